@@ -1,0 +1,3 @@
+/* dump: under construction (see dump.h). */
+#include "config.h"
+typedef int dump_unbuilt;

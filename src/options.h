@@ -1,0 +1,57 @@
+/* options: the command line -> one struct options. All validation happens in
+ * options_parse, at the end of parsing, so every other room can trust it. */
+#ifndef CSAMPLER_OPTIONS_H
+#define CSAMPLER_OPTIONS_H
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "target.h"
+#include "write.h"
+
+#define OPTIONS_MAX_OUTPUTS 16
+#define OPTIONS_MAX_GROUPS  64
+
+struct output_spec {
+	const char *path;               /* "-" for stdout */
+	enum output_format format;      /* resolved: never FORMAT_AUTO */
+};
+
+struct thread_group {
+	regex_t re;                     /* POSIX ERE, anchored to the whole name */
+	const char *name;
+};
+
+struct options {
+	pid_t pid;                      /* -p; 0 in launch mode */
+	char **command;                 /* after "--"; NULL in attach mode */
+	double duration;                /* seconds; 0 = until the target exits or Ctrl-C */
+	unsigned rate;                  /* Hz */
+	struct output_spec outputs[OPTIONS_MAX_OUTPUTS];
+	size_t noutputs;                /* 0 = the default file (set by profiler) */
+	enum output_format format;      /* -f, or FORMAT_AUTO */
+	bool idle, threads, children, dump, top, quiet, annotate, no_inline, addresses;
+	int verbose;
+	struct thread_group groups[OPTIONS_MAX_GROUPS];
+	size_t ngroups;
+	unsigned max_depth;
+	size_t max_stacks;
+	size_t stack_window;            /* bytes */
+	enum target_seize_mode seize_mode;
+	int rt_priority;                /* 0 = normal scheduling */
+};
+
+enum options_result {
+	OPTIONS_RUN = 0,                /* profile */
+	OPTIONS_EXIT_OK,                /* --help / --version printed */
+	OPTIONS_EXIT_USAGE,             /* message printed; exit CS_EXIT_USAGE */
+};
+
+enum options_result options_parse(struct options *o, int argc, char **argv);
+void options_free(struct options *o);
+void options_print_help(FILE *out);
+
+#endif

@@ -1,0 +1,83 @@
+/* procmaps: every memory mapping a process has ever had.
+ *
+ * procmaps_refresh rereads /proc/PID/maps and adds the mappings not seen
+ * before; nothing is ever forgotten (an unloaded library still symbolizes).
+ * For each new file-backed executable mapping it opens the file through
+ * /proc/PID/map_files/START-END (falling back to /proc/PID/root/PATH) and keeps
+ * the descriptor, so a deleted binary or one in another mount namespace can be
+ * read after the target exits. The generation number changes whenever a
+ * refresh adds or retires a mapping (the unwinder flushes caches on change).
+ * It also keeps what only a live process gives and symbolization needs later:
+ * an O_PATH descriptor of /proc/PID/root, a copy of the vdso image, the pid
+ * as the target's own namespace sees it, and the JIT symbols of
+ * /tmp/perf-PID.map (reloaded by procmaps_load_perf_map, on exec and exit).
+ * procmaps_parse_line and procmaps_parse_perf_map_line are pure and safe on
+ * any input (fuzzed). */
+#ifndef CSAMPLER_PROCMAPS_H
+#define CSAMPLER_PROCMAPS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PROCMAPS_PATH_MAX 4096
+
+struct procmaps_entry {
+	uint64_t start, end;     /* [start, end) */
+	uint64_t offset;         /* file offset of start */
+	uint64_t inode;
+	unsigned dev_major, dev_minor;
+	bool readable, writable, executable, shared;
+	bool current;            /* present in the latest /proc/PID/maps */
+	bool deleted;            /* path ended in " (deleted)" (suffix removed) */
+	int fd;                  /* open file (O_RDONLY|O_CLOEXEC) or -1 */
+	char *path;              /* as the target sees it; "" if anonymous;
+	                          * "[stack]", "[vdso]", "[heap]" ... kept as is */
+};
+
+struct procmaps;
+
+/* Parse one line of /proc/PID/maps (without or with its newline). PATH gets
+ * the path field (NUL-terminated, at most pathsz-1 bytes; "" when absent);
+ * out->path is left NULL. Returns 0, or -1 if the line is malformed. */
+int procmaps_parse_line(const char *line, size_t len, struct procmaps_entry *out,
+			char *path, size_t pathsz);
+
+/* A map for PID, empty until the first refresh. NULL with errno on failure. */
+struct procmaps *procmaps_new(pid_t pid);
+void procmaps_free(struct procmaps *pm);
+
+/* Reread /proc/PID/maps. Returns the number of mappings added (>= 0) or -1
+ * with errno (ESRCH when the process is gone). */
+int procmaps_refresh(struct procmaps *pm);
+/* After exec: mark every mapping not current (history is kept). */
+void procmaps_exec(struct procmaps *pm);
+
+/* The current mapping containing ADDR, else the newest historical one, else NULL. */
+const struct procmaps_entry *procmaps_find(const struct procmaps *pm, uint64_t addr);
+size_t procmaps_count(const struct procmaps *pm);
+const struct procmaps_entry *procmaps_at(const struct procmaps *pm, size_t i);
+uint64_t procmaps_generation(const struct procmaps *pm);
+pid_t procmaps_pid(const struct procmaps *pm);
+
+/* Descriptor of the target's root directory (O_PATH), or -1. */
+int procmaps_root_fd(const struct procmaps *pm);
+/* The vdso image copied at the first refresh that saw it, or NULL. */
+const void *procmaps_vdso_image(const struct procmaps *pm, size_t *len, uint64_t *start);
+
+/* JIT symbols from perf maps: "START SIZE NAME" (hex START and SIZE). */
+struct procmaps_jit_symbol {
+	uint64_t start, size;
+	char *name;
+};
+/* Parse one perf-map line. NAME gets the symbol (NUL-terminated, truncated to
+ * namesz-1). Returns 0, or -1 if malformed. */
+int procmaps_parse_perf_map_line(const char *line, size_t len, uint64_t *start,
+				 uint64_t *size, char *name, size_t namesz);
+/* (Re)read /tmp/perf-NSPID.map through the target's root (and /tmp/perf-PID.map);
+ * symbols read before are kept unless replaced. Returns the count now known. */
+size_t procmaps_load_perf_map(struct procmaps *pm);
+/* The JIT symbol covering ADDR, or NULL. */
+const struct procmaps_jit_symbol *procmaps_find_jit(const struct procmaps *pm, uint64_t addr);
+
+#endif

@@ -1,0 +1,3 @@
+/* profile: under construction (see profile.h). */
+#include "config.h"
+typedef int profile_unbuilt;

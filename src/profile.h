@@ -1,0 +1,103 @@
+/* profile: the symbolized profile, the only thing writers see (pure).
+ *
+ * Shaped like pprof: functions, mappings and locations are interned tables;
+ * a location is one address with its lines (innermost inline frame first);
+ * a sample is a thread, a stack of locations (leaf first), a count and a
+ * weight (CPU nanoseconds). Adding an existing function/mapping/location/
+ * thread returns the existing index; adding a sample with an existing
+ * (thread, stack, flags) adds to it. Strings are copied in. Indexes are
+ * 0-based. Allocation failure aborts via the returned -1/NULL contract. */
+#ifndef CSAMPLER_PROFILE_H
+#define CSAMPLER_PROFILE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROFILE_NONE UINT32_MAX
+
+struct profile_function {
+	const char *name;        /* demangled */
+	const char *system_name; /* mangled */
+	const char *filename;    /* may be "" */
+	int64_t start_line;
+};
+
+struct profile_mapping {
+	uint64_t start, limit, offset;
+	const char *filename;
+	const char *build_id;    /* lowercase hex or "" */
+	bool has_functions, has_filenames, has_line_numbers, has_inline_frames;
+};
+
+struct profile_line {
+	uint32_t function;
+	int64_t line;
+};
+
+struct profile_location {
+	uint64_t address;        /* the address as sampled (activation bit cleared) */
+	uint32_t mapping;        /* or PROFILE_NONE */
+	uint32_t first_line;     /* index into profile.lines */
+	uint32_t nlines;         /* innermost first; nlines - 1 frames are inlined */
+	bool jit;
+};
+
+struct profile_thread {
+	int32_t pid;
+	int32_t tid;             /* 0 when several threads were grouped under name */
+	const char *name;
+	const char *process;     /* command name of pid */
+};
+
+#define PROFILE_SAMPLE_TRUNCATED 0x1u
+
+struct profile_sample {
+	uint32_t thread;
+	uint32_t first_loc;      /* index into profile.sample_locs */
+	uint32_t nlocs;          /* leaf first */
+	uint32_t flags;
+	uint64_t count;
+	uint64_t cpu_ns;
+};
+
+struct profile {
+	struct profile_function *functions; size_t nfunctions;
+	struct profile_mapping *mappings;   size_t nmappings;
+	struct profile_location *locations; size_t nlocations;
+	struct profile_line *lines;         size_t nlines;
+	struct profile_thread *threads;     size_t nthreads;
+	struct profile_sample *samples;     size_t nsamples;
+	uint32_t *sample_locs;              size_t nsample_locs;
+
+	/* metadata */
+	const char *command;     /* the target's command line, space-joined */
+	int32_t pid;
+	uint64_t time_nanos;     /* start of sampling, ns since the epoch */
+	uint64_t duration_nanos;
+	uint64_t period_nanos;   /* 1e9 / rate */
+	uint64_t total_samples;  /* sum of sample counts */
+
+	void *priv;              /* interning tables */
+};
+
+struct profile *profile_new(void);
+void profile_free(struct profile *p);
+
+int profile_set_command(struct profile *p, const char *command);
+uint32_t profile_add_function(struct profile *p, const char *name, const char *system_name,
+			      const char *filename, int64_t start_line);
+uint32_t profile_add_mapping(struct profile *p, const struct profile_mapping *m);
+/* lines[0] is the innermost frame. */
+uint32_t profile_add_location(struct profile *p, uint64_t address, uint32_t mapping,
+			      const struct profile_line *lines, size_t nlines, bool jit);
+uint32_t profile_add_thread(struct profile *p, int32_t pid, int32_t tid, const char *name,
+			    const char *process);
+/* locs[0] is the leaf. Returns the sample index or PROFILE_NONE on ENOMEM. */
+uint32_t profile_add_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
+			    size_t nlocs, uint32_t flags, uint64_t count, uint64_t cpu_ns);
+
+/* A thread's root-frame label for the thread view: "name-tid", or "name" when
+ * tid is 0. Writes at most bufsz bytes, returns buf. */
+const char *profile_thread_label(const struct profile *p, uint32_t thread, char *buf, size_t bufsz);
+
+#endif

@@ -1,0 +1,3 @@
+/* profiler: under construction (see profiler.h). */
+#include "config.h"
+typedef int profiler_unbuilt;

@@ -1,0 +1,66 @@
+/* sampler: one tick of the hot path, and the threads seen.
+ *
+ * Each tick: read every thread's CPU time (kept-open /proc/.../schedstat,
+ * pread), choose the threads that ran since the last tick (on-CPU mode) or all
+ * of them (--idle, where a thread that did not run reuses its last stack
+ * without being interrupted), stop the chosen threads together, capture
+ * registers and stack windows, resume them, then unwind the copies and count
+ * them in the stackmap. After warm-up a tick allocates nothing and opens no
+ * file except /proc thread state. Per process it keeps a procmaps and an
+ * unwinder, updated on target events. */
+#ifndef CSAMPLER_SAMPLER_H
+#define CSAMPLER_SAMPLER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "procmaps.h"
+#include "stackmap.h"
+#include "target.h"
+#include "unwind.h"
+
+struct sampler_config {
+	unsigned rate;                  /* Hz, for weights */
+	bool idle;
+	unsigned max_depth;
+	size_t stack_window;
+	int verbose;
+};
+
+/* What a thread key in the stackmap stands for. */
+struct sampler_thread_info {
+	pid_t pid, tid;
+	char name[64];                  /* comm as read (raw; writers escape) */
+};
+
+struct sampler_stats {
+	uint64_t ticks, ticks_missed;
+	uint64_t samples;               /* stacks counted */
+	uint64_t threads_seen;
+	uint64_t unwind_results[UNWIND_NRESULTS];
+	uint64_t truncated;
+	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample */
+};
+
+struct sampler;
+
+struct sampler *sampler_new(struct target *t, struct stackmap *m, const struct sampler_config *cfg);
+void sampler_free(struct sampler *s);
+
+/* A target event (forward target's callback here). */
+void sampler_on_event(struct sampler *s, const struct target_event *ev);
+
+/* Take one round of samples. 0, or -1 on a fatal error. */
+int sampler_tick(struct sampler *s);
+/* Account for ticks skipped because a tick overran. */
+void sampler_note_missed(struct sampler *s, uint64_t missed);
+
+size_t sampler_nthreads(const struct sampler *s);
+const struct sampler_thread_info *sampler_thread(const struct sampler *s, uint32_t key);
+/* Every process seen, with its mappings (for symbolization). */
+size_t sampler_nprocesses(const struct sampler *s);
+struct procmaps *sampler_process_maps(const struct sampler *s, size_t i);
+void sampler_get_stats(const struct sampler *s, struct sampler_stats *out);
+
+#endif

@@ -1,0 +1,3 @@
+/* stackmap: under construction (see stackmap.h). */
+#include "config.h"
+typedef int stackmap_unbuilt;

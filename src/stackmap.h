@@ -1,0 +1,59 @@
+/* stackmap: bounded counting of stacks (pure: no ptrace, no libraries).
+ *
+ * A fixed table of NBUCKETS buckets x SLOTS slots, sized from max_stacks at
+ * creation; the address pool is allocated once too, so stackmap_insert never
+ * allocates. Key = (thread key, flags, address array). Inserting an existing key
+ * adds to its count and weight. When the key's bucket is full, the entry with
+ * the smallest count (the new one included) is appended to a spill file in
+ * $TMPDIR, unlinked at creation, so nothing is left behind after a crash.
+ * stackmap_foreach merges the spill back exactly: every key is reported once
+ * with the sum of all its counts and weights (invariant: totals are exact). */
+#ifndef CSAMPLER_STACKMAP_H
+#define CSAMPLER_STACKMAP_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Flags carried in the key (part of identity). */
+#define STACK_TRUNCATED_DEPTH  0x1u  /* hit --max-depth */
+#define STACK_TRUNCATED_WINDOW 0x2u  /* walked off the copied stack window */
+#define STACK_UNWIND_ERROR     0x4u  /* unwinder stopped on an error before main/_start */
+
+struct stackmap;
+
+struct stackmap_entry {
+	uint32_t thread_key;
+	uint32_t flags;
+	uint32_t depth;          /* number of addresses */
+	const uint64_t *addrs;   /* leaf first; see address.h */
+	uint64_t count;          /* samples */
+	uint64_t weight;         /* sum of per-sample weights (CPU ns) */
+};
+
+struct stackmap_stats {
+	uint64_t inserts;        /* calls to stackmap_insert */
+	uint64_t samples;        /* sum of counts inserted */
+	uint64_t spilled;        /* entries written to the spill file */
+	size_t resident;         /* entries in memory now */
+	size_t capacity;         /* entries memory can hold */
+};
+
+/* max_stacks: entries kept in memory (>= 1); max_depth: longest stack stored.
+ * Returns NULL with errno set on failure. */
+struct stackmap *stackmap_new(size_t max_stacks, unsigned max_depth);
+void stackmap_free(struct stackmap *m);
+
+/* Count one observation of a stack. depth > max_depth is cut to max_depth and
+ * STACK_TRUNCATED_DEPTH is set. Returns 0, or -1 with errno if the spill file
+ * could not be written (the sample is then lost and counted in stats). */
+int stackmap_insert(struct stackmap *m, uint32_t thread_key, uint32_t flags,
+		    const uint64_t *addrs, unsigned depth, uint64_t count, uint64_t weight);
+
+/* Call fn once per distinct key with merged totals (memory + spill), in no
+ * particular order. fn returning non-zero stops the walk and is returned.
+ * Returns -1 with errno on a spill read error. The map is unchanged. */
+int stackmap_foreach(struct stackmap *m,
+		     int (*fn)(void *ctx, const struct stackmap_entry *e), void *ctx);
+
+void stackmap_get_stats(const struct stackmap *m, struct stackmap_stats *out);
+
+#endif

@@ -1,0 +1,3 @@
+/* symbolize: under construction (see symbolize.h). */
+#include "config.h"
+typedef int symbolize_unbuilt;

@@ -1,0 +1,97 @@
+/* target: the ptrace life of the profiled processes. The only room that calls
+ * ptrace() for process control and waitpid().
+ *
+ * Contract: every thread of every traced process is SEIZEd (never EXITKILL);
+ * every signal the target receives is re-injected exactly once; group-stops
+ * are kept with PTRACE_LISTEN so SIGSTOP/SIGCONT/Ctrl-Z behave as without us;
+ * target_detach leaves every tracee running (or stopped, if it was in a
+ * group-stop) and untraced, with pending signals passed on. Threads that vanish
+ * (ESRCH) are dropped silently. Events the other rooms care about (new process,
+ * exec, exit) are reported through the callback, from target_poll or from
+ * within target_stop_threads. All errors a user can cause are printed once by
+ * target_attach/target_launch, which return a CS_EXIT_* status. */
+#ifndef CSAMPLER_TARGET_H
+#define CSAMPLER_TARGET_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+struct target;
+
+enum target_event_kind {
+	TARGET_EV_PROCESS_NEW,   /* a process is traced (the first one, or a --children fork) */
+	TARGET_EV_EXEC,          /* pid executed a new program: its mappings changed */
+	TARGET_EV_PROCESS_EXIT,  /* the last thread of pid is gone */
+	TARGET_EV_THREAD_NEW,    /* tid of pid is traced */
+	TARGET_EV_THREAD_EXIT,   /* tid of pid is gone */
+};
+
+struct target_event {
+	enum target_event_kind kind;
+	pid_t pid;               /* thread group id */
+	pid_t tid;               /* thread (== pid for process events) */
+};
+
+typedef void (*target_event_fn)(void *ctx, const struct target_event *ev);
+
+enum target_seize_mode {
+	TARGET_SEIZE_PERSISTENT, /* stay attached for the whole run */
+	TARGET_SEIZE_PER_SAMPLE, /* seize before each sample, detach after */
+};
+
+struct target_config {
+	bool children;                  /* follow fork/vfork/clone children */
+	enum target_seize_mode mode;
+	target_event_fn on_event;       /* may be NULL */
+	void *ctx;
+	int verbose;
+};
+
+struct target_thread {
+	pid_t pid, tid;
+};
+
+/* Attach to every thread of PID. On failure prints one line naming the cause
+ * and the fix and returns a CS_EXIT_* status; on success returns 0. */
+int target_attach(struct target **out, pid_t pid, const struct target_config *cfg);
+
+/* Fork and trace ARGV (argv[0] looked up in PATH). The child is traced before
+ * execvp, inherits stdio and the environment; it stops before exec until
+ * target_start is called. Command not found / not executable: message as a
+ * shell prints it, returns CS_EXIT_NOT_FOUND / CS_EXIT_NOT_EXEC. */
+int target_launch(struct target **out, char *const argv[], const struct target_config *cfg);
+/* Let a launched program run (exec it). No-op after attach. */
+int target_start(struct target *t);
+
+/* Handle every pending event (waitpid WNOHANG, all children) and return how
+ * many were handled, or -1 on an unexpected error. Never blocks. */
+int target_poll(struct target *t);
+
+/* True when no traced process is left (all exited or were detached). */
+bool target_done(const struct target *t);
+/* Launch mode: the program's status as a shell reports it (exit code, or
+ * 128+signal); -1 while it runs or in attach mode. */
+int target_exit_status(const struct target *t);
+
+/* The live threads, in a stable order; valid until the next call into target. */
+size_t target_threads(const struct target *t, const struct target_thread **out);
+/* The main pid (the attached or launched process). */
+pid_t target_main_pid(const struct target *t);
+
+/* Stop the given threads together (PTRACE_INTERRUPT each, then wait for each
+ * interrupt-stop, servicing other events meanwhile). stopped[i] tells whether
+ * tids[i] is now in an interrupt-stop we own. Returns the number stopped. */
+size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *stopped);
+/* Registers of a thread stopped by target_stop_threads. 0, or -1 with errno. */
+int target_get_regs(struct target *t, pid_t tid, struct user_regs_struct *regs);
+/* Resume the threads marked stopped[i]. */
+void target_resume_threads(struct target *t, const pid_t *tids, size_t n, const bool *stopped);
+
+/* Stop being a tracer: every tracee ends untraced and running as it would
+ * without us. Safe to call more than once and from the die() hook. */
+void target_detach(struct target *t);
+void target_free(struct target *t);
+
+#endif

@@ -1,0 +1,3 @@
+/* top: under construction (see top.h). */
+#include "config.h"
+typedef int top_unbuilt;

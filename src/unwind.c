@@ -1,0 +1,3 @@
+/* unwind: under construction (see unwind.h). */
+#include "config.h"
+typedef int unwind_unbuilt;

@@ -1,0 +1,67 @@
+/* unwind: remote unwinding of one process with libunwind (DWARF CFI).
+ *
+ * One unwinder per process (one libunwind address space, UNW_CACHE_GLOBAL).
+ * The hot path is split so the target pauses only for the copy:
+ *   1. while the thread is stopped: unwind_capture(regs) copies the stack
+ *      window [sp, min(sp + window, end of stack mapping)) with one
+ *      process_vm_readv into the snapshot (no allocation);
+ *   2. after it resumes: unwind_stack walks the snapshot with our own
+ *      accessors: registers and stack from the snapshot, other memory from a
+ *      page cache of immutable file-backed/vdso pages, else process_vm_readv;
+ *      find_proc_info from each module's .eh_frame_hdr; frame-pointer fallback
+ *      where no CFI exists. Bounded by max_depth; never aborts on bad tables.
+ * Addresses are stored as in address.h (activation bit on the leaf and on the
+ * frame right after a signal frame). */
+#ifndef CSAMPLER_UNWIND_H
+#define CSAMPLER_UNWIND_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "procmaps.h"
+
+enum unwind_result {
+	UNWIND_OK = 0,           /* reached the outermost frame */
+	UNWIND_DEPTH,            /* stopped at max_depth */
+	UNWIND_WINDOW,           /* needed stack beyond the copied window */
+	UNWIND_NO_INFO,          /* no CFI and frame-pointer fallback failed */
+	UNWIND_BAD_FRAME,        /* invalid ip/sp, cycle, or unreadable memory */
+	UNWIND_NRESULTS
+};
+
+struct unwind_snapshot {
+	pid_t tid;
+	struct user_regs_struct regs;
+	uint64_t stack_start;    /* == regs.rsp */
+	size_t stack_len;        /* bytes copied into stack */
+	size_t stack_cap;        /* capacity of stack (the window) */
+	uint8_t *stack;
+	int window_cut;          /* the stack mapping extends beyond the window */
+};
+
+struct unwinder;
+
+/* PM must outlive the unwinder. NULL with errno on failure. */
+struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth);
+void unwind_free(struct unwinder *u);
+
+/* Allocate a snapshot buffer of WINDOW bytes (once, at warm-up). */
+int unwind_snapshot_init(struct unwind_snapshot *s, size_t window);
+void unwind_snapshot_fini(struct unwind_snapshot *s);
+
+/* Copy the registers and the stack window of a stopped thread. 0 or -1/errno. */
+int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct *regs,
+		   struct unwind_snapshot *s);
+
+/* Walk the snapshot; write up to max addresses (leaf first) to addrs, set
+ * *depth. Returns the unwind_result. */
+enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot *s,
+				uint64_t *addrs, unsigned max, unsigned *depth);
+
+/* Mappings changed (exec, dlopen, dlclose): drop cached unwind info and pages. */
+void unwind_flush(struct unwinder *u);
+
+const char *unwind_result_name(enum unwind_result r);
+
+#endif

@@ -1,0 +1,3 @@
+/* write: under construction (see write.h). */
+#include "config.h"
+typedef int write_unbuilt;

@@ -1,0 +1,3 @@
+/* write_folded: under construction (see write_folded.h). */
+#include "config.h"
+typedef int write_folded_unbuilt;

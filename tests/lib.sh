@@ -1,0 +1,129 @@
+# lib.sh: helpers for the integration scenarios (tests/integration/*.sh).
+#
+# Source it first: `. "$TESTS_SRCDIR/lib.sh"`. It gives each test its own
+# scratch directory ($T, removed at exit), a whole-test timeout
+# (TEST_TIMEOUT seconds, default 120), and kills every fixture it started.
+# Exit statuses follow automake: 0 pass, 1 fail, 77 skip, 99 harness error.
+
+set -u
+
+: "${CSAMPLER:?run through make check (CSAMPLER unset)}"
+: "${PROGS:?run through make check (PROGS unset)}"
+: "${TEST_TIMEOUT:=120}"
+
+TEST_NAME=$(basename "$0" .sh)
+T=$(mktemp -d "${TMPDIR:-/tmp}/csampler-test.$TEST_NAME.XXXXXX") || exit 99
+FIXTURE_PIDS=""
+
+cleanup() {
+	local p
+	for p in $FIXTURE_PIDS; do
+		kill -CONT "$p" 2>/dev/null
+		kill -KILL "$p" 2>/dev/null
+	done
+	[ -n "${WATCHDOG_PID:-}" ] && kill "$WATCHDOG_PID" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'echo "FAIL: $TEST_NAME interrupted"; exit 99' INT TERM
+
+# The whole test may not take longer than TEST_TIMEOUT.
+( sleep "$TEST_TIMEOUT"; echo "FAIL: $TEST_NAME timed out after ${TEST_TIMEOUT}s" >&2; kill -TERM $$ ) &
+WATCHDOG_PID=$!
+
+skip()    { echo "SKIP: $TEST_NAME: $*"; exit 77; }
+fail()    { echo "FAIL: $TEST_NAME: $*"; exit 1; }
+harness() { echo "ERROR: $TEST_NAME: $*"; exit 99; }
+note()    { echo "# $*"; }
+
+# need_root: ptrace of arbitrary processes and seccomp helpers need root.
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root (ptrace of unrelated processes)"; }
+need_cmd()  { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
+
+# start_fixture NAME [ARGS...]: start $PROGS/NAME in the background with its
+# stdout in $T/NAME.out; wait for its "ready PID" line; sets FIXTURE_PID.
+start_fixture() {
+	local name=$1; shift
+	[ -x "$PROGS/$name" ] || harness "fixture $name not built"
+	"$PROGS/$name" "$@" >"$T/$name.out" 2>"$T/$name.err" &
+	FIXTURE_PID=$!
+	FIXTURE_PIDS="$FIXTURE_PIDS $FIXTURE_PID"
+	local i
+	for i in $(seq 1 200); do
+		grep -q '^ready' "$T/$name.out" 2>/dev/null && return 0
+		kill -0 "$FIXTURE_PID" 2>/dev/null || harness "fixture $name died: $(cat "$T/$name.err")"
+		sleep 0.05
+	done
+	harness "fixture $name never said ready"
+}
+
+# proc_state PID: the one-letter State from /proc/PID/status (R S D T t Z ...).
+proc_state() { awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
+# tracer_pid PID: TracerPid from /proc/PID/status.
+tracer_pid() { awk '/^TracerPid:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
+
+# wait_state PID LETTERS [SECONDS]: wait until PID's state is one of LETTERS.
+wait_state() {
+	local pid=$1 want=$2 secs=${3:-10} i s
+	for i in $(seq 1 $((secs * 20))); do
+		s=$(proc_state "$pid")
+		case "$want" in *"$s"*) [ -n "$s" ] && return 0 ;; esac
+		sleep 0.05
+	done
+	fail "pid $pid state '$(proc_state "$pid")' never became one of '$want'"
+}
+
+# assert_untraced_running PID: every thread of PID is not ptrace-stopped and
+# has TracerPid 0.
+assert_untraced_running() {
+	local pid=$1 task s tp
+	for task in /proc/"$pid"/task/*; do
+		s=$(awk '/^State:/ {print $2}' "$task/status" 2>/dev/null) || continue
+		tp=$(awk '/^TracerPid:/ {print $2}' "$task/status" 2>/dev/null)
+		[ -z "$s" ] && continue
+		[ "$s" = t ] && fail "thread ${task##*/} left in tracing stop"
+		[ "$s" = T ] && fail "thread ${task##*/} left stopped"
+		[ "$tp" = 0 ] || fail "thread ${task##*/} still traced by $tp"
+	done
+}
+
+# run_csampler ARGS...: run csampler with a timeout; stdout/stderr in
+# $T/cs.out / $T/cs.err; sets CS_STATUS.
+run_csampler() {
+	CS_STATUS=0
+	timeout -k 5 "${CS_TIMEOUT:-60}" "$CSAMPLER" "$@" >"$T/cs.out" 2>"$T/cs.err" || CS_STATUS=$?
+	[ "$CS_STATUS" = 124 ] && fail "csampler timed out: $(cat "$T/cs.err")"
+	return 0
+}
+
+# folded_total FILE: sum of the counts of a folded file.
+folded_total() { awk '{s += $NF} END {print s + 0}' "$1"; }
+
+# folded_count FILE REGEX: samples of the stacks whose frames match REGEX.
+folded_count() { awk -v re="$2" '{c = $NF; $NF = ""; if ($0 ~ re) s += c} END {print s + 0}' "$1"; }
+
+# assert_folded_has FILE STACK-REGEX: some line's stack matches the ERE.
+assert_folded_has() {
+	local file=$1 re=$2
+	[ -s "$file" ] || fail "folded file $file is empty or missing"
+	grep -Eq -- "$re" "$file" || fail "no stack in $file matches /$re/ (first lines: $(head -3 "$file"))"
+}
+
+# assert_share FILE REGEX EXPECTED_PCT TOLERANCE: the share of samples whose
+# stack matches REGEX is EXPECTED_PCT +- TOLERANCE percentage points.
+assert_share() {
+	local file=$1 re=$2 want=$3 tol=$4 total part
+	total=$(folded_total "$file")
+	part=$(folded_count "$file" "$re")
+	[ "$total" -gt 0 ] || fail "no samples in $file"
+	awk -v p="$part" -v t="$total" -v w="$want" -v tol="$tol" -v re="$re" 'BEGIN {
+		pct = 100 * p / t; d = pct - w; if (d < 0) d = -d
+		printf "# share of /%s/: %.1f%% (%d of %d), expected %s +- %s\n", re, pct, p, t, w, tol
+		exit (d <= tol) ? 0 : 1 }' || fail "share of /$re/ out of tolerance"
+}
+
+# assert_eq WHAT GOT WANT
+assert_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', expected '$3'"; }
+# assert_match WHAT TEXT ERE
+assert_match() { printf '%s' "$2" | grep -Eq -- "$3" || fail "$1: '$2' does not match /$3/"; }
