@@ -1,3 +1,581 @@
-/* profiler: under construction (see profiler.h). */
+/* profiler: see profiler.h.
+ *
+ * The loop waits on two descriptors: a timerfd armed with absolute deadlines
+ * (period 1/rate; its expiration count tells ticks missed when a tick
+ * overran) and a signalfd for SIGCHLD (target events, serviced at once, so a
+ * tracee never waits for the next tick) and the stop signals. Nothing is done
+ * in a signal handler: the stop signals are blocked and read from the fd. */
 #include "config.h"
-typedef int profiler_unbuilt;
+
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "address.h"
+#include "dump.h"
+#include "error.h"
+#include "profile.h"
+#include "profiler.h"
+#include "sampler.h"
+#include "stackmap.h"
+#include "symbolize.h"
+#include "target.h"
+#include "top.h"
+#include "write.h"
+
+#define MAX_FRAMES_PER_ADDRESS 64
+
+struct run {
+	const struct options *opt;
+	struct target *target;
+	struct sampler *sampler;
+	struct stackmap *map;
+	uint64_t start_realtime_ns, start_ns, end_ns;
+	int stop_signal;             /* the last stop signal received, or 0 */
+	unsigned stop_signals;       /* how many were received */
+	bool progress;               /* draw a status line on stderr */
+};
+
+static uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void on_target_event(void *ctx, const struct target_event *ev)
+{
+	struct run *r = ctx;
+	if (r->sampler)
+		sampler_on_event(r->sampler, ev);
+}
+
+static void detach_on_die(void *arg)
+{
+	target_detach(arg);
+}
+
+static int start_target(struct run *r)
+{
+	const struct options *o = r->opt;
+	struct target_config cfg = {
+		.children = o->children,
+		.mode = o->seize_mode,
+		.on_event = on_target_event,
+		.ctx = r,
+		.verbose = o->verbose,
+	};
+	if (o->command)
+		return target_launch(&r->target, o->command, &cfg);
+	return target_attach(&r->target, o->pid, &cfg);
+}
+
+static void set_realtime(const struct options *o)
+{
+	if (o->rt_priority <= 0)
+		return;
+	struct sched_param sp = { .sched_priority = o->rt_priority };
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
+		warn_errno("--realtime: cannot use SCHED_FIFO priority %d, sampling at normal priority",
+			   o->rt_priority);
+}
+
+static void draw_progress(const struct run *r, uint64_t now)
+{
+	struct sampler_stats st;
+	sampler_get_stats(r->sampler, &st);
+	double elapsed = (double)(now - r->start_ns) / 1e9;
+	char dur[32] = "";
+	if (r->opt->duration > 0)
+		snprintf(dur, sizeof dur, " / %.0fs", r->opt->duration);
+	fprintf(stderr, "\r\033[K[%.1fs%s] %llu samples, %zu threads, %.1f samples/s", elapsed, dur,
+		(unsigned long long)st.samples, sampler_nthreads(r->sampler),
+		elapsed > 0 ? (double)st.samples / elapsed : 0.0);
+	fflush(stderr);
+}
+
+/* Sample until the duration elapses, a stop signal arrives, or every traced
+ * process is gone. Returns 0 or -1 on a fatal error. */
+static int sample_loop(struct run *r, int sigfd)
+{
+	const struct options *o = r->opt;
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (tfd < 0) {
+		warn_errno("timerfd_create");
+		return -1;
+	}
+	uint64_t period = 1000000000u / o->rate;
+	struct itimerspec its = {
+		.it_interval = { (time_t)(period / 1000000000u), (long)(period % 1000000000u) },
+	};
+	uint64_t first = r->start_ns + period;
+	its.it_value.tv_sec = (time_t)(first / 1000000000u);
+	its.it_value.tv_nsec = (long)(first % 1000000000u);
+	if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
+		warn_errno("timerfd_settime");
+		close(tfd);
+		return -1;
+	}
+	uint64_t deadline = o->duration > 0 ? r->start_ns + (uint64_t)(o->duration * 1e9) : 0;
+	uint64_t next_progress = r->start_ns + 1000000000u;
+	int ret = 0;
+
+	while (!target_done(r->target)) {
+		struct pollfd fds[2] = { { .fd = sigfd, .events = POLLIN }, { .fd = tfd, .events = POLLIN } };
+		int timeout = -1;
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+		if (deadline) {
+			if (now >= deadline)
+				break;
+			timeout = (int)((deadline - now + 999999) / 1000000);
+		}
+		if (poll(fds, 2, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			warn_errno("poll");
+			ret = -1;
+			break;
+		}
+		if (fds[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
+				if (si.ssi_signo == SIGCHLD)
+					continue;
+				r->stop_signal = (int)si.ssi_signo;
+				r->stop_signals++;
+			}
+			if (target_poll(r->target) < 0) {
+				ret = -1;
+				break;
+			}
+			/* Attach mode: any stop signal ends sampling. Launch mode:
+			 * Ctrl-C reached the program too (same process group), so
+			 * sample on until it exits; a second signal stops us. */
+			if (r->stop_signals > (o->command ? 1u : 0u))
+				break;
+		}
+		if (fds[1].revents & POLLIN) {
+			uint64_t expirations = 0;
+			if (read(tfd, &expirations, sizeof expirations) == (ssize_t)sizeof expirations) {
+				if (expirations > 1)
+					sampler_note_missed(r->sampler, expirations - 1);
+				if (sampler_tick(r->sampler) < 0) {
+					warn("sampling failed: out of memory");
+					ret = -1;
+					break;
+				}
+				target_poll(r->target);
+			}
+		}
+		if (r->progress) {
+			now = clock_ns(CLOCK_MONOTONIC);
+			if (now >= next_progress) {
+				draw_progress(r, now);
+				next_progress = now + 1000000000u;
+			}
+		}
+	}
+	if (r->progress)
+		fputs("\r\033[K", stderr);
+	close(tfd);
+	return ret;
+}
+
+/* ---- from raw stacks to a profile --------------------------------------------------- */
+
+/* (pid, stored address) -> location index, for one symbolization per address. */
+struct loc_cache {
+	struct loc_slot { uint64_t addr; int32_t pid; uint32_t loc; } *slots;
+	size_t cap, used;
+};
+
+static uint32_t *loc_cache_slot(struct loc_cache *c, int32_t pid, uint64_t addr)
+{
+	if (c->used * 2 >= c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 4096;
+		struct loc_slot *ns = malloc(ncap * sizeof *ns);
+		if (!ns)
+			return NULL;
+		for (size_t i = 0; i < ncap; i++)
+			ns[i].loc = PROFILE_NONE;
+		for (size_t i = 0; i < c->cap; i++) {
+			if (c->slots[i].loc == PROFILE_NONE)
+				continue;
+			size_t h = (c->slots[i].addr * 0x9E3779B97F4A7C15ull ^ (uint64_t)c->slots[i].pid) & (ncap - 1);
+			while (ns[h].loc != PROFILE_NONE)
+				h = (h + 1) & (ncap - 1);
+			ns[h] = c->slots[i];
+		}
+		free(c->slots);
+		c->slots = ns;
+		c->cap = ncap;
+	}
+	size_t h = (addr * 0x9E3779B97F4A7C15ull ^ (uint64_t)pid) & (c->cap - 1);
+	while (c->slots[h].loc != PROFILE_NONE) {
+		if (c->slots[h].addr == addr && c->slots[h].pid == pid)
+			return &c->slots[h].loc;
+		h = (h + 1) & (c->cap - 1);
+	}
+	c->slots[h].addr = addr;
+	c->slots[h].pid = pid;
+	c->used++;
+	return &c->slots[h].loc;  /* loc == PROFILE_NONE: new */
+}
+
+struct build {
+	struct run *run;
+	struct profile *profile;
+	struct symbolizer **syms;    /* parallel to the sampler's processes */
+	pid_t *sym_pids;
+	size_t nsyms;
+	struct loc_cache cache;
+	uint32_t *locs;
+	uint32_t blocked_loc;        /* "[blocked]" pseudo location, lazily made */
+	int error;
+};
+
+static struct symbolizer *symbolizer_for(struct build *b, pid_t pid)
+{
+	/* The newest process with that pid (a pid can be reused). */
+	for (size_t i = b->nsyms; i-- > 0;)
+		if (b->sym_pids[i] == pid)
+			return b->syms[i];
+	return NULL;
+}
+
+static uint32_t location_for(struct build *b, pid_t pid, uint64_t addr)
+{
+	uint32_t *slot = loc_cache_slot(&b->cache, pid, addr);
+	if (!slot)
+		return PROFILE_NONE;
+	if (*slot != PROFILE_NONE)
+		return *slot;
+
+	struct symbolizer *sym = symbolizer_for(b, pid);
+	struct symbol_frame frames[MAX_FRAMES_PER_ADDRESS];
+	struct profile_line lines[MAX_FRAMES_PER_ADDRESS];
+	size_t n = 0;
+	uint32_t mapping = PROFILE_NONE;
+	bool jit = false;
+	char unknown[32];
+
+	if (sym) {
+		n = symbolizer_lookup(sym, addr, frames, MAX_FRAMES_PER_ADDRESS);
+		struct symbol_module mod;
+		if (symbolizer_module(sym, addr, &mod)) {
+			struct profile_mapping pm = {
+				.start = mod.start, .limit = mod.limit, .offset = mod.offset,
+				.filename = mod.path ? mod.path : "",
+				.build_id = mod.build_id ? mod.build_id : "",
+				.has_functions = mod.has_functions, .has_filenames = mod.has_filenames,
+				.has_line_numbers = mod.has_line_numbers,
+				.has_inline_frames = mod.has_inline_frames,
+			};
+			mapping = profile_add_mapping(b->profile, &pm);
+		}
+	}
+	if (n == 0) {
+		snprintf(unknown, sizeof unknown, "0x%llx", (unsigned long long)addr_value(addr));
+		frames[0] = (struct symbol_frame){ .function = unknown, .system_name = unknown };
+		n = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		lines[i].function = profile_add_function(b->profile, frames[i].function,
+							 frames[i].system_name ? frames[i].system_name : frames[i].function,
+							 frames[i].file ? frames[i].file : "", frames[i].decl_line);
+		lines[i].line = frames[i].line;
+		jit |= frames[i].jit;
+		if (lines[i].function == PROFILE_NONE)
+			return PROFILE_NONE;
+	}
+	*slot = profile_add_location(b->profile, addr_value(addr), mapping, lines, n, jit);
+	return *slot;
+}
+
+static uint32_t blocked_location(struct build *b)
+{
+	if (b->blocked_loc == PROFILE_NONE) {
+		struct profile_line line = {
+			.function = profile_add_function(b->profile, "[blocked]", "[blocked]", "", 0),
+		};
+		b->blocked_loc = profile_add_location(b->profile, 0, PROFILE_NONE, &line, 1, false);
+	}
+	return b->blocked_loc;
+}
+
+/* The thread's name after --thread-group: the first matching group wins and
+ * its threads are merged (tid 0). */
+static uint32_t thread_for(struct build *b, const struct sampler_thread_info *ti)
+{
+	const struct options *o = b->run->opt;
+	for (size_t g = 0; g < o->ngroups; g++)
+		if (regexec(&o->groups[g].re, ti->name, 0, NULL, 0) == 0)
+			return profile_add_thread(b->profile, ti->pid, 0, o->groups[g].name, ti->process);
+	return profile_add_thread(b->profile, ti->pid, ti->tid, ti->name, ti->process);
+}
+
+static int add_entry(void *ctx, const struct stackmap_entry *e)
+{
+	struct build *b = ctx;
+	const struct sampler_thread_info *ti = sampler_thread(b->run->sampler, e->thread_key);
+	if (!ti)
+		return 0;
+	uint32_t thread = thread_for(b, ti);
+	size_t n = 0;
+	for (uint32_t i = 0; i < e->depth; i++) {
+		uint32_t loc = location_for(b, ti->pid, e->addrs[i]);
+		if (loc != PROFILE_NONE)
+			b->locs[n++] = loc;
+	}
+	if (e->flags & STACK_NOT_CAPTURED)
+		b->locs[n++] = blocked_location(b);
+	uint32_t flags = (e->flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW | STACK_UNWIND_ERROR))
+				 ? PROFILE_SAMPLE_TRUNCATED : 0;
+	if (thread == PROFILE_NONE ||
+	    profile_add_sample(b->profile, thread, b->locs, n, flags, e->count, e->weight) == PROFILE_NONE) {
+		b->error = ENOMEM;
+		return 1;
+	}
+	return 0;
+}
+
+static char *join_command(const struct run *r, const struct sampler_thread_info *first)
+{
+	const struct options *o = r->opt;
+	size_t len = 1;
+	if (o->command) {
+		for (char **a = o->command; *a; a++)
+			len += strlen(*a) + 1;
+		char *s = malloc(len), *p = s;
+		if (!s)
+			return NULL;
+		for (char **a = o->command; *a; a++)
+			p += sprintf(p, "%s%s", a == o->command ? "" : " ", *a);
+		*p = '\0';
+		return s;
+	}
+	/* Attach mode: /proc/PID/cmdline, NULs as spaces, bounded. */
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)o->pid);
+	FILE *f = fopen(path, "re");
+	size_t n = 0;
+	if (f) {
+		n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+	}
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	if (n == 0 && first)
+		snprintf(buf, sizeof buf, "%s", first->process);
+	return strdup(buf);
+}
+
+static struct profile *build_profile(struct run *r, const struct symbolize_options *so)
+{
+	struct build b = { .run = r, .blocked_loc = PROFILE_NONE };
+	b.profile = profile_new();
+	b.nsyms = sampler_nprocesses(r->sampler);
+	b.syms = calloc(b.nsyms + 1, sizeof *b.syms);
+	b.sym_pids = calloc(b.nsyms + 1, sizeof *b.sym_pids);
+	b.locs = malloc((r->opt->max_depth + 1) * sizeof *b.locs);
+	if (!b.profile || !b.syms || !b.sym_pids || !b.locs)
+		goto fail;
+	for (size_t i = 0; i < b.nsyms; i++) {
+		const struct procmaps *pm = sampler_process_maps(r->sampler, i);
+		b.sym_pids[i] = procmaps_pid(pm);
+		b.syms[i] = symbolizer_new(pm, so);
+		if (!b.syms[i] && r->opt->verbose)
+			warn_errno("cannot symbolize pid %d", (int)b.sym_pids[i]);
+	}
+	if (stackmap_foreach(r->map, add_entry, &b) != 0 || b.error) {
+		warn_errno("cannot build the profile");
+		goto fail;
+	}
+	char *cmd = join_command(r, sampler_thread(r->sampler, 0));
+	profile_set_command(b.profile, cmd ? cmd : "");
+	free(cmd);
+	b.profile->pid = target_main_pid(r->target);
+	b.profile->time_nanos = r->start_realtime_ns;
+	b.profile->duration_nanos = r->end_ns - r->start_ns;
+	b.profile->period_nanos = 1000000000u / r->opt->rate;
+	b.profile->total_samples = 0;
+	for (size_t i = 0; i < b.profile->nsamples; i++)
+		b.profile->total_samples += b.profile->samples[i].count;
+	goto done;
+fail:
+	profile_free(b.profile);
+	b.profile = NULL;
+done:
+	for (size_t i = 0; i < b.nsyms; i++)
+		symbolizer_free(b.syms[i]);
+	free(b.syms);
+	free(b.sym_pids);
+	free(b.locs);
+	free(b.cache.slots);
+	return b.profile;
+}
+
+/* ---- reporting -------------------------------------------------------------------- */
+
+static void print_stats(const struct run *r)
+{
+	struct sampler_stats st;
+	sampler_get_stats(r->sampler, &st);
+	char unw[256] = "";
+	size_t off = 0;
+	for (int i = 1; i < UNWIND_NRESULTS; i++)
+		if (st.unwind_results[i] && off < sizeof unw)
+			off += (size_t)snprintf(unw + off, sizeof unw - off, "%s%s %llu", off ? ", " : "",
+						unwind_result_name((enum unwind_result)i),
+						(unsigned long long)st.unwind_results[i]);
+	fprintf(stderr,
+		"csampler: %llu samples, %llu threads seen, %llu ticks missed, unwind stops: %s, "
+		"%llu truncated, pause p50 %.1f us p99 %.1f us\n",
+		(unsigned long long)st.samples, (unsigned long long)st.threads_seen,
+		(unsigned long long)st.ticks_missed, off ? unw : "none",
+		(unsigned long long)st.truncated, (double)st.pause_p50_ns / 1e3,
+		(double)st.pause_p99_ns / 1e3);
+}
+
+static int write_outputs(const struct run *r, const struct profile *p)
+{
+	const struct options *o = r->opt;
+	struct write_options wo = { .threads = o->threads, .annotate = o->annotate };
+	char deflt[128];
+	struct output_spec def;
+	const struct output_spec *outs = o->outputs;
+	size_t nouts = o->noutputs;
+	int status = CS_EXIT_OK;
+
+	if (nouts == 0) {
+		char date[32];
+		time_t now = time(NULL);
+		struct tm tm;
+		strftime(date, sizeof date, "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
+		snprintf(deflt, sizeof deflt, "csampler-%d-%s.pb.gz", (int)p->pid, date);
+		def.path = deflt;
+		def.format = FORMAT_PPROF;
+		outs = &def;
+		nouts = 1;
+	}
+	for (size_t i = 0; i < nouts; i++) {
+		if (write_output(p, outs[i].path, outs[i].format, &wo) < 0) {
+			status = CS_EXIT_OUTPUT;
+			continue;
+		}
+		if (!o->quiet && strcmp(outs[i].path, "-") != 0)
+			fprintf(stderr, "csampler: wrote %s (%s): %llu samples, %.1f s\n", outs[i].path,
+				write_format_name(outs[i].format), (unsigned long long)p->total_samples,
+				(double)p->duration_nanos / 1e9);
+	}
+	return status;
+}
+
+/* Launch mode, after sampling stopped early: wait for the program. */
+static int wait_program(struct run *r)
+{
+	while (!target_done(r->target)) {
+		int status;
+		pid_t pid = waitpid(target_main_pid(r->target), &status, 0);
+		if (pid < 0 && errno != EINTR)
+			break;
+		if (pid > 0)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	}
+	return target_exit_status(r->target);
+}
+
+int profiler_run(const struct options *o)
+{
+	if (o->dump)
+		return dump_run(o, stdout);
+	if (o->top)
+		return top_run(o);
+
+	struct run r = { .opt = o };
+	int status = start_target(&r);
+	if (status != 0)
+		return status;
+	error_set_cleanup(detach_on_die, r.target);
+
+	/* Stop signals and SIGCHLD are read from a signalfd, never handled
+	 * asynchronously. Blocked only now: the launched child is already forked
+	 * and must not inherit the mask. */
+	sigset_t mask, oldmask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	int sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	/* A closed stdout (-o - | head) must be an error we report, not a kill. */
+	signal(SIGPIPE, SIG_IGN);
+
+	r.map = stackmap_new(o->max_stacks, o->max_depth);
+	struct sampler_config sc = {
+		.rate = o->rate, .idle = o->idle, .max_depth = o->max_depth,
+		.stack_window = o->stack_window, .verbose = o->verbose,
+	};
+	r.sampler = r.map ? sampler_new(r.target, r.map, &sc) : NULL;
+	if (sigfd < 0 || !r.map || !r.sampler) {
+		warn_errno("cannot set up sampling");
+		target_detach(r.target);
+		status = CS_EXIT_SYSTEM;
+		goto out;
+	}
+	sampler_on_event(r.sampler, &(struct target_event){ TARGET_EV_PROCESS_NEW,
+		target_main_pid(r.target), target_main_pid(r.target) });
+	set_realtime(o);
+	r.progress = !o->quiet && isatty(STDERR_FILENO);
+	r.start_realtime_ns = clock_ns(CLOCK_REALTIME);
+	r.start_ns = clock_ns(CLOCK_MONOTONIC);
+	if (target_start(r.target) < 0) {
+		target_detach(r.target);
+		status = CS_EXIT_FAILURE;
+		goto out;
+	}
+	int loop = sample_loop(&r, sigfd);
+	r.end_ns = clock_ns(CLOCK_MONOTONIC);
+	target_detach(r.target);
+	error_set_cleanup(NULL, NULL);
+	if (loop < 0)
+		status = CS_EXIT_FAILURE;
+
+	if (!o->quiet)
+		print_stats(&r);
+	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };
+	struct profile *p = build_profile(&r, &so);
+	if (!p) {
+		status = CS_EXIT_SYSTEM;
+		goto out;
+	}
+	int wstatus = write_outputs(&r, p);
+	profile_free(p);
+	if (wstatus != CS_EXIT_OK)
+		status = wstatus;
+	else if (status == CS_EXIT_OK && o->command)
+		status = r.stop_signals > 1 ? 128 + r.stop_signal : wait_program(&r);
+out:
+	sampler_free(r.sampler);
+	stackmap_free(r.map);
+	target_free(r.target);
+	if (sigfd >= 0)
+		close(sigfd);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	return status;
+}

@@ -1,3 +1,691 @@
-/* sampler: under construction (see sampler.h). */
+/* sampler: see sampler.h.
+ *
+ * Per thread we keep two /proc files open (schedstat for the run time in ns,
+ * stat for state and comm) and read them with pread. A tick:
+ *   1. reads every thread's run time; on-CPU mode keeps the threads that ran
+ *      since their last sample and are running now ('R'), at most
+ *      max_threads_per_tick of them, those with the most unsampled CPU time
+ *      first; --idle keeps every thread;
+ *   2. stops the chosen threads together, copies registers and stack windows,
+ *      resumes them (the target pauses only for this);
+ *   3. unwinds the copies and counts them, each weighted by the CPU time the
+ *      thread used since its previous sample (on-CPU) or the tick period (--idle).
+ * Everything is allocated when a thread or process is first seen. */
 #include "config.h"
-typedef int sampler_unbuilt;
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "sampler.h"
+
+/* Syscalls (x86_64 numbers) that the kernel restarts transparently after a
+ * ptrace interrupt, so a thread blocked in them may be stopped in --idle mode.
+ * Anything else (epoll_wait, sigtimedwait, poll, ...) could see EINTR. */
+static bool syscall_restarts_transparently(long nr)
+{
+	switch (nr) {
+	case 202: /* futex */
+	case 35:  /* nanosleep */
+	case 230: /* clock_nanosleep */
+	case 61:  /* wait4 */
+	case 247: /* waitid */
+		return true;
+	default:
+		return false;
+	}
+}
+
+struct process_state {
+	pid_t pid;
+	bool alive;
+	char comm[64];
+	struct procmaps *maps;
+	struct unwinder *unwinder;
+};
+
+struct thread_state {
+	pid_t pid, tid;               /* tid 0: free slot */
+	int schedstat_fd, stat_fd, syscall_fd;
+	uint64_t runtime_ns;          /* last read */
+	uint64_t sampled_runtime_ns;  /* run time at the last sample */
+	uint32_t key;                 /* current thread key */
+	struct process_state *proc;
+	/* --idle: the last captured stack, reused while the thread sleeps */
+	uint64_t *last_stack;
+	unsigned last_depth;
+	uint32_t last_flags;
+	bool has_last;
+	bool seen_this_tick;
+};
+
+/* A log-linear histogram of pause times: 8 sub-buckets per power of two. */
+#define PAUSE_BUCKETS (64 * 8)
+
+struct sampler {
+	struct target *target;
+	struct stackmap *map;
+	struct sampler_config cfg;
+	uint64_t period_ns;
+	unsigned max_per_tick;
+
+	struct process_state **procs;
+	size_t nprocs, procs_cap;
+
+	struct thread_state *threads;  /* slots; tid 0 = free */
+	size_t nthreads_cap;
+	size_t *tid_index;             /* open addressing: tid -> slot + 1 */
+	size_t tid_index_cap;          /* power of two */
+
+	struct sampler_thread_info *infos;
+	size_t ninfos, infos_cap;
+
+	/* per tick scratch, grown at warm-up */
+	size_t scratch_cap;
+	pid_t *chosen_tids;
+	struct thread_state **chosen;
+	bool *stopped;
+	struct unwind_snapshot *snaps;
+	uint64_t *addrs;
+
+	uint64_t pause_hist[PAUSE_BUCKETS];
+	uint64_t pause_count;
+	struct sampler_stats stats;
+};
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static unsigned pause_bucket(uint64_t ns)
+{
+	if (ns < 8)
+		return (unsigned)ns;
+	unsigned msb = 63u - (unsigned)__builtin_clzll(ns);
+	unsigned sub = (unsigned)((ns >> (msb - 3)) & 7u);
+	unsigned b = (msb - 2) * 8 + sub;
+	return b < PAUSE_BUCKETS ? b : PAUSE_BUCKETS - 1;
+}
+
+static uint64_t pause_bucket_value(unsigned b)
+{
+	if (b < 8)
+		return b;
+	unsigned msb = b / 8 + 2, sub = b % 8;
+	return ((uint64_t)(8 + sub) << (msb - 3));
+}
+
+static uint64_t pause_percentile(const struct sampler *s, double q)
+{
+	if (s->pause_count == 0)
+		return 0;
+	uint64_t want = (uint64_t)(q * (double)s->pause_count);
+	uint64_t seen = 0;
+	for (unsigned b = 0; b < PAUSE_BUCKETS; b++) {
+		seen += s->pause_hist[b];
+		if (seen > want)
+			return pause_bucket_value(b);
+	}
+	return pause_bucket_value(PAUSE_BUCKETS - 1);
+}
+
+/* Read a small /proc file with pread into buf (NUL-terminated). -1 on error. */
+static ssize_t pread_text(int fd, char *buf, size_t size)
+{
+	ssize_t n = pread(fd, buf, size - 1, 0);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+static void read_comm_file(pid_t pid, char *out, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	out[0] = '\0';
+	if (fd < 0)
+		return;
+	ssize_t n = pread_text(fd, out, size);
+	close(fd);
+	if (n > 0 && out[n - 1] == '\n')
+		out[n - 1] = '\0';
+}
+
+/* ---- processes --------------------------------------------------------------- */
+
+static struct process_state *process_find(struct sampler *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->pid == pid && s->procs[i]->alive)
+			return s->procs[i];
+	return NULL;
+}
+
+static struct process_state *process_get(struct sampler *s, pid_t pid)
+{
+	struct process_state *p = process_find(s, pid);
+	if (p)
+		return p;
+	if (s->nprocs == s->procs_cap) {
+		size_t cap = s->procs_cap ? s->procs_cap * 2 : 4;
+		struct process_state **np = realloc(s->procs, cap * sizeof *np);
+		if (!np)
+			return NULL;
+		s->procs = np;
+		s->procs_cap = cap;
+	}
+	p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->alive = true;
+	read_comm_file(pid, p->comm, sizeof p->comm);
+	p->maps = procmaps_new(pid);
+	if (!p->maps) {
+		free(p);
+		return NULL;
+	}
+	if (procmaps_refresh(p->maps) < 0 && s->cfg.verbose)
+		warn_errno("cannot read the mappings of pid %d", (int)pid);
+	procmaps_load_perf_map(p->maps);
+	p->unwinder = unwind_new(p->maps, s->cfg.max_depth);
+	if (!p->unwinder) {
+		procmaps_free(p->maps);
+		free(p);
+		return NULL;
+	}
+	s->procs[s->nprocs++] = p;
+	return p;
+}
+
+/* ---- threads ------------------------------------------------------------------ */
+
+static size_t tid_hash(pid_t tid, size_t cap)
+{
+	return ((uint32_t)tid * 2654435761u) & (cap - 1);
+}
+
+static int tid_index_rebuild(struct sampler *s, size_t cap)
+{
+	size_t *idx = calloc(cap, sizeof *idx);
+	if (!idx)
+		return -1;
+	for (size_t i = 0; i < s->nthreads_cap; i++) {
+		if (s->threads[i].tid == 0)
+			continue;
+		size_t h = tid_hash(s->threads[i].tid, cap);
+		while (idx[h])
+			h = (h + 1) & (cap - 1);
+		idx[h] = i + 1;
+	}
+	free(s->tid_index);
+	s->tid_index = idx;
+	s->tid_index_cap = cap;
+	return 0;
+}
+
+static struct thread_state *thread_find(struct sampler *s, pid_t tid)
+{
+	if (!s->tid_index_cap)
+		return NULL;
+	size_t h = tid_hash(tid, s->tid_index_cap);
+	while (s->tid_index[h]) {
+		struct thread_state *t = &s->threads[s->tid_index[h] - 1];
+		if (t->tid == tid)
+			return t;
+		h = (h + 1) & (s->tid_index_cap - 1);
+	}
+	return NULL;
+}
+
+static int open_task_file(pid_t pid, pid_t tid, const char *name)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Parse "pid (comm) S ..." from a stat buffer: the comm is between the first
+ * '(' and the last ')' (a comm may contain parentheses and spaces). */
+static bool parse_stat(const char *buf, char *state, char *comm, size_t comm_size)
+{
+	const char *open_paren = strchr(buf, '(');
+	const char *close_paren = strrchr(buf, ')');
+	if (!open_paren || !close_paren || close_paren < open_paren || close_paren[1] != ' ')
+		return false;
+	size_t len = (size_t)(close_paren - open_paren - 1);
+	if (len >= comm_size)
+		len = comm_size - 1;
+	memcpy(comm, open_paren + 1, len);
+	comm[len] = '\0';
+	*state = close_paren[2];
+	return *state != '\0';
+}
+
+static uint32_t thread_key_for(struct sampler *s, const struct thread_state *t, const char *comm)
+{
+	/* The newest keys are the likeliest match: search backwards a little. */
+	if (t->key < s->ninfos) {
+		const struct sampler_thread_info *cur = &s->infos[t->key];
+		if (cur->tid == t->tid && cur->pid == t->pid && strcmp(cur->name, comm) == 0 &&
+		    strcmp(cur->process, t->proc->comm) == 0)
+			return t->key;
+	}
+	if (s->ninfos == s->infos_cap) {
+		size_t cap = s->infos_cap ? s->infos_cap * 2 : 64;
+		struct sampler_thread_info *ni = realloc(s->infos, cap * sizeof *ni);
+		if (!ni)
+			return UINT32_MAX;
+		s->infos = ni;
+		s->infos_cap = cap;
+	}
+	struct sampler_thread_info *info = &s->infos[s->ninfos];
+	memset(info, 0, sizeof *info);
+	info->pid = t->pid;
+	info->tid = t->tid;
+	snprintf(info->name, sizeof info->name, "%s", comm);
+	snprintf(info->process, sizeof info->process, "%s", t->proc->comm);
+	return (uint32_t)s->ninfos++;
+}
+
+static void thread_release(struct sampler *s, struct thread_state *t)
+{
+	if (t->schedstat_fd >= 0)
+		close(t->schedstat_fd);
+	if (t->stat_fd >= 0)
+		close(t->stat_fd);
+	if (t->syscall_fd >= 0)
+		close(t->syscall_fd);
+	free(t->last_stack);
+	memset(t, 0, sizeof *t);
+	t->schedstat_fd = t->stat_fd = t->syscall_fd = -1;
+	tid_index_rebuild(s, s->tid_index_cap);
+}
+
+static int grow_scratch(struct sampler *s, size_t want)
+{
+	if (want <= s->scratch_cap)
+		return 0;
+	size_t cap = s->scratch_cap ? s->scratch_cap : 8;
+	while (cap < want)
+		cap *= 2;
+	pid_t *tids = realloc(s->chosen_tids, cap * sizeof *tids);
+	if (tids)
+		s->chosen_tids = tids;
+	struct thread_state **ch = realloc(s->chosen, cap * sizeof *ch);
+	if (ch)
+		s->chosen = ch;
+	bool *st = realloc(s->stopped, cap * sizeof *st);
+	if (st)
+		s->stopped = st;
+	struct unwind_snapshot *sn = realloc(s->snaps, cap * sizeof *sn);
+	if (sn)
+		s->snaps = sn;
+	if (!tids || !ch || !st || !sn)
+		return -1;
+	for (size_t i = s->scratch_cap; i < cap; i++) {
+		if (unwind_snapshot_init(&s->snaps[i], s->cfg.stack_window) < 0) {
+			for (size_t j = s->scratch_cap; j < i; j++)
+				unwind_snapshot_fini(&s->snaps[j]);
+			return -1;
+		}
+	}
+	s->scratch_cap = cap;
+	return 0;
+}
+
+static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
+{
+	struct process_state *proc = process_get(s, pid);
+	if (!proc)
+		return NULL;
+	size_t slot = s->nthreads_cap;
+	for (size_t i = 0; i < s->nthreads_cap; i++)
+		if (s->threads[i].tid == 0) {
+			slot = i;
+			break;
+		}
+	if (slot == s->nthreads_cap) {
+		size_t cap = s->nthreads_cap ? s->nthreads_cap * 2 : 16;
+		struct thread_state *nt = realloc(s->threads, cap * sizeof *nt);
+		if (!nt)
+			return NULL;
+		memset(nt + s->nthreads_cap, 0, (cap - s->nthreads_cap) * sizeof *nt);
+		s->threads = nt;
+		s->nthreads_cap = cap;
+		if (tid_index_rebuild(s, cap * 2) < 0 || grow_scratch(s, cap) < 0)
+			return NULL;
+	}
+	struct thread_state *t = &s->threads[slot];
+	memset(t, 0, sizeof *t);
+	t->pid = pid;
+	t->tid = tid;
+	t->proc = proc;
+	t->key = UINT32_MAX;
+	t->schedstat_fd = open_task_file(pid, tid, "schedstat");
+	t->stat_fd = open_task_file(pid, tid, "stat");
+	t->syscall_fd = s->cfg.idle ? open_task_file(pid, tid, "syscall") : -1;
+	if (t->schedstat_fd < 0 || t->stat_fd < 0) {
+		/* Gone already: keep nothing. */
+		thread_release(s, t);
+		return NULL;
+	}
+	if (s->cfg.idle) {
+		t->last_stack = malloc(s->cfg.max_depth * sizeof *t->last_stack);
+		if (!t->last_stack) {
+			thread_release(s, t);
+			return NULL;
+		}
+	}
+	/* CPU time used before we saw the thread is not ours to count. */
+	char buf[128];
+	if (pread_text(t->schedstat_fd, buf, sizeof buf) > 0)
+		t->sampled_runtime_ns = t->runtime_ns = strtoull(buf, NULL, 10);
+	s->stats.threads_seen++;
+	tid_index_rebuild(s, s->tid_index_cap);
+	return t;
+}
+
+/* ---- public ---------------------------------------------------------------------- */
+
+struct sampler *sampler_new(struct target *t, struct stackmap *m, const struct sampler_config *cfg)
+{
+	struct sampler *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->target = t;
+	s->map = m;
+	s->cfg = *cfg;
+	if (s->cfg.rate == 0)
+		s->cfg.rate = 99;
+	s->period_ns = 1000000000u / s->cfg.rate;
+	s->max_per_tick = cfg->max_threads_per_tick;
+	if (s->max_per_tick == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		s->max_per_tick = n > 0 ? (unsigned)n : 1;
+	}
+	s->addrs = malloc(s->cfg.max_depth * sizeof *s->addrs);
+	if (!s->addrs || grow_scratch(s, 16) < 0) {
+		sampler_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void sampler_free(struct sampler *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nthreads_cap; i++)
+		if (s->threads[i].tid) {
+			if (s->threads[i].schedstat_fd >= 0)
+				close(s->threads[i].schedstat_fd);
+			if (s->threads[i].stat_fd >= 0)
+				close(s->threads[i].stat_fd);
+			if (s->threads[i].syscall_fd >= 0)
+				close(s->threads[i].syscall_fd);
+			free(s->threads[i].last_stack);
+		}
+	free(s->threads);
+	free(s->tid_index);
+	for (size_t i = 0; i < s->scratch_cap; i++)
+		unwind_snapshot_fini(&s->snaps[i]);
+	free(s->snaps);
+	free(s->chosen_tids);
+	free(s->chosen);
+	free(s->stopped);
+	free(s->addrs);
+	for (size_t i = 0; i < s->nprocs; i++) {
+		unwind_free(s->procs[i]->unwinder);
+		procmaps_free(s->procs[i]->maps);
+		free(s->procs[i]);
+	}
+	free(s->procs);
+	free(s->infos);
+	free(s);
+}
+
+void sampler_on_event(struct sampler *s, const struct target_event *ev)
+{
+	struct process_state *p;
+	struct thread_state *t;
+
+	switch (ev->kind) {
+	case TARGET_EV_PROCESS_NEW:
+		process_get(s, ev->pid);
+		break;
+	case TARGET_EV_EXEC:
+		p = process_find(s, ev->pid);
+		if (!p) {
+			process_get(s, ev->pid);
+			break;
+		}
+		procmaps_load_perf_map(p->maps);
+		procmaps_exec(p->maps);
+		procmaps_refresh(p->maps);
+		unwind_flush(p->unwinder);
+		read_comm_file(ev->pid, p->comm, sizeof p->comm);
+		/* The surviving thread may have changed its tid to the pid and its
+		 * /proc files now describe the new image: reopen lazily. */
+		for (size_t i = 0; i < s->nthreads_cap; i++)
+			if (s->threads[i].tid && s->threads[i].pid == ev->pid)
+				thread_release(s, &s->threads[i]);
+		break;
+	case TARGET_EV_PROCESS_EXIT:
+		p = process_find(s, ev->pid);
+		if (p) {
+			procmaps_load_perf_map(p->maps);
+			p->alive = false;
+		}
+		for (size_t i = 0; i < s->nthreads_cap; i++)
+			if (s->threads[i].tid && s->threads[i].pid == ev->pid)
+				thread_release(s, &s->threads[i]);
+		break;
+	case TARGET_EV_THREAD_NEW:
+		break; /* picked up from target_threads at the next tick */
+	case TARGET_EV_THREAD_EXIT:
+		t = thread_find(s, ev->tid);
+		if (t)
+			thread_release(s, t);
+		break;
+	}
+}
+
+void sampler_note_missed(struct sampler *s, uint64_t missed)
+{
+	s->stats.ticks_missed += missed;
+}
+
+/* Record one unwound stack. */
+static void count_stack(struct sampler *s, struct thread_state *t, uint32_t flags,
+			const uint64_t *addrs, unsigned depth, uint64_t weight)
+{
+	if (t->key == UINT32_MAX)
+		return;
+	if (stackmap_insert(s->map, t->key, flags, addrs, depth, 1, weight) == 0) {
+		s->stats.samples++;
+		s->stats.cpu_ns_sampled += weight;
+		if (flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW))
+			s->stats.truncated++;
+	}
+}
+
+static uint32_t flags_for_result(enum unwind_result r)
+{
+	switch (r) {
+	case UNWIND_OK: return 0;
+	case UNWIND_DEPTH: return STACK_TRUNCATED_DEPTH;
+	case UNWIND_WINDOW: return STACK_TRUNCATED_WINDOW;
+	default: return STACK_UNWIND_ERROR;
+	}
+}
+
+/* Refresh a thread's state and name from its stat file. false if gone. */
+static bool thread_read_stat(struct sampler *s, struct thread_state *t, char *state)
+{
+	char buf[512], comm[64];
+	if (pread_text(t->stat_fd, buf, sizeof buf) <= 0 || !parse_stat(buf, state, comm, sizeof comm))
+		return false;
+	t->key = thread_key_for(s, t, comm);
+	return true;
+}
+
+static long thread_syscall(const struct thread_state *t)
+{
+	char buf[128];
+	if (t->syscall_fd < 0 || pread_text(t->syscall_fd, buf, sizeof buf) <= 0)
+		return -1;
+	if (strncmp(buf, "running", 7) == 0)
+		return -2;
+	return strtol(buf, NULL, 10);
+}
+
+int sampler_tick(struct sampler *s)
+{
+	const struct target_thread *tl;
+	size_t n = target_threads(s->target, &tl);
+	size_t nchosen = 0;
+
+	s->stats.ticks++;
+	if (grow_scratch(s, n) < 0)
+		return -1;
+
+	/* 1. read run times, choose */
+	for (size_t i = 0; i < n; i++) {
+		struct thread_state *t = thread_find(s, tl[i].tid);
+		if (!t || t->pid != tl[i].pid) {
+			if (t)
+				thread_release(s, t);
+			t = thread_add(s, tl[i].pid, tl[i].tid);
+			if (!t)
+				continue;
+		}
+		char buf[128];
+		if (pread_text(t->schedstat_fd, buf, sizeof buf) <= 0)
+			continue;
+		t->runtime_ns = strtoull(buf, NULL, 10);
+		bool ran = t->runtime_ns > t->sampled_runtime_ns || t->key == UINT32_MAX;
+		char state = '?';
+		if (!ran && !s->cfg.idle)
+			continue;
+		if (!thread_read_stat(s, t, &state))
+			continue;
+		if (state == 'R') {
+			s->chosen[nchosen++] = t;
+			continue;
+		}
+		if (!s->cfg.idle)
+			continue;
+		/* --idle: a sleeping thread. Reuse its stack if it has not run;
+		 * stop it only in syscalls that restart transparently. */
+		if (!ran && t->has_last) {
+			count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, s->period_ns);
+			continue;
+		}
+		long nr = thread_syscall(t);
+		if (nr >= 0 && syscall_restarts_transparently(nr)) {
+			s->chosen[nchosen++] = t;
+		} else if (t->has_last) {
+			count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, s->period_ns);
+		} else {
+			count_stack(s, t, STACK_NOT_CAPTURED, NULL, 0, s->period_ns);
+			s->stats.not_captured++;
+		}
+	}
+
+	/* On-CPU mode: at most max_per_tick threads, the most unsampled CPU first. */
+	if (!s->cfg.idle && nchosen > s->max_per_tick) {
+		for (size_t i = 0; i < s->max_per_tick; i++) {
+			size_t best = i;
+			for (size_t j = i + 1; j < nchosen; j++)
+				if (s->chosen[j]->runtime_ns - s->chosen[j]->sampled_runtime_ns >
+				    s->chosen[best]->runtime_ns - s->chosen[best]->sampled_runtime_ns)
+					best = j;
+			struct thread_state *tmp = s->chosen[i];
+			s->chosen[i] = s->chosen[best];
+			s->chosen[best] = tmp;
+		}
+		nchosen = s->max_per_tick;
+	}
+	if (nchosen == 0)
+		return 0;
+
+	/* 2. stop together, copy, resume */
+	for (size_t i = 0; i < nchosen; i++)
+		s->chosen_tids[i] = s->chosen[i]->tid;
+	uint64_t t0 = monotonic_ns();
+	target_stop_threads(s->target, s->chosen_tids, nchosen, s->stopped);
+	for (size_t i = 0; i < nchosen; i++) {
+		if (!s->stopped[i])
+			continue;
+		struct user_regs_struct regs;
+		if (target_get_regs(s->target, s->chosen_tids[i], &regs) < 0 ||
+		    unwind_capture(s->chosen[i]->proc->unwinder, s->chosen_tids[i], &regs, &s->snaps[i]) < 0)
+			s->stopped[i] = false;
+	}
+	target_resume_threads(s->target, s->chosen_tids, nchosen, s->stopped);
+	uint64_t pause = monotonic_ns() - t0;
+	s->pause_hist[pause_bucket(pause)]++;
+	s->pause_count++;
+
+	/* 3. unwind the copies and count */
+	for (size_t i = 0; i < nchosen; i++) {
+		if (!s->stopped[i])
+			continue;
+		struct thread_state *t = s->chosen[i];
+		unsigned depth = 0;
+		enum unwind_result r = unwind_stack(t->proc->unwinder, &s->snaps[i], s->addrs,
+						    s->cfg.max_depth, &depth);
+		s->stats.unwind_results[r]++;
+		uint32_t flags = flags_for_result(r);
+		uint64_t weight = t->runtime_ns - t->sampled_runtime_ns;
+		if (s->cfg.idle || weight == 0)
+			weight = s->period_ns;
+		t->sampled_runtime_ns = t->runtime_ns;
+		count_stack(s, t, flags, s->addrs, depth, weight);
+		if (s->cfg.idle) {
+			memcpy(t->last_stack, s->addrs, depth * sizeof *s->addrs);
+			t->last_depth = depth;
+			t->last_flags = flags;
+			t->has_last = true;
+		}
+	}
+	return 0;
+}
+
+size_t sampler_nthreads(const struct sampler *s)
+{
+	return s->ninfos;
+}
+
+const struct sampler_thread_info *sampler_thread(const struct sampler *s, uint32_t key)
+{
+	return key < s->ninfos ? &s->infos[key] : NULL;
+}
+
+size_t sampler_nprocesses(const struct sampler *s)
+{
+	return s->nprocs;
+}
+
+struct procmaps *sampler_process_maps(const struct sampler *s, size_t i)
+{
+	return i < s->nprocs ? s->procs[i]->maps : NULL;
+}
+
+void sampler_get_stats(const struct sampler *s, struct sampler_stats *out)
+{
+	*out = s->stats;
+	out->pause_p50_ns = pause_percentile(s, 0.50);
+	out->pause_p99_ns = pause_percentile(s, 0.99);
+}

@@ -25,13 +25,15 @@ struct sampler_config {
 	bool idle;
 	unsigned max_depth;
 	size_t stack_window;
+	unsigned max_threads_per_tick;  /* on-CPU mode; 0 = number of online CPUs */
 	int verbose;
 };
 
 /* What a thread key in the stackmap stands for. */
 struct sampler_thread_info {
 	pid_t pid, tid;
-	char name[64];                  /* comm as read (raw; writers escape) */
+	char name[64];                  /* thread comm as read (raw; writers escape) */
+	char process[64];               /* comm of the process (thread group leader) */
 };
 
 struct sampler_stats {
@@ -40,7 +42,9 @@ struct sampler_stats {
 	uint64_t threads_seen;
 	uint64_t unwind_results[UNWIND_NRESULTS];
 	uint64_t truncated;
-	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample */
+	uint64_t not_captured;          /* --idle: blocked threads counted without a stack */
+	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sampling round */
+	uint64_t cpu_ns_sampled;        /* CPU time the samples stand for */
 };
 
 struct sampler;

@@ -17,6 +17,8 @@
 #define STACK_TRUNCATED_DEPTH  0x1u  /* hit --max-depth */
 #define STACK_TRUNCATED_WINDOW 0x2u  /* walked off the copied stack window */
 #define STACK_UNWIND_ERROR     0x4u  /* unwinder stopped on an error before main/_start */
+#define STACK_NOT_CAPTURED     0x8u  /* --idle: a blocked thread we may not interrupt
+                                       * and have no earlier stack for (depth 0) */
 
 struct stackmap;
 
