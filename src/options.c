@@ -1,3 +1,703 @@
-/* options: under construction (see options.h). */
+/* options: the command line -> one struct options (see options.h).
+ *
+ * Parsing only records what was given; every rule that involves more than
+ * one option (conflicts, combinations, the output formats) is checked once,
+ * in validate_options, after the whole line was read. Every refusal prints one
+ * line naming the precise reason, then the --help hint, and returns
+ * OPTIONS_EXIT_USAGE. */
 #include "config.h"
-typedef int options_unbuilt;
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "options.h"
+
+#define DEFAULT_RATE         99u
+#define MIN_RATE             1u
+#define MAX_RATE             10000u
+#define DEFAULT_MAX_DEPTH    1024u
+#define MIN_MAX_DEPTH        4u
+#define MAX_MAX_DEPTH        65536u
+#define DEFAULT_MAX_STACKS   65536u
+#define MIN_MAX_STACKS       16u
+#define MAX_MAX_STACKS       10000000u
+#define DEFAULT_STACK_WINDOW (64u * 1024u)
+#define MIN_STACK_WINDOW     (4u * 1024u)
+#define MAX_STACK_WINDOW     (8u * 1024u * 1024u)
+#define DEFAULT_RT_PRIORITY  1
+#define MIN_RT_PRIORITY      1
+#define MAX_RT_PRIORITY      99
+#define MAX_PID              4194304ull          /* PID_MAX_LIMIT on 64-bit */
+#define MAX_DURATION         (366.0 * 24 * 3600) /* a year: far from any overflow */
+
+/* Long-only options: values outside the range of characters. */
+enum {
+	OPT_IDLE = 256,
+	OPT_THREADS,
+	OPT_THREAD_GROUP,
+	OPT_CHILDREN,
+	OPT_MAX_DEPTH,
+	OPT_MAX_STACKS,
+	OPT_STACK_WINDOW,
+	OPT_ATTACH_MODE,
+	OPT_REALTIME,
+	OPT_NO_INLINE,
+	OPT_ADDRESSES,
+	OPT_ANNOTATE,
+	OPT_DUMP,
+	OPT_TOP,
+};
+
+static const struct option long_options[] = {
+	{ "pid",          required_argument, NULL, 'p' },
+	{ "duration",     required_argument, NULL, 'd' },
+	{ "rate",         required_argument, NULL, 'F' },
+	{ "output",       required_argument, NULL, 'o' },
+	{ "format",       required_argument, NULL, 'f' },
+	{ "idle",         no_argument,       NULL, OPT_IDLE },
+	{ "threads",      no_argument,       NULL, OPT_THREADS },
+	{ "thread-group", required_argument, NULL, OPT_THREAD_GROUP },
+	{ "children",     no_argument,       NULL, OPT_CHILDREN },
+	{ "max-depth",    required_argument, NULL, OPT_MAX_DEPTH },
+	{ "max-stacks",   required_argument, NULL, OPT_MAX_STACKS },
+	{ "stack-window", required_argument, NULL, OPT_STACK_WINDOW },
+	{ "attach-mode",  required_argument, NULL, OPT_ATTACH_MODE },
+	{ "realtime",     optional_argument, NULL, OPT_REALTIME },
+	{ "no-inline",    no_argument,       NULL, OPT_NO_INLINE },
+	{ "addresses",    no_argument,       NULL, OPT_ADDRESSES },
+	{ "annotate",     no_argument,       NULL, OPT_ANNOTATE },
+	{ "dump",         no_argument,       NULL, OPT_DUMP },
+	{ "top",          no_argument,       NULL, OPT_TOP },
+	{ "quiet",        no_argument,       NULL, 'q' },
+	{ "verbose",      no_argument,       NULL, 'v' },
+	{ "help",         no_argument,       NULL, 'h' },
+	{ "version",      no_argument,       NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* "+": stop at the first non-option (the command's name); ":": report a
+ * missing argument as ':' so we print our own message. */
+static const char short_options[] = "+:p:d:F:o:f:qvhV";
+
+/* What the command line said explicitly, for the combination rules. */
+struct given {
+	bool pid, duration, rate, format, max_stacks, attach_mode, realtime;
+	const char *format_arg;
+};
+
+__attribute__((format(printf, 1, 2)))
+static enum options_result usage_error(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vsnprintf(msg, sizeof msg, fmt, ap) < 0)
+		msg[0] = '\0';
+	va_end(ap);
+	warn("%s", msg);
+	fputs("Try 'csampler --help' for more information.\n", stderr);
+	return OPTIONS_EXIT_USAGE;
+}
+
+/* ---- values ------------------------------------------------------------- */
+
+/* A plain decimal number: digits only (no sign, no space, no hex). */
+static bool parse_decimal(const char *s, unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (*s == '\0')
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		if (v > (ULLONG_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (unsigned)(*s - '0');
+	}
+	*out = v;
+	return true;
+}
+
+static bool parse_ranged(const char *s, unsigned long long min, unsigned long long max,
+			 unsigned long long *out)
+{
+	unsigned long long v;
+
+	if (!parse_decimal(s, &v) || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* "30", "30s", "2m", "1h", "1.5s", "500ms" -> seconds. Decimal digits with
+ * at most one point, then an optional unit. */
+static bool parse_duration(const char *s, double *out)
+{
+	double v = 0, scale = 1;
+	bool digits = false, point = false;
+	const char *p = s;
+
+	for (; *p; p++) {
+		if (*p >= '0' && *p <= '9') {
+			if (v > 1e12)
+				return false;
+			if (point) {
+				scale /= 10;
+				v += (*p - '0') * scale;
+			} else {
+				v = v * 10 + (*p - '0');
+			}
+			digits = true;
+		} else if (*p == '.' && !point) {
+			point = true;
+		} else {
+			break;
+		}
+	}
+	if (!digits)
+		return false;
+	if (strcmp(p, "") == 0 || strcmp(p, "s") == 0)
+		;
+	else if (strcmp(p, "ms") == 0)
+		v /= 1000;
+	else if (strcmp(p, "m") == 0)
+		v *= 60;
+	else if (strcmp(p, "h") == 0)
+		v *= 3600;
+	else
+		return false;
+	*out = v;
+	return true;
+}
+
+/* "65536", "64k", "8m" (k/K = 1024, m/M = 1024*1024) -> bytes. */
+static bool parse_size(const char *s, unsigned long long *out)
+{
+	char digits[32];
+	size_t n = strlen(s);
+	unsigned long long mult = 1, v;
+
+	if (n == 0 || n >= sizeof digits)
+		return false;
+	switch (s[n - 1]) {
+	case 'k': case 'K': mult = 1024; n--; break;
+	case 'm': case 'M': mult = 1024 * 1024; n--; break;
+	default: break;
+	}
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	if (!parse_decimal(digits, &v) || v > ULLONG_MAX / mult)
+		return false;
+	*out = v * mult;
+	return true;
+}
+
+/* ---- options that need more than a number --------------------------------- */
+
+static enum options_result add_output(struct options *o, const char *path)
+{
+	if (path[0] == '\0')
+		return usage_error("empty file name for --output");
+	if (o->noutputs == OPTIONS_MAX_OUTPUTS)
+		return usage_error("too many --output files (at most %d)", OPTIONS_MAX_OUTPUTS);
+	for (size_t i = 0; i < o->noutputs; i++) {
+		if (strcmp(o->outputs[i].path, path) == 0) {
+			if (strcmp(path, "-") == 0)
+				return usage_error("standard output ('-o -') given twice");
+			return usage_error("output file '%s' given twice", path);
+		}
+	}
+	o->outputs[o->noutputs].path = path;
+	o->outputs[o->noutputs].format = FORMAT_AUTO;
+	o->noutputs++;
+	return OPTIONS_RUN;
+}
+
+/* 'REGEX=NAME': split at the last '=' (a name has none; a regex may). The
+ * regex is compiled alone first, so that a pattern such as "a)|(b" cannot
+ * escape the ^(...)$ anchoring added around it. */
+static enum options_result add_thread_group(struct options *o, const char *arg)
+{
+	const char *eq = strrchr(arg, '=');
+	size_t relen;
+	char *pattern;
+	regex_t probe;
+	int rc;
+	char reason[256];
+
+	if (!eq)
+		return usage_error("invalid --thread-group '%s': expected REGEX=NAME", arg);
+	if (eq == arg)
+		return usage_error("invalid --thread-group '%s': empty regular expression", arg);
+	if (eq[1] == '\0')
+		return usage_error("invalid --thread-group '%s': empty group name", arg);
+	if (o->ngroups == OPTIONS_MAX_GROUPS)
+		return usage_error("too many --thread-group options (at most %d)", OPTIONS_MAX_GROUPS);
+
+	relen = (size_t)(eq - arg);
+	pattern = malloc(relen + 5);
+	if (!pattern)
+		return usage_error("out of memory reading --thread-group");
+
+	memcpy(pattern, arg, relen);
+	pattern[relen] = '\0';
+	rc = regcomp(&probe, pattern, REG_EXTENDED | REG_NOSUB);
+	if (rc != 0) {
+		regerror(rc, &probe, reason, sizeof reason);
+		free(pattern);
+		return usage_error("invalid regular expression '%.*s' in --thread-group: %s",
+				   (int)relen, arg, reason);
+	}
+	regfree(&probe);
+
+	pattern[0] = '^';
+	pattern[1] = '(';
+	memcpy(pattern + 2, arg, relen);
+	memcpy(pattern + 2 + relen, ")$", 3);
+	rc = regcomp(&o->groups[o->ngroups].re, pattern, REG_EXTENDED | REG_NOSUB);
+	free(pattern);
+	if (rc != 0) {
+		regerror(rc, &o->groups[o->ngroups].re, reason, sizeof reason);
+		return usage_error("invalid regular expression '%.*s' in --thread-group: %s",
+				   (int)relen, arg, reason);
+	}
+	o->groups[o->ngroups].name = eq + 1;
+	o->ngroups++;
+	return OPTIONS_RUN;
+}
+
+/* ---- getopt's own errors ---------------------------------------------------- */
+
+/* The long option an argument such as "--thr" or "--idle=1" names: its
+ * exact match, else its only abbreviation; NULL when none or ambiguous
+ * (*nmatch tells which). */
+static const struct option *find_long_option(const char *arg, int *nmatch)
+{
+	const char *name = arg + 2;
+	size_t len = strcspn(name, "=");
+	const struct option *found = NULL;
+
+	*nmatch = 0;
+	for (const struct option *lo = long_options; lo->name; lo++) {
+		if (strncmp(lo->name, name, len) != 0)
+			continue;
+		if (strlen(lo->name) == len) {
+			*nmatch = 1;
+			return lo;
+		}
+		found = lo;
+		++*nmatch;
+	}
+	return *nmatch == 1 ? found : NULL;
+}
+
+/* ARG is the command-line element getopt failed on. */
+static enum options_result option_error(int c, const char *arg)
+{
+	bool is_long = arg && strncmp(arg, "--", 2) == 0;
+	int nmatch;
+	const struct option *lo;
+	size_t len;
+
+	if (!is_long) {
+		if (c == ':')
+			return usage_error("option '-%c' requires an argument", optopt);
+		return usage_error("unknown option '-%c'", optopt);
+	}
+	len = strcspn(arg, "=");
+	lo = find_long_option(arg, &nmatch);
+	if (c == ':' && lo)
+		return usage_error("option '--%s' requires an argument", lo->name);
+	if (lo && lo->has_arg == no_argument && arg[len] == '=')
+		return usage_error("option '--%s' takes no argument", lo->name);
+	if (nmatch > 1) {
+		char names[256] = "";
+		size_t used = 0;
+		for (const struct option *p = long_options; p->name; p++) {
+			if (strncmp(p->name, arg + 2, len - 2) != 0)
+				continue;
+			int n = snprintf(names + used, sizeof names - used, "%s--%s",
+					 used ? ", " : "", p->name);
+			if (n < 0 || (size_t)n >= sizeof names - used)
+				break;
+			used += (size_t)n;
+		}
+		return usage_error("option '%.*s' is ambiguous (%s)", (int)len, arg, names);
+	}
+	return usage_error("unknown option '%.*s'", (int)len, arg);
+}
+
+/* ---- the combination rules, in one place ---------------------------------- */
+
+static bool any_output_is(const struct options *o, enum output_format f)
+{
+	for (size_t i = 0; i < o->noutputs; i++)
+		if (o->outputs[i].format == f)
+			return true;
+	return false;
+}
+
+/* Resolve each output's format: the file's extension, else -f, else pprof
+ * for a file and folded for standard output. */
+static enum options_result resolve_formats(struct options *o, const struct given *g)
+{
+	bool format_used = false;
+
+	for (size_t i = 0; i < o->noutputs; i++) {
+		struct output_spec *out = &o->outputs[i];
+		bool is_stdout = strcmp(out->path, "-") == 0;
+		enum output_format f = is_stdout ? FORMAT_AUTO : write_format_from_path(out->path);
+
+		if (f == FORMAT_AUTO) {
+			format_used = true;
+			if (o->format != FORMAT_AUTO)
+				f = o->format;
+			else
+				f = is_stdout ? FORMAT_FOLDED : FORMAT_PPROF;
+		}
+		out->format = f;
+	}
+	if (g->format && o->noutputs == 0)
+		return usage_error("--format %s applies to no output: the default file is "
+				   "pprof; name one with --output", g->format_arg);
+	if (g->format && !format_used)
+		return usage_error("--format %s applies to no output: every --output file name "
+				   "has its own format extension", g->format_arg);
+	return OPTIONS_RUN;
+}
+
+static enum options_result validate_dump(const struct options *o, const struct given *g)
+{
+	const char *with = NULL;
+
+	if (o->command)
+		return usage_error("--dump needs -p PID: it snapshots a running process");
+	if (o->noutputs)
+		with = "--output";
+	else if (g->duration)
+		with = "--duration";
+	else if (o->top)
+		with = "--top";
+	else if (g->format)
+		with = "--format";
+	else if (g->rate)
+		with = "--rate";
+	else if (o->idle)
+		with = "--idle";
+	else if (o->children)
+		with = "--children";
+	else if (o->threads)
+		with = "--threads";
+	else if (o->ngroups)
+		with = "--thread-group";
+	else if (g->max_stacks)
+		with = "--max-stacks";
+	else if (o->annotate)
+		with = "--annotate";
+	else if (g->attach_mode)
+		with = "--attach-mode";
+	if (with)
+		return usage_error("--dump cannot be combined with %s: it prints one snapshot "
+				   "of every thread to standard output", with);
+	return OPTIONS_RUN;
+}
+
+static enum options_result validate_options(struct options *o, const struct given *g)
+{
+	enum options_result r;
+
+	if (!g->pid && !o->command)
+		return usage_error("nothing to profile: give -p PID or a command to run");
+	if (g->pid && o->command)
+		return usage_error("give either -p PID or a command to run, not both "
+				   "(command: '%s')", o->command[0]);
+	if (o->quiet && o->verbose)
+		return usage_error("--quiet and --verbose contradict each other");
+	if (o->dump) {
+		r = validate_dump(o, g);
+		if (r != OPTIONS_RUN)
+			return r;
+	}
+	if (o->top && o->noutputs)
+		return usage_error("--top cannot be combined with --output: it shows a live "
+				   "view instead of writing a profile");
+	if (o->top && g->format)
+		return usage_error("--top cannot be combined with --format: it writes no file");
+	if (o->addresses && o->no_inline)
+		return usage_error("--no-inline has no effect with --addresses "
+				   "(addresses are not symbolized)");
+	if (o->addresses && o->annotate)
+		return usage_error("--annotate has no effect with --addresses "
+				   "(inline and JIT frames need symbols)");
+
+	r = resolve_formats(o, g);
+	if (r != OPTIONS_RUN)
+		return r;
+	if (o->annotate && (o->dump || o->top))
+		return usage_error("--annotate only changes folded output, and --%s writes none",
+				   o->dump ? "dump" : "top");
+	if (o->annotate && !any_output_is(o, FORMAT_FOLDED))
+		return usage_error("--annotate only changes folded output, and no output is folded");
+	return OPTIONS_RUN;
+}
+
+/* ---- help ----------------------------------------------------------------- */
+
+void options_print_help(FILE *out)
+{
+	fputs(
+"Usage: csampler [OPTION]... -p PID\n"
+"       csampler [OPTION]... [--] PROGRAM [ARG]...\n"
+"Sample the call stacks of a running native Linux program (or of PROGRAM,\n"
+"started under csampler) and write a profile: pprof, folded stacks, an SVG\n"
+"flame graph or a text report.\n"
+"\n"
+"Target:\n"
+"  -p, --pid=PID            profile the running process PID, all its threads\n"
+"  PROGRAM [ARG]...         run PROGRAM and profile it; csampler exits with its\n"
+"                           status\n"
+"      --children           follow child processes (fork, vfork, clone) and\n"
+"                           their execs\n"
+"      --attach-mode=MODE   persistent (default): stay attached for the run;\n"
+"                           per-sample: attach around each sample only, for\n"
+"                           targets that receive many signals\n"
+"\n"
+"Sampling:\n"
+"  -d, --duration=TIME      stop after TIME: 30, 30s, 2m, 1h, 1.5s, 500ms\n"
+"                           (default: until the target exits or Ctrl-C)\n"
+"  -F, --rate=HZ            sampling rate, 1 to 10000 (default 99)\n"
+"      --idle               wall-clock profile: count blocked threads too\n"
+"                           (default: only threads running on a CPU)\n"
+"      --max-depth=N        frames kept per stack, 4 to 65536 (default 1024)\n"
+"      --max-stacks=N       distinct stacks kept in memory, 16 to 10000000\n"
+"                           (default 65536); the rest go to a temporary file\n"
+"      --stack-window=SIZE  stack bytes copied per sample, 4k to 8m\n"
+"                           (default 64k); deeper stacks are marked truncated\n"
+"      --realtime[=PRIO]    run the sampler with SCHED_FIFO priority PRIO,\n"
+"                           1 to 99 (default 1): shorter target pauses\n"
+"\n"
+"Output:\n"
+"  -o, --output=FILE        write the profile to FILE (repeatable); '-' is\n"
+"                           standard output (default: csampler-PID-DATE.pb.gz)\n"
+"  -f, --format=FORMAT      pprof, folded, svg or text, for each FILE without\n"
+"                           a known extension (default pprof; folded for '-')\n"
+"      --threads            put a root frame NAME-TID on every stack\n"
+"      --thread-group=REGEX=NAME\n"
+"                           count threads whose whole name matches the extended\n"
+"                           regular expression REGEX as one thread NAME\n"
+"                           (repeatable; the first match wins)\n"
+"      --no-inline          do not show inlined functions as frames of their own\n"
+"      --addresses          keep raw addresses, do not symbolize\n"
+"      --annotate           folded output: mark inlined frames _[i], JIT _[j]\n"
+"\n"
+"Display:\n"
+"      --dump               print the stack of every thread of PID once (like\n"
+"                           pstack) and exit\n"
+"      --top                live view of the hottest functions; q quits\n"
+"  -q, --quiet              print nothing but errors (no progress, no summary)\n"
+"  -v, --verbose            tell more (repeat for more detail)\n"
+"\n"
+"Misc:\n"
+"  -h, --help               show this help and exit\n"
+"  -V, --version            show the version and exit\n"
+"\n"
+"File extensions: .pb .pb.gz .pprof (pprof, gzipped), .folded .collapsed,\n"
+".svg, .txt.  View pprof files with 'go tool pprof -http=: FILE'.\n"
+"Exit status: 0 on success, 64 for a usage error, 1 or 65-71 when profiling\n"
+"failed; with PROGRAM, the program's own status.  See csampler(1).\n",
+	      out);
+}
+
+/* ---- parsing ----------------------------------------------------------------- */
+
+static void set_defaults(struct options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->rate = DEFAULT_RATE;
+	o->format = FORMAT_AUTO;
+	o->max_depth = DEFAULT_MAX_DEPTH;
+	o->max_stacks = DEFAULT_MAX_STACKS;
+	o->stack_window = DEFAULT_STACK_WINDOW;
+	o->seize_mode = TARGET_SEIZE_PERSISTENT;
+	o->rt_priority = 0;
+}
+
+/* One option with its argument; OPTIONS_RUN to go on. */
+static enum options_result apply_option(struct options *o, struct given *g, int c,
+					const char *arg)
+{
+	unsigned long long v;
+
+	switch (c) {
+	case 'p':
+		if (g->pid)
+			return usage_error("only one -p PID at a time");
+		if (!parse_ranged(arg, 1, MAX_PID, &v))
+			return usage_error("invalid process id '%s'", arg);
+		o->pid = (pid_t)v;
+		g->pid = true;
+		break;
+	case 'd':
+		if (!parse_duration(arg, &o->duration))
+			return usage_error("invalid duration '%s' (examples: 30, 30s, 2m, 1.5s, 500ms)",
+					   arg);
+		if (o->duration <= 0)
+			return usage_error("duration must be greater than 0 (without -d, "
+					   "csampler runs until the target exits or Ctrl-C)");
+		if (o->duration > MAX_DURATION)
+			return usage_error("duration '%s' is too long (at most 366 days)", arg);
+		g->duration = true;
+		break;
+	case 'F':
+		if (!parse_ranged(arg, MIN_RATE, MAX_RATE, &v))
+			return usage_error("invalid rate '%s': expected a whole number of Hz "
+					   "from %u to %u", arg, MIN_RATE, MAX_RATE);
+		o->rate = (unsigned)v;
+		g->rate = true;
+		break;
+	case 'o':
+		return add_output(o, arg);
+	case 'f':
+		o->format = write_format_from_name(arg);
+		if (o->format == FORMAT_AUTO)
+			return usage_error("invalid format '%s': expected pprof, folded, svg or text",
+					   arg);
+		g->format = true;
+		g->format_arg = arg;
+		break;
+	case OPT_IDLE:      o->idle = true; break;
+	case OPT_THREADS:   o->threads = true; break;
+	case OPT_CHILDREN:  o->children = true; break;
+	case OPT_NO_INLINE: o->no_inline = true; break;
+	case OPT_ADDRESSES: o->addresses = true; break;
+	case OPT_ANNOTATE:  o->annotate = true; break;
+	case OPT_DUMP:      o->dump = true; break;
+	case OPT_TOP:       o->top = true; break;
+	case 'q':           o->quiet = true; break;
+	case 'v':
+		if (o->verbose < 16)
+			o->verbose++;
+		break;
+	case OPT_THREAD_GROUP:
+		return add_thread_group(o, arg);
+	case OPT_MAX_DEPTH:
+		if (!parse_ranged(arg, MIN_MAX_DEPTH, MAX_MAX_DEPTH, &v))
+			return usage_error("invalid --max-depth '%s': expected a number from %u to %u",
+					   arg, MIN_MAX_DEPTH, MAX_MAX_DEPTH);
+		o->max_depth = (unsigned)v;
+		break;
+	case OPT_MAX_STACKS:
+		if (!parse_ranged(arg, MIN_MAX_STACKS, MAX_MAX_STACKS, &v))
+			return usage_error("invalid --max-stacks '%s': expected a number from %u to %u",
+					   arg, MIN_MAX_STACKS, MAX_MAX_STACKS);
+		o->max_stacks = (size_t)v;
+		g->max_stacks = true;
+		break;
+	case OPT_STACK_WINDOW:
+		if (!parse_size(arg, &v) || v < MIN_STACK_WINDOW || v > MAX_STACK_WINDOW)
+			return usage_error("invalid --stack-window '%s': expected a size from 4k to 8m",
+					   arg);
+		o->stack_window = (size_t)v;
+		break;
+	case OPT_ATTACH_MODE:
+		if (strcmp(arg, "persistent") == 0)
+			o->seize_mode = TARGET_SEIZE_PERSISTENT;
+		else if (strcmp(arg, "per-sample") == 0)
+			o->seize_mode = TARGET_SEIZE_PER_SAMPLE;
+		else
+			return usage_error("invalid --attach-mode '%s': expected persistent "
+					   "or per-sample", arg);
+		g->attach_mode = true;
+		break;
+	case OPT_REALTIME:
+		if (!arg) {
+			o->rt_priority = DEFAULT_RT_PRIORITY;
+		} else if (parse_ranged(arg, MIN_RT_PRIORITY, MAX_RT_PRIORITY, &v)) {
+			o->rt_priority = (int)v;
+		} else {
+			return usage_error("invalid --realtime priority '%s': expected a number "
+					   "from %d to %d", arg, MIN_RT_PRIORITY, MAX_RT_PRIORITY);
+		}
+		g->realtime = true;
+		break;
+	default:
+		return usage_error("internal error: option %d not handled", c);
+	}
+	return OPTIONS_RUN;
+}
+
+/* "--realtime 50 -p 1": getopt took "50" for the command. Say so. */
+static bool realtime_value_taken_as_command(char **argv, int cmd_index)
+{
+	const char *prev = argv[cmd_index - 1];
+	unsigned long long v;
+	int nmatch;
+
+	if (cmd_index < 2 || strncmp(prev, "--", 2) != 0 || prev[2] == '\0')
+		return false;
+	const struct option *lo = find_long_option(prev, &nmatch);
+	return lo && lo->val == OPT_REALTIME && strchr(prev, '=') == NULL &&
+	       parse_decimal(argv[cmd_index], &v);
+}
+
+enum options_result options_parse(struct options *o, int argc, char **argv)
+{
+	struct given g = { 0 };
+	const char *last_optarg = NULL;
+	enum options_result r;
+	int c, before;
+
+	set_defaults(o);
+	opterr = 0;
+	optind = 0;     /* full re-initialisation of getopt, so tests can parse twice */
+	for (;;) {
+		before = optind == 0 ? 1 : optind;
+		c = getopt_long(argc, argv, short_options, long_options, NULL);
+		if (c == -1)
+			break;
+		switch (c) {
+		case 'h':
+			options_print_help(stdout);
+			return OPTIONS_EXIT_OK;
+		case 'V':
+			printf("csampler %s\n", PACKAGE_VERSION);
+			return OPTIONS_EXIT_OK;
+		case '?':
+		case ':':
+			/* optind stays on an element whose short options
+			 * are not all read yet ("-xq"); else it moved past it */
+			return option_error(c, optind > before || optind >= argc
+						   ? argv[optind - 1] : argv[optind]);
+		default:
+			last_optarg = optarg;
+			r = apply_option(o, &g, c, optarg);
+			if (r != OPTIONS_RUN)
+				return r;
+			break;
+		}
+	}
+
+	if (optind < argc) {
+		if (realtime_value_taken_as_command(argv, optind))
+			return usage_error("give the priority as --realtime=%s", argv[optind]);
+		o->command = &argv[optind];
+	} else if (!g.pid && optind > 1 && strcmp(argv[optind - 1], "--") == 0 &&
+		   argv[optind - 1] != last_optarg) {
+		return usage_error("no command after '--'");
+	}
+	return validate_options(o, &g);
+}
+
+void options_free(struct options *o)
+{
+	for (size_t i = 0; i < o->ngroups; i++)
+		regfree(&o->groups[i].re);
+	o->ngroups = 0;
+}

@@ -1,0 +1,62 @@
+# fish completion for csampler(1)
+
+# The program and its arguments: what follows the options (after "--", or
+# from the first word that is not an option). Prints them NUL-separated and
+# succeeds when there is such a program.
+function __fish_csampler_print_command
+    set -l tokens (commandline -opc) (commandline -ct)
+    set -e tokens[1]
+    argparse -s 'p/pid=' 'd/duration=' 'F/rate=' 'o/output=+' 'f/format=' \
+        idle threads 'thread-group=+' children 'max-depth=' 'max-stacks=' \
+        'stack-window=' 'attach-mode=' 'realtime=?' no-inline addresses \
+        annotate dump top q/quiet v/verbose h/help V/version -- $tokens 2>/dev/null
+    or return 1
+    if set -q argv[1]
+        string join0 -- $argv
+        return 0
+    end
+    return 1
+end
+
+function __fish_csampler_no_command
+    not __fish_csampler_print_command >/dev/null
+end
+
+function __fish_csampler_complete_command
+    set -l args (__fish_csampler_print_command | string split0)
+    __fish_complete_subcommand --commandline $args
+end
+
+complete -c csampler -f
+complete -c csampler -n 'not __fish_csampler_no_command' -x -a '(__fish_csampler_complete_command)'
+complete -c csampler -n __fish_csampler_no_command -x -a '(__fish_complete_command)'
+
+set -l opt -c csampler -n __fish_csampler_no_command
+# Target
+complete $opt -s p -l pid -x -a '(__fish_complete_pids)' -d 'Profile the running process PID'
+complete $opt -l children -d 'Follow child processes and their execs'
+complete $opt -l attach-mode -x -a 'persistent\t"Stay attached for the whole run (default)" per-sample\t"Attach around each sample only"' -d 'Stay attached, or attach per sample'
+# Sampling
+complete $opt -s d -l duration -x -a '10 30s 1m 500ms' -d 'Stop after TIME (30, 30s, 2m, 1.5s, 500ms)'
+complete $opt -s F -l rate -x -a '49 99 199 499 997' -d 'Sampling rate in Hz (1-10000, default 99)'
+complete $opt -l idle -d 'Wall-clock profile: count blocked threads too'
+complete $opt -l max-depth -x -d 'Frames kept per stack (4-65536, default 1024)'
+complete $opt -l max-stacks -x -d 'Distinct stacks kept in memory (default 65536)'
+complete $opt -l stack-window -x -a '16k 64k 256k 1m 8m' -d 'Stack bytes copied per sample (4k-8m)'
+complete $opt -l realtime -d 'Run the sampler SCHED_FIFO at PRIO (--realtime=PRIO, 1-99)'
+# Output
+complete $opt -s o -l output -r -F -a '-' -d 'Write the profile to FILE (- is stdout)'
+complete $opt -s f -l format -x -a 'pprof\t"pprof profile.proto, gzipped" folded\t"Folded stacks (flamegraph.pl)" svg\t"Interactive SVG flame graph" text\t"Top functions and hottest stacks"' -d 'Format for outputs without a known extension'
+complete $opt -l threads -d 'A root frame NAME-TID on every stack'
+complete $opt -l thread-group -x -d 'Merge threads matching REGEX as NAME (REGEX=NAME)'
+complete $opt -l no-inline -d 'Do not show inlined functions as frames'
+complete $opt -l addresses -d 'Keep raw addresses, do not symbolize'
+complete $opt -l annotate -d 'Folded output: mark inline _[i] and JIT _[j] frames'
+# Display
+complete $opt -l dump -d 'Print the stack of every thread once, like pstack'
+complete $opt -l top -d 'Live view of the hottest functions'
+complete $opt -s q -l quiet -d 'Print nothing but errors'
+complete $opt -s v -l verbose -d 'Tell more (repeatable)'
+# Misc
+complete $opt -s h -l help -d 'Show the options and exit'
+complete $opt -s V -l version -d 'Show the version and exit'
