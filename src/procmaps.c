@@ -1,3 +1,879 @@
-/* procmaps: under construction (see procmaps.h). */
+/* procmaps: every memory mapping a process has ever had (see procmaps.h).
+ *
+ * Storage: each mapping is one allocation (entry and path together) made the
+ * first time it is seen, so entry pointers stay valid until procmaps_free.
+ * ALL holds every mapping sorted by (start, age) with a prefix maximum of the
+ * end addresses, so a lookup of a historical address walks back only over
+ * mappings that can contain it; CUR holds the current mappings sorted by start
+ * (they do not overlap) for the common lookup. A mapping is identified by its
+ * range, offset, permissions, device, inode and path: a line of the maps file
+ * equal to a known mapping only marks it seen in this refresh (no allocation);
+ * a known mapping absent from the file is retired (current = false).
+ *
+ * refresh reads the whole maps file with pread from offset 0 of a descriptor
+ * kept open (reopened after exec, whose new mm the old descriptor does not
+ * see) into a buffer that grows only when the file does.
+ *
+ * Files: each file-backed executable mapping gets a descriptor, opened once
+ * per file (device, inode) through /proc/PID/map_files/START-END, else through
+ * the target's root (openat2 RESOLVE_IN_ROOT, inode checked). Mappings of the
+ * same file share it; the file table owns the descriptors.
+ *
+ * Perf maps: symbols sorted by start; one symbol per start (a later line or a
+ * later load replaces an earlier one). A file is read only if it is a regular
+ * file owned by root, by us or by the target's user, up to PERF_MAP_MAX_BYTES.
+ *
+ * Bounds: maps file PROCMAPS_MAX_BYTES, mappings PROCMAPS_MAX_ENTRIES, open
+ * files MAX_FILES, vdso VDSO_MAX_BYTES, JIT symbols MAX_JIT_SYMBOLS, symbol
+ * names PROCMAPS_PATH_MAX - 1 bytes, perf map lines PERF_LINE_MAX bytes. */
 #include "config.h"
-typedef int procmaps_unbuilt;
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "procmaps.h"
+
+#define PROCMAPS_MAX_ENTRIES (1u << 20)
+#define PROCMAPS_MAX_BYTES ((size_t)256 << 20)
+#define MAPS_BUF_INITIAL (64 * 1024)
+#define MAX_FILES 4096
+#define VDSO_MAX_BYTES ((size_t)1 << 20)
+#define MAX_JIT_SYMBOLS (1u << 20)
+#define PERF_MAP_MAX_BYTES ((off_t)256 << 20)
+#define PERF_LINE_MAX (PROCMAPS_PATH_MAX + 64)
+#define CUR_WALK_BACK 8
+#define JIT_WALK_BACK 16
+#define DELETED_SUFFIX " (deleted)"
+
+struct node {
+	struct procmaps_entry e;  /* first: entry pointers are node pointers */
+	uint64_t seq;             /* order of discovery */
+	uint64_t seen;            /* refresh epoch that last saw it */
+	char path[];
+};
+
+struct open_file {
+	uint64_t inode;
+	unsigned dev_major, dev_minor;
+	int fd;
+};
+
+struct jit_entry {
+	struct procmaps_jit_symbol sym;  /* first: returned by procmaps_find_jit */
+	uint64_t seq;
+};
+
+struct procmaps {
+	pid_t pid;
+	pid_t nspid;
+	uid_t ruid, euid;
+	int root_fd;
+	int maps_fd;
+	struct node **all;
+	uint64_t *maxend;
+	size_t n, cap;
+	struct node **cur;
+	size_t ncur, curcap;
+	struct open_file *files;
+	size_t nfiles, filescap;
+	uint64_t generation;
+	uint64_t epoch;
+	uint64_t seq;
+	char *buf;
+	size_t bufcap;
+	char scratch[PROCMAPS_PATH_MAX];
+	void *vdso;
+	size_t vdso_len;
+	uint64_t vdso_start;
+	struct jit_entry *jit;
+	size_t njit, jitcap;
+	uint64_t jit_seq;
+};
+
+/* ---- parsing (pure; safe on any bytes) ------------------------------------ */
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* At most 16 hex digits, at least one. */
+static int parse_hex(const char **p, const char *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned n = 0;
+	while (*p < end && hex_digit(**p) >= 0) {
+		if (++n > 16)
+			return -1;
+		v = v << 4 | (uint64_t)hex_digit(**p);
+		(*p)++;
+	}
+	if (n == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_dec(const char **p, const char *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned n = 0;
+	while (*p < end && **p >= '0' && **p <= '9') {
+		unsigned d = (unsigned)(**p - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+		n++;
+		(*p)++;
+	}
+	if (n == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int expect(const char **p, const char *end, char c)
+{
+	if (*p >= end || **p != c)
+		return -1;
+	(*p)++;
+	return 0;
+}
+
+static int parse_perm(const char **p, const char *end, char yes, bool *out)
+{
+	if (*p >= end)
+		return -1;
+	if (**p == yes)
+		*out = true;
+	else if (**p == '-')
+		*out = false;
+	else
+		return -1;
+	(*p)++;
+	return 0;
+}
+
+static void copy_truncated(char *dst, size_t dstsz, const char *src, size_t len)
+{
+	if (!dst || dstsz == 0)
+		return;
+	if (len > dstsz - 1)
+		len = dstsz - 1;
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+int procmaps_parse_line(const char *line, size_t len, struct procmaps_entry *out,
+			char *path, size_t pathsz)
+{
+	if (!line || !out)
+		return -1;
+	const char *p = line, *end = line + len;
+	if (end > p && end[-1] == '\n')
+		end--;
+	struct procmaps_entry e = { .fd = -1 };
+	uint64_t major, minor;
+	if (parse_hex(&p, end, &e.start) < 0 || expect(&p, end, '-') < 0 ||
+	    parse_hex(&p, end, &e.end) < 0 || expect(&p, end, ' ') < 0 ||
+	    parse_perm(&p, end, 'r', &e.readable) < 0 || parse_perm(&p, end, 'w', &e.writable) < 0 ||
+	    parse_perm(&p, end, 'x', &e.executable) < 0)
+		return -1;
+	if (p >= end || (*p != 's' && *p != 'p'))
+		return -1;
+	e.shared = *p++ == 's';
+	if (expect(&p, end, ' ') < 0 || parse_hex(&p, end, &e.offset) < 0 ||
+	    expect(&p, end, ' ') < 0 || parse_hex(&p, end, &major) < 0 ||
+	    expect(&p, end, ':') < 0 || parse_hex(&p, end, &minor) < 0 ||
+	    expect(&p, end, ' ') < 0 || parse_dec(&p, end, &e.inode) < 0)
+		return -1;
+	if (e.start >= e.end || major > UINT_MAX || minor > UINT_MAX)
+		return -1;
+	e.dev_major = (unsigned)major;
+	e.dev_minor = (unsigned)minor;
+	if (p < end && *p != ' ')
+		return -1;
+	while (p < end && *p == ' ')
+		p++;
+	/* The kernel escapes newlines in paths; a raw NUL or newline is not ours. */
+	if (memchr(p, '\0', (size_t)(end - p)) || memchr(p, '\n', (size_t)(end - p)))
+		return -1;
+	size_t plen = (size_t)(end - p);
+	size_t slen = sizeof(DELETED_SUFFIX) - 1;
+	if (plen > slen && memcmp(end - slen, DELETED_SUFFIX, slen) == 0) {
+		e.deleted = true;
+		plen -= slen;
+	}
+	copy_truncated(path, pathsz, p, plen);
+	*out = e;
+	return 0;
+}
+
+int procmaps_parse_perf_map_line(const char *line, size_t len, uint64_t *start,
+				 uint64_t *size, char *name, size_t namesz)
+{
+	if (!line || !start || !size || !name || namesz == 0)
+		return -1;
+	const char *p = line, *end = line + len;
+	while (end > p && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	uint64_t s, z;
+	if (end - p >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	if (parse_hex(&p, end, &s) < 0 || p >= end || (*p != ' ' && *p != '\t'))
+		return -1;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (end - p >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	if (parse_hex(&p, end, &z) < 0 || p >= end || (*p != ' ' && *p != '\t'))
+		return -1;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p >= end || z > UINT64_MAX - s)
+		return -1;
+	if (memchr(p, '\0', (size_t)(end - p)) || memchr(p, '\n', (size_t)(end - p)))
+		return -1;
+	copy_truncated(name, namesz, p, (size_t)(end - p));
+	*start = s;
+	*size = z;
+	return 0;
+}
+
+/* ---- life ----------------------------------------------------------------- */
+
+static int open_in_root(int root_fd, const char *path, int flags)
+{
+	struct open_how how = { .flags = (uint64_t)(flags | O_CLOEXEC), .resolve = RESOLVE_IN_ROOT };
+	long fd = syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+		return (int)fd;
+	/* Kernels before 5.6 (or a seccomp filter): plain openat under the root. */
+	while (*path == '/')
+		path++;
+	return openat(root_fd, path, flags | O_CLOEXEC);
+}
+
+/* Read a small /proc file whole into BUF (NUL-terminated). */
+static ssize_t read_small_file(const char *path, char *buf, size_t bufsz)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t got = 0;
+	while (got < bufsz - 1) {
+		ssize_t r = read(fd, buf + got, bufsz - 1 - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return (ssize_t)got;
+}
+
+/* The text after "KEY:" on its line in a /proc status buffer, or NULL. */
+static const char *status_field(const char *status, const char *key)
+{
+	size_t klen = strlen(key);
+	for (const char *l = status; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (strncmp(l, key, klen) == 0 && l[klen] == ':')
+			return l + klen + 1;
+	return NULL;
+}
+
+static void read_status(struct procmaps *pm, const char *status)
+{
+	pm->nspid = pm->pid;
+	const char *f = status_field(status, "NSpid");
+	if (f) {
+		/* The last number on the line is the pid in the innermost namespace. */
+		const char *eol = strchr(f, '\n');
+		if (!eol)
+			eol = f + strlen(f);
+		const char *q = eol;
+		while (q > f && (q[-1] == ' ' || q[-1] == '\t'))
+			q--;
+		const char *digits = q;
+		while (digits > f && digits[-1] >= '0' && digits[-1] <= '9')
+			digits--;
+		uint64_t v;
+		const char *d = digits;
+		if (parse_dec(&d, q, &v) == 0 && v > 0 && v <= INT_MAX)
+			pm->nspid = (pid_t)v;
+	}
+	pm->ruid = pm->euid = (uid_t)-1;
+	f = status_field(status, "Uid");
+	unsigned long r, e;
+	if (f && sscanf(f, "%lu %lu", &r, &e) == 2) {
+		pm->ruid = (uid_t)r;
+		pm->euid = (uid_t)e;
+	}
+}
+
+struct procmaps *procmaps_new(pid_t pid)
+{
+	if (pid <= 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct procmaps *pm = calloc(1, sizeof(*pm));
+	if (!pm)
+		return NULL;
+	pm->pid = pid;
+	pm->root_fd = -1;
+	pm->maps_fd = -1;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	char status[4096];
+	if (read_small_file(path, status, sizeof status) < 0) {
+		int err = errno == ENOENT ? ESRCH : errno;
+		free(pm);
+		errno = err;
+		return NULL;
+	}
+	read_status(pm, status);
+	snprintf(path, sizeof path, "/proc/%d/root", (int)pid);
+	pm->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return pm;
+}
+
+void procmaps_free(struct procmaps *pm)
+{
+	if (!pm)
+		return;
+	if (pm->maps_fd >= 0)
+		close(pm->maps_fd);
+	if (pm->root_fd >= 0)
+		close(pm->root_fd);
+	for (size_t i = 0; i < pm->nfiles; i++)
+		close(pm->files[i].fd);
+	for (size_t i = 0; i < pm->n; i++)
+		free(pm->all[i]);
+	for (size_t i = 0; i < pm->njit; i++)
+		free(pm->jit[i].sym.name);
+	free(pm->files);
+	free(pm->all);
+	free(pm->maxend);
+	free(pm->cur);
+	free(pm->buf);
+	free(pm->vdso);
+	free(pm->jit);
+	free(pm);
+}
+
+/* ---- refresh -------------------------------------------------------------- */
+
+/* Read the maps file whole into pm->buf; returns its length or -1. */
+static ssize_t read_maps(struct procmaps *pm)
+{
+	if (pm->maps_fd < 0) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/maps", (int)pm->pid);
+		pm->maps_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (pm->maps_fd < 0) {
+			if (errno == ENOENT)
+				errno = ESRCH;
+			return -1;
+		}
+	}
+	if (!pm->buf) {
+		pm->buf = malloc(MAPS_BUF_INITIAL);
+		if (!pm->buf)
+			return -1;
+		pm->bufcap = MAPS_BUF_INITIAL;
+	}
+	size_t got = 0;
+	for (;;) {
+		if (got == pm->bufcap) {
+			if (pm->bufcap >= PROCMAPS_MAX_BYTES)
+				break;
+			char *nb = realloc(pm->buf, pm->bufcap * 2);
+			if (!nb)
+				return -1;
+			pm->buf = nb;
+			pm->bufcap *= 2;
+		}
+		ssize_t r = pread(pm->maps_fd, pm->buf + got, pm->bufcap - got, (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			if (errno == ENOENT)
+				errno = ESRCH;
+			return -1;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+static bool same_mapping(const struct procmaps_entry *a, const struct procmaps_entry *b,
+			 const char *bpath)
+{
+	return a->start == b->start && a->end == b->end && a->offset == b->offset &&
+	       a->inode == b->inode && a->dev_major == b->dev_major &&
+	       a->dev_minor == b->dev_minor && a->readable == b->readable &&
+	       a->writable == b->writable && a->executable == b->executable &&
+	       a->shared == b->shared && a->deleted == b->deleted && strcmp(a->path, bpath) == 0;
+}
+
+/* First index in ALL[0, n) whose start is >= ADDR. */
+static size_t lower_bound_all(struct node *const *all, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (all[mid]->e.start < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct node *find_known(const struct procmaps *pm, size_t nsorted,
+			       const struct procmaps_entry *e, const char *path)
+{
+	for (size_t i = lower_bound_all(pm->all, nsorted, e->start);
+	     i < nsorted && pm->all[i]->e.start == e->start; i++)
+		if (same_mapping(&pm->all[i]->e, e, path))
+			return pm->all[i];
+	return NULL;
+}
+
+static int file_fd(struct procmaps *pm, const struct procmaps_entry *e, const char *path)
+{
+	for (size_t i = 0; i < pm->nfiles; i++) {
+		const struct open_file *f = &pm->files[i];
+		if (f->inode == e->inode && f->dev_major == e->dev_major && f->dev_minor == e->dev_minor)
+			return f->fd;
+	}
+	if (pm->nfiles >= MAX_FILES)
+		return -1;
+	char name[96];
+	snprintf(name, sizeof name, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pm->pid,
+		 e->start, e->end);
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && pm->root_fd >= 0 && !e->deleted) {
+		fd = open_in_root(pm->root_fd, path, O_RDONLY | O_NONBLOCK);
+		struct stat st;
+		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+				(uint64_t)st.st_ino != e->inode)) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd >= 0)
+			fcntl(fd, F_SETFL, 0);
+	}
+	if (fd < 0)
+		return -1;
+	if (pm->nfiles == pm->filescap) {
+		size_t nc = pm->filescap ? pm->filescap * 2 : 16;
+		struct open_file *nf = realloc(pm->files, nc * sizeof(*nf));
+		if (!nf) {
+			close(fd);
+			return -1;
+		}
+		pm->files = nf;
+		pm->filescap = nc;
+	}
+	pm->files[pm->nfiles++] = (struct open_file){
+		.inode = e->inode, .dev_major = e->dev_major, .dev_minor = e->dev_minor, .fd = fd,
+	};
+	return fd;
+}
+
+static void copy_vdso(struct procmaps *pm, const struct procmaps_entry *e)
+{
+	size_t len = (size_t)(e->end - e->start);
+	if (len == 0 || len > VDSO_MAX_BYTES)
+		return;
+	void *img = malloc(len);
+	if (!img)
+		return;
+	struct iovec local = { .iov_base = img, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)e->start, .iov_len = len };
+	if (process_vm_readv(pm->pid, &local, 1, &remote, 1, 0) != (ssize_t)len) {
+		free(img);
+		return;
+	}
+	free(pm->vdso);
+	pm->vdso = img;
+	pm->vdso_len = len;
+	pm->vdso_start = e->start;
+}
+
+static struct node *add_mapping(struct procmaps *pm, const struct procmaps_entry *e, const char *path)
+{
+	if (pm->n == pm->cap) {
+		size_t nc = pm->cap ? pm->cap * 2 : 256;
+		struct node **na = realloc(pm->all, nc * sizeof(*na));
+		if (!na)
+			return NULL;
+		pm->all = na;
+		uint64_t *nm = realloc(pm->maxend, nc * sizeof(*nm));
+		if (!nm)
+			return NULL;
+		pm->maxend = nm;
+		pm->cap = nc;
+	}
+	size_t plen = strlen(path);
+	struct node *nd = malloc(sizeof(*nd) + plen + 1);
+	if (!nd)
+		return NULL;
+	nd->e = *e;
+	memcpy(nd->path, path, plen + 1);
+	nd->e.path = nd->path;
+	nd->e.current = true;
+	nd->e.fd = -1;
+	nd->seq = pm->seq++;
+	nd->seen = pm->epoch;
+	if (e->executable && path[0] == '/' && e->inode != 0)
+		nd->e.fd = file_fd(pm, e, path);
+	if (strcmp(path, "[vdso]") == 0)
+		copy_vdso(pm, &nd->e);
+	pm->all[pm->n++] = nd;
+	return nd;
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	const struct node *x = *(struct node *const *)a, *y = *(struct node *const *)b;
+	if (x->e.start != y->e.start)
+		return x->e.start < y->e.start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int rebuild_indexes(struct procmaps *pm, size_t nsorted)
+{
+	if (nsorted < pm->n)
+		qsort(pm->all, pm->n, sizeof(*pm->all), cmp_node);
+	uint64_t m = 0;
+	size_t ncur = 0;
+	for (size_t i = 0; i < pm->n; i++) {
+		if (pm->all[i]->e.end > m)
+			m = pm->all[i]->e.end;
+		pm->maxend[i] = m;
+		ncur += pm->all[i]->e.current;
+	}
+	if (ncur > pm->curcap) {
+		struct node **nc = realloc(pm->cur, ncur * sizeof(*nc));
+		if (!nc)
+			return -1;
+		pm->cur = nc;
+		pm->curcap = ncur;
+	}
+	pm->ncur = 0;
+	for (size_t i = 0; i < pm->n; i++)
+		if (pm->all[i]->e.current)
+			pm->cur[pm->ncur++] = pm->all[i];
+	return 0;
+}
+
+int procmaps_refresh(struct procmaps *pm)
+{
+	ssize_t len = read_maps(pm);
+	if (len < 0)
+		return -1;
+	if (len == 0) {
+		/* A live process always has mappings: its mm is gone. */
+		errno = ESRCH;
+		return -1;
+	}
+	pm->epoch++;
+	size_t nsorted = pm->n;
+	int added = 0;
+	bool changed = false, failed = false;
+	const char *p = pm->buf, *end = pm->buf + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			break;   /* a partial last line (buffer bound): ignore */
+		struct procmaps_entry e;
+		if (procmaps_parse_line(p, (size_t)(nl - p), &e, pm->scratch, sizeof pm->scratch) == 0) {
+			struct node *nd = find_known(pm, nsorted, &e, pm->scratch);
+			if (nd) {
+				if (!nd->e.current)
+					changed = true;
+				nd->e.current = true;
+				nd->seen = pm->epoch;
+			} else if (pm->n >= PROCMAPS_MAX_ENTRIES) {
+				/* Bounded: mappings beyond the limit are not recorded. */
+			} else if (add_mapping(pm, &e, pm->scratch)) {
+				added++;
+			} else {
+				failed = true;
+			}
+		}
+		p = nl + 1;
+	}
+	for (size_t i = 0; i < pm->ncur; i++) {
+		struct node *nd = pm->cur[i];
+		if (nd->seen != pm->epoch && nd->e.current) {
+			nd->e.current = false;
+			changed = true;
+		}
+	}
+	if (added || changed) {
+		if (rebuild_indexes(pm, nsorted) < 0)
+			return -1;
+		pm->generation++;
+	}
+	if (failed) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return added;
+}
+
+void procmaps_exec(struct procmaps *pm)
+{
+	for (size_t i = 0; i < pm->ncur; i++)
+		pm->cur[i]->e.current = false;
+	pm->ncur = 0;
+	pm->generation++;
+	/* The descriptor shows the mm it was opened on: reopen for the new one. */
+	if (pm->maps_fd >= 0) {
+		close(pm->maps_fd);
+		pm->maps_fd = -1;
+	}
+}
+
+/* ---- lookups -------------------------------------------------------------- */
+
+static bool contains(const struct procmaps_entry *e, uint64_t addr)
+{
+	return addr >= e->start && addr < e->end;
+}
+
+const struct procmaps_entry *procmaps_find(const struct procmaps *pm, uint64_t addr)
+{
+	/* Current mappings do not overlap: the last one starting at or below. */
+	size_t i = addr == UINT64_MAX ? pm->ncur : lower_bound_all(pm->cur, pm->ncur, addr + 1);
+	for (size_t k = 0; k < CUR_WALK_BACK && i > 0; k++, i--)
+		if (contains(&pm->cur[i - 1]->e, addr))
+			return &pm->cur[i - 1]->e;
+	/* History: walk back while some earlier mapping still reaches ADDR. */
+	const struct node *best = NULL;
+	i = addr == UINT64_MAX ? pm->n : lower_bound_all(pm->all, pm->n, addr + 1);
+	for (; i > 0 && pm->maxend[i - 1] > addr; i--) {
+		const struct node *nd = pm->all[i - 1];
+		if (!contains(&nd->e, addr))
+			continue;
+		if (!best || (nd->e.current && !best->e.current) ||
+		    (nd->e.current == best->e.current && nd->seq > best->seq))
+			best = nd;
+	}
+	return best ? &best->e : NULL;
+}
+
+size_t procmaps_count(const struct procmaps *pm)
+{
+	return pm->n;
+}
+
+const struct procmaps_entry *procmaps_at(const struct procmaps *pm, size_t i)
+{
+	return i < pm->n ? &pm->all[i]->e : NULL;
+}
+
+uint64_t procmaps_generation(const struct procmaps *pm)
+{
+	return pm->generation;
+}
+
+pid_t procmaps_pid(const struct procmaps *pm)
+{
+	return pm->pid;
+}
+
+int procmaps_root_fd(const struct procmaps *pm)
+{
+	return pm->root_fd;
+}
+
+const void *procmaps_vdso_image(const struct procmaps *pm, size_t *len, uint64_t *start)
+{
+	if (len)
+		*len = pm->vdso ? pm->vdso_len : 0;
+	if (start)
+		*start = pm->vdso ? pm->vdso_start : 0;
+	return pm->vdso;
+}
+
+/* ---- perf maps ------------------------------------------------------------ */
+
+static size_t jit_lower_bound(const struct jit_entry *j, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (j[mid].sym.start < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int cmp_jit(const void *a, const void *b)
+{
+	const struct jit_entry *x = a, *y = b;
+	if (x->sym.start != y->sym.start)
+		return x->sym.start < y->sym.start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Add one symbol unless the sorted part already has it exactly. */
+static void jit_add(struct procmaps *pm, size_t nsorted, uint64_t start, uint64_t size, const char *name)
+{
+	for (size_t i = jit_lower_bound(pm->jit, nsorted, start);
+	     i < nsorted && pm->jit[i].sym.start == start; i++)
+		if (pm->jit[i].sym.size == size && strcmp(pm->jit[i].sym.name, name) == 0) {
+			pm->jit[i].seq = pm->jit_seq++;
+			return;
+		}
+	if (pm->njit >= MAX_JIT_SYMBOLS)
+		return;
+	if (pm->njit == pm->jitcap) {
+		size_t nc = pm->jitcap ? pm->jitcap * 2 : 256;
+		struct jit_entry *nj = realloc(pm->jit, nc * sizeof(*nj));
+		if (!nj)
+			return;
+		pm->jit = nj;
+		pm->jitcap = nc;
+	}
+	char *copy = strdup(name);
+	if (!copy)
+		return;
+	pm->jit[pm->njit++] = (struct jit_entry){
+		.sym = { .start = start, .size = size, .name = copy }, .seq = pm->jit_seq++,
+	};
+}
+
+/* Sort and keep the newest symbol of each start. */
+static void jit_settle(struct procmaps *pm)
+{
+	qsort(pm->jit, pm->njit, sizeof(*pm->jit), cmp_jit);
+	size_t out = 0;
+	for (size_t i = 0; i < pm->njit; i++) {
+		if (out > 0 && pm->jit[out - 1].sym.start == pm->jit[i].sym.start) {
+			free(pm->jit[out - 1].sym.name);   /* older (sorted by seq) */
+			pm->jit[out - 1] = pm->jit[i];
+			continue;
+		}
+		pm->jit[out++] = pm->jit[i];
+	}
+	pm->njit = out;
+}
+
+static bool perf_map_trusted(const struct procmaps *pm, const struct stat *st)
+{
+	return S_ISREG(st->st_mode) &&
+	       (st->st_uid == 0 || st->st_uid == geteuid() || st->st_uid == pm->euid ||
+		st->st_uid == pm->ruid);
+}
+
+static void read_perf_map(struct procmaps *pm, int fd, size_t nsorted)
+{
+	char *chunk = malloc(PERF_LINE_MAX * 2);
+	if (!chunk)
+		return;
+	off_t total = 0;
+	size_t have = 0;
+	bool skipping = false;   /* inside a line longer than PERF_LINE_MAX */
+	for (;;) {
+		ssize_t r = read(fd, chunk + have, PERF_LINE_MAX * 2 - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		total += r;
+		have += (size_t)r;
+		size_t pos = 0;
+		for (;;) {
+			char *nl = memchr(chunk + pos, '\n', have - pos);
+			if (!nl)
+				break;
+			size_t llen = (size_t)(nl - (chunk + pos));
+			uint64_t start, size;
+			if (!skipping && procmaps_parse_perf_map_line(chunk + pos, llen, &start, &size,
+								      pm->scratch, sizeof pm->scratch) == 0)
+				jit_add(pm, nsorted, start, size, pm->scratch);
+			skipping = false;
+			pos += llen + 1;
+		}
+		memmove(chunk, chunk + pos, have - pos);
+		have -= pos;
+		if (have >= PERF_LINE_MAX) {
+			skipping = true;
+			have = 0;
+		}
+		if (total >= PERF_MAP_MAX_BYTES)
+			break;
+	}
+	free(chunk);
+}
+
+size_t procmaps_load_perf_map(struct procmaps *pm)
+{
+	char path[64];
+	int fds[2] = { -1, -1 };
+	struct stat st[2];
+	if (pm->root_fd >= 0) {
+		snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)pm->nspid);
+		fds[0] = open_in_root(pm->root_fd, path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+	}
+	snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)pm->pid);
+	fds[1] = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0 && (fstat(fds[i], &st[i]) < 0 || !perf_map_trusted(pm, &st[i]))) {
+			close(fds[i]);
+			fds[i] = -1;
+		}
+	if (fds[0] >= 0 && fds[1] >= 0 && st[0].st_dev == st[1].st_dev && st[0].st_ino == st[1].st_ino) {
+		close(fds[1]);
+		fds[1] = -1;
+	}
+	size_t nsorted = pm->njit;
+	for (int i = 0; i < 2; i++) {
+		if (fds[i] < 0)
+			continue;
+		read_perf_map(pm, fds[i], nsorted);
+		close(fds[i]);
+	}
+	if (pm->njit != nsorted)
+		jit_settle(pm);
+	return pm->njit;
+}
+
+const struct procmaps_jit_symbol *procmaps_find_jit(const struct procmaps *pm, uint64_t addr)
+{
+	size_t i = addr == UINT64_MAX ? pm->njit : jit_lower_bound(pm->jit, pm->njit, addr + 1);
+	for (size_t k = 0; k < JIT_WALK_BACK && i > 0; k++, i--) {
+		const struct procmaps_jit_symbol *s = &pm->jit[i - 1].sym;
+		if (addr - s->start < s->size)
+			return s;
+	}
+	return NULL;
+}

@@ -7,7 +7,20 @@
  * the smallest count (the new one included) is appended to a spill file in
  * $TMPDIR, unlinked at creation, so nothing is left behind after a crash.
  * stackmap_foreach merges the spill back exactly: every key is reported once
- * with the sum of all its counts and weights (invariant: totals are exact). */
+ * with the sum of all its counts and weights (invariant: totals are exact).
+ *
+ * Bounded memory: addresses live in an arena of 16-address chunks chained per
+ * entry, sized for min(max_depth, 48) addresses per slot on average (and at
+ * least two max_depth stacks); when it has too few free chunks for a new
+ * entry, a clock hand over the buckets spills the smallest entry of each
+ * bucket it passes. Spill records go through a write buffer allocated at
+ * creation; the file is opened at the first eviction. If a write fails, the
+ * new observation is dropped (stats.lost) and the residents stay.
+ * stackmap_foreach merges in passes partitioned by hash range: a temporary
+ * table as large as the resident capacity collects the residents and spill
+ * records of [lo, hi]; when it fills, hi drops to the median hash held and
+ * the keys above are left to the next pass. So foreach needs about twice the
+ * resident memory and reads the spill file once per pass. */
 #ifndef CSAMPLER_STACKMAP_H
 #define CSAMPLER_STACKMAP_H
 #include <stddef.h>
@@ -37,6 +50,7 @@ struct stackmap_stats {
 	uint64_t spilled;        /* entries written to the spill file */
 	size_t resident;         /* entries in memory now */
 	size_t capacity;         /* entries memory can hold */
+	uint64_t lost;           /* samples dropped because the spill file failed */
 };
 
 /* max_stacks: entries kept in memory (>= 1); max_depth: longest stack stored.

@@ -1,0 +1,33 @@
+/* libFuzzer harness for procmaps_parse_perf_map_line (any bytes, any size).
+ * Build (not wired into make):
+ *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+ *     -I$BUILD -Isrc tests/fuzz/fuzz_perf_map_line.c src/procmaps.c -o fuzz_perf_map_line
+ * Run: ./fuzz_perf_map_line -max_total_time=120 -max_len=8192 */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "procmaps.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* The first byte picks the name buffer size (0 must be refused). */
+	size_t namesz = size > 0 ? data[0] % 64 : 0;
+	const char *line = size > 0 ? (const char *)data + 1 : (const char *)data;
+	size_t len = size > 0 ? size - 1 : 0;
+	char *name = malloc(namesz ? namesz : 1);
+	uint64_t start, sz;
+	int r = procmaps_parse_perf_map_line(line, len, &start, &sz, name, namesz);
+	if (r == 0) {
+		if (namesz == 0 || sz > UINT64_MAX - start)
+			abort();
+		if (strnlen(name, namesz) >= namesz || strlen(name) > len)
+			abort();
+	}
+	free(name);
+	return 0;
+}
