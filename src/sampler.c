@@ -35,6 +35,7 @@ static bool syscall_restarts_transparently(long nr)
 	case 230: /* clock_nanosleep */
 	case 61:  /* wait4 */
 	case 247: /* waitid */
+	case 219: /* restart_syscall: one of the above, already restarted once */
 		return true;
 	default:
 		return false;
@@ -499,6 +500,11 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 			thread_release(s, t);
 		break;
 	}
+}
+
+void sampler_set_stackmap(struct sampler *s, struct stackmap *m)
+{
+	s->map = m;
 }
 
 void sampler_note_missed(struct sampler *s, uint64_t missed)

@@ -55,6 +55,10 @@ void sampler_free(struct sampler *s);
 /* A target event (forward target's callback here). */
 void sampler_on_event(struct sampler *s, const struct target_event *ev);
 
+/* Count the samples of the following ticks in M (--top: one map per refresh
+ * window); the caller keeps owning the previous map. */
+void sampler_set_stackmap(struct sampler *s, struct stackmap *m);
+
 /* Take one round of samples. 0, or -1 on a fatal error. */
 int sampler_tick(struct sampler *s);
 /* Account for ticks skipped because a tick overran. */

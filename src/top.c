@@ -1,3 +1,808 @@
-/* top: under construction (see top.h). */
+/* top: see top.h.
+ *
+ * The normal sampler runs on the same clock as a profiling run (a timerfd
+ * with absolute deadlines; a signalfd for SIGCHLD, the stop signals and
+ * SIGWINCH; stdin polled for keys), counting into a small stackmap. Every
+ * second that stackmap is swapped for a fresh one and folded into per-function
+ * counts (self: the innermost frame of the leaf address; total: every distinct
+ * function of the stack, inlined ones included), which go into a ring of the
+ * last TOP_WINDOW_SECONDS seconds. The screen shows the ring's sum.
+ *
+ * Symbolization is cached per (pid, address) across refreshes: an address is
+ * looked up once, its frames kept as ids of interned, escaped function names
+ * (the symbolizer may be recreated when a library is loaded, so no string of
+ * it is kept). */
 #include "config.h"
-typedef int top_unbuilt;
+
+#include <curses.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "address.h"
+#include "dump.h"
+#include "error.h"
+#include "procmaps.h"
+#include "sampler.h"
+#include "stackmap.h"
+#include "symbolize.h"
+#include "target.h"
+#include "top.h"
+
+#define TOP_WINDOW_SECONDS 10
+#define TOP_REFRESH_NS 1000000000ull
+#define TOP_MAX_FRAMES_PER_ADDRESS 64
+#define TOP_WINDOW_STACKS 4096         /* per-second stackmap; more spills, exactly */
+#define TOP_NAME_MAX 1024              /* escaped function names are cut here */
+
+/* Interned function names (escaped), ids are indexes. */
+struct fn_table {
+	char **names;
+	size_t n, cap;
+	uint32_t *index;                   /* open addressing: id + 1, 0 = empty */
+	size_t index_cap;                  /* power of two */
+};
+
+/* (pid, stored address) -> the function ids of its frames, innermost first. */
+struct addr_slot {
+	uint64_t addr;
+	pid_t pid;
+	uint32_t first, n;                 /* in pool; n == 0: empty slot */
+};
+
+struct addr_cache {
+	struct addr_slot *slots;
+	size_t cap, used;
+	uint32_t *pool;
+	size_t npool, pool_cap;
+};
+
+struct fn_count {
+	uint32_t fn;
+	uint64_t self, total;
+};
+
+/* One second of the ring. */
+struct second {
+	struct fn_count *counts;
+	size_t n, cap;
+	uint64_t samples;
+	uint64_t duration_ns;
+};
+
+/* Per-function accumulators, indexed by function id. */
+struct accum {
+	uint64_t *self, *total, *stamp;
+	size_t cap;
+	uint64_t stamp_now;                /* one per stack: count a function once */
+	uint32_t *touched;                 /* ids with total > 0 */
+	size_t ntouched, touched_cap;
+};
+
+struct proc_symbolizer {
+	const struct procmaps *pm;
+	uint64_t generation;
+	struct symbolizer *sym;
+};
+
+struct top {
+	const struct options *opt;
+	struct target *target;
+	struct sampler *sampler;
+	struct stackmap *map;              /* the second being sampled */
+	SCREEN *screen;
+	pid_t pid;
+	char command[512];                 /* escaped */
+
+	struct fn_table fns;
+	struct addr_cache cache;
+	struct proc_symbolizer *syms;
+	size_t nsyms, syms_cap;
+	struct symbol_frame frames[TOP_MAX_FRAMES_PER_ADDRESS];
+	uint32_t blocked_fn;               /* "[blocked]", or UINT32_MAX until needed */
+	uint32_t no_stack_fn;              /* "[no stack]", or UINT32_MAX until needed */
+
+	struct second ring[TOP_WINDOW_SECONDS];
+	size_t ring_next, ring_filled;
+	uint64_t second_start_ns;
+	struct accum acc;
+
+	struct fn_count *rows;             /* the window, sorted hottest first */
+	size_t nrows, rows_cap;
+	uint64_t window_samples, window_ns;
+	const char *status;                /* a note for the header, or NULL */
+};
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int grow(void **p, size_t *cap, size_t want, size_t elem)
+{
+	if (want <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap : 16;
+	while (ncap < want)
+		ncap *= 2;
+	void *np = realloc(*p, ncap * elem);
+	if (!np)
+		return -1;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
+/* ---- function names -------------------------------------------------------------- */
+
+static uint64_t hash_string(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int accum_reserve(struct accum *a, size_t n)
+{
+	if (n <= a->cap)
+		return 0;
+	size_t ncap = a->cap ? a->cap * 2 : 256;
+	while (ncap < n)
+		ncap *= 2;
+	uint64_t *s = realloc(a->self, ncap * sizeof *s);
+	if (s)
+		a->self = s;
+	uint64_t *t = realloc(a->total, ncap * sizeof *t);
+	if (t)
+		a->total = t;
+	uint64_t *st = realloc(a->stamp, ncap * sizeof *st);
+	if (st)
+		a->stamp = st;
+	if (!s || !t || !st)
+		return -1;
+	memset(a->self + a->cap, 0, (ncap - a->cap) * sizeof *s);
+	memset(a->total + a->cap, 0, (ncap - a->cap) * sizeof *t);
+	memset(a->stamp + a->cap, 0, (ncap - a->cap) * sizeof *st);
+	a->cap = ncap;
+	return 0;
+}
+
+static int fn_index_rebuild(struct fn_table *f, size_t cap)
+{
+	uint32_t *idx = calloc(cap, sizeof *idx);
+	if (!idx)
+		return -1;
+	for (size_t i = 0; i < f->n; i++) {
+		size_t h = hash_string(f->names[i]) & (cap - 1);
+		while (idx[h])
+			h = (h + 1) & (cap - 1);
+		idx[h] = (uint32_t)i + 1;
+	}
+	free(f->index);
+	f->index = idx;
+	f->index_cap = cap;
+	return 0;
+}
+
+/* The id of NAME (raw, target-controlled), interning its escaped form. */
+static uint32_t fn_intern(struct top *tp, const char *raw)
+{
+	struct fn_table *f = &tp->fns;
+	char name[TOP_NAME_MAX];
+	text_escape(raw, name, sizeof name);
+
+	if ((f->n + 1) * 2 > f->index_cap && fn_index_rebuild(f, f->index_cap ? f->index_cap * 2 : 1024) < 0)
+		return UINT32_MAX;
+	size_t h = hash_string(name) & (f->index_cap - 1);
+	while (f->index[h]) {
+		uint32_t id = f->index[h] - 1;
+		if (strcmp(f->names[id], name) == 0)
+			return id;
+		h = (h + 1) & (f->index_cap - 1);
+	}
+	if (f->n >= UINT32_MAX - 1 || grow((void **)&f->names, &f->cap, f->n + 1, sizeof *f->names) < 0 ||
+	    accum_reserve(&tp->acc, f->n + 1) < 0)
+		return UINT32_MAX;
+	char *copy = strdup(name);
+	if (!copy)
+		return UINT32_MAX;
+	f->names[f->n] = copy;
+	f->index[h] = (uint32_t)f->n + 1;
+	return (uint32_t)f->n++;
+}
+
+/* ---- symbolization, cached per address ----------------------------------------------- */
+
+static struct symbolizer *symbolizer_for(struct top *tp, pid_t pid)
+{
+	/* The newest process with that pid (a pid can be reused). */
+	const struct procmaps *pm = NULL;
+	for (size_t i = sampler_nprocesses(tp->sampler); i-- > 0;) {
+		const struct procmaps *p = sampler_process_maps(tp->sampler, i);
+		if (p && procmaps_pid(p) == pid) {
+			pm = p;
+			break;
+		}
+	}
+	if (!pm)
+		return NULL;
+	for (size_t i = 0; i < tp->nsyms; i++)
+		if (tp->syms[i].pm == pm)
+			return tp->syms[i].sym;
+	if (grow((void **)&tp->syms, &tp->syms_cap, tp->nsyms + 1, sizeof *tp->syms) < 0)
+		return NULL;
+	struct symbolize_options so = { .no_inline = tp->opt->no_inline,
+					.addresses_only = tp->opt->addresses };
+	struct proc_symbolizer *ps = &tp->syms[tp->nsyms++];
+	ps->pm = pm;
+	ps->generation = procmaps_generation(pm);
+	ps->sym = symbolizer_new(pm, &so);
+	return ps->sym;
+}
+
+/* A library was loaded since a symbolizer was made: make it again, so the
+ * addresses stored since are found. Cached addresses stay valid (their names
+ * are copies; mappings are never forgotten). */
+static void symbolizers_refresh(struct top *tp)
+{
+	struct symbolize_options so = { .no_inline = tp->opt->no_inline,
+					.addresses_only = tp->opt->addresses };
+	for (size_t i = 0; i < tp->nsyms; i++) {
+		struct proc_symbolizer *ps = &tp->syms[i];
+		uint64_t gen = procmaps_generation(ps->pm);
+		if (gen == ps->generation && ps->sym)
+			continue;
+		if (ps->sym)
+			symbolizer_free(ps->sym);
+		ps->sym = symbolizer_new(ps->pm, &so);
+		ps->generation = gen;
+	}
+}
+
+static size_t addr_hash(pid_t pid, uint64_t addr, size_t cap)
+{
+	return (size_t)((addr * 0x9E3779B97F4A7C15ull) ^ (uint64_t)(uint32_t)pid) & (cap - 1);
+}
+
+static int addr_cache_grow(struct addr_cache *c)
+{
+	size_t ncap = c->cap ? c->cap * 2 : 4096;
+	struct addr_slot *ns = calloc(ncap, sizeof *ns);
+	if (!ns)
+		return -1;
+	for (size_t i = 0; i < c->cap; i++) {
+		if (c->slots[i].n == 0)
+			continue;
+		size_t h = addr_hash(c->slots[i].pid, c->slots[i].addr, ncap);
+		while (ns[h].n)
+			h = (h + 1) & (ncap - 1);
+		ns[h] = c->slots[i];
+	}
+	free(c->slots);
+	c->slots = ns;
+	c->cap = ncap;
+	return 0;
+}
+
+/* The function ids of ADDR's frames (innermost first); *n of them. The pointer
+ * is valid until the next call. NULL on allocation failure. */
+static const uint32_t *lookup_address(struct top *tp, pid_t pid, uint64_t addr, uint32_t *n)
+{
+	struct addr_cache *c = &tp->cache;
+	if ((c->used + 1) * 2 > c->cap && addr_cache_grow(c) < 0)
+		return NULL;
+	size_t h = addr_hash(pid, addr, c->cap);
+	while (c->slots[h].n) {
+		if (c->slots[h].addr == addr && c->slots[h].pid == pid) {
+			*n = c->slots[h].n;
+			return c->pool + c->slots[h].first;
+		}
+		h = (h + 1) & (c->cap - 1);
+	}
+
+	struct symbolizer *sym = symbolizer_for(tp, pid);
+	size_t nf = sym ? symbolizer_lookup(sym, addr, tp->frames, TOP_MAX_FRAMES_PER_ADDRESS) : 0;
+	char unknown[32];
+	if (nf == 0) {
+		snprintf(unknown, sizeof unknown, "0x%llx", (unsigned long long)addr_value(addr));
+		tp->frames[0] = (struct symbol_frame){ .function = unknown };
+		nf = 1;
+	}
+	if (c->npool + nf > UINT32_MAX ||
+	    grow((void **)&c->pool, &c->pool_cap, c->npool + nf, sizeof *c->pool) < 0)
+		return NULL;
+	uint32_t first = (uint32_t)c->npool;
+	for (size_t i = 0; i < nf; i++) {
+		uint32_t id = fn_intern(tp, tp->frames[i].function ? tp->frames[i].function : "??");
+		if (id == UINT32_MAX)
+			return NULL;
+		c->pool[c->npool++] = id;
+	}
+	c->slots[h] = (struct addr_slot){ .addr = addr, .pid = pid, .first = first, .n = (uint32_t)nf };
+	c->used++;
+	*n = (uint32_t)nf;
+	return c->pool + first;
+}
+
+/* ---- counting ------------------------------------------------------------------------ */
+
+static int accum_add(struct accum *a, uint32_t fn, uint64_t self, uint64_t total)
+{
+	if (a->total[fn] == 0) {
+		if (grow((void **)&a->touched, &a->touched_cap, a->ntouched + 1, sizeof *a->touched) < 0)
+			return -1;
+		a->touched[a->ntouched++] = fn;
+	}
+	a->self[fn] += self;
+	a->total[fn] += total;
+	return 0;
+}
+
+/* Move the accumulated counts to OUT (grown as needed) and clear them. */
+static int accum_drain(struct accum *a, struct fn_count **out, size_t *n, size_t *cap)
+{
+	int ret = grow((void **)out, cap, a->ntouched, sizeof **out);
+	*n = 0;
+	for (size_t i = 0; i < a->ntouched; i++) {
+		uint32_t fn = a->touched[i];
+		if (ret == 0)
+			(*out)[(*n)++] = (struct fn_count){ fn, a->self[fn], a->total[fn] };
+		a->self[fn] = a->total[fn] = 0;
+	}
+	a->ntouched = 0;
+	return ret;
+}
+
+static int count_stack(void *ctx, const struct stackmap_entry *e)
+{
+	struct top *tp = ctx;
+	struct accum *a = &tp->acc;
+	const struct sampler_thread_info *ti = sampler_thread(tp->sampler, e->thread_key);
+	pid_t pid = ti ? ti->pid : tp->pid;
+
+	tp->ring[tp->ring_next].samples += e->count;
+	a->stamp_now++;
+	if (e->depth == 0) {
+		/* --idle: a blocked thread we could not interrupt; else a stack
+		 * the unwinder could not start. */
+		bool blocked = (e->flags & STACK_NOT_CAPTURED) != 0;
+		uint32_t *fn = blocked ? &tp->blocked_fn : &tp->no_stack_fn;
+		if (*fn == UINT32_MAX)
+			*fn = fn_intern(tp, blocked ? "[blocked]" : "[no stack]");
+		if (*fn == UINT32_MAX)
+			return 1;
+		return accum_add(a, *fn, e->count, e->count) < 0;
+	}
+	for (uint32_t i = 0; i < e->depth; i++) {
+		uint32_t n;
+		const uint32_t *ids = lookup_address(tp, pid, e->addrs[i], &n);
+		if (!ids)
+			return 1;
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t fn = ids[k];
+			uint64_t self = (i == 0 && k == 0) ? e->count : 0;
+			if (a->stamp[fn] == a->stamp_now) {
+				a->self[fn] += self;
+				continue;
+			}
+			a->stamp[fn] = a->stamp_now;
+			if (accum_add(a, fn, self, e->count) < 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int compare_rows(const void *x, const void *y, void *ctx)
+{
+	const struct fn_count *a = x, *b = y;
+	const struct fn_table *f = ctx;
+	if (a->self != b->self)
+		return a->self < b->self ? 1 : -1;
+	if (a->total != b->total)
+		return a->total < b->total ? 1 : -1;
+	return strcmp(f->names[a->fn], f->names[b->fn]);
+}
+
+/* Sum the ring into the sorted rows. */
+static int window_rows(struct top *tp)
+{
+	tp->window_samples = tp->window_ns = 0;
+	for (size_t s = 0; s < tp->ring_filled; s++) {
+		const struct second *sec = &tp->ring[s];
+		tp->window_samples += sec->samples;
+		tp->window_ns += sec->duration_ns;
+		for (size_t i = 0; i < sec->n; i++)
+			if (accum_add(&tp->acc, sec->counts[i].fn, sec->counts[i].self, sec->counts[i].total) < 0)
+				return -1;
+	}
+	if (accum_drain(&tp->acc, &tp->rows, &tp->nrows, &tp->rows_cap) < 0)
+		return -1;
+	qsort_r(tp->rows, tp->nrows, sizeof *tp->rows, compare_rows, &tp->fns);
+	return 0;
+}
+
+/* The second ends: sample into a fresh map, fold the old one into the ring. */
+static int close_second(struct top *tp, uint64_t now)
+{
+	size_t stacks = tp->opt->max_stacks < TOP_WINDOW_STACKS ? tp->opt->max_stacks : TOP_WINDOW_STACKS;
+	struct stackmap *fresh = stackmap_new(stacks, tp->opt->max_depth);
+	if (!fresh)
+		return -1;
+	struct stackmap *old = tp->map;
+	sampler_set_stackmap(tp->sampler, fresh);
+	tp->map = fresh;
+
+	struct second *sec = &tp->ring[tp->ring_next];
+	sec->samples = 0;
+	sec->n = 0;
+	sec->duration_ns = now - tp->second_start_ns;
+	tp->second_start_ns = now;
+	symbolizers_refresh(tp);
+	int r = stackmap_foreach(old, count_stack, tp);
+	stackmap_free(old);
+	if (accum_drain(&tp->acc, &sec->counts, &sec->n, &sec->cap) < 0 || r != 0)
+		return -1;
+	tp->ring_next = (tp->ring_next + 1) % TOP_WINDOW_SECONDS;
+	if (tp->ring_filled < TOP_WINDOW_SECONDS)
+		tp->ring_filled++;
+	return window_rows(tp);
+}
+
+/* ---- the screen ---------------------------------------------------------------------- */
+
+static void read_command(struct top *tp)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)tp->pid);
+	size_t n = 0;
+	FILE *f = fopen(path, "re");
+	if (f) {
+		n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+	}
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	text_escape(buf, tp->command, sizeof tp->command);
+}
+
+static void draw_line(int y, const char *text)
+{
+	if (y >= LINES)
+		return;
+	mvaddnstr(y, 0, text, COLS);
+}
+
+static void draw(struct top *tp)
+{
+	char line[1024];
+	const struct target_thread *tl;
+	size_t nthreads = target_done(tp->target) ? 0 : target_threads(tp->target, &tl);
+	struct sampler_stats st;
+	sampler_get_stats(tp->sampler, &st);
+	double window_s = (double)tp->window_ns / 1e9;
+
+	erase();
+	snprintf(line, sizeof line, "csampler --top  pid %d  %s", (int)tp->pid, tp->command);
+	draw_line(0, line);
+	snprintf(line, sizeof line, "threads %zu  %.1f samples/s at %u Hz  window %.0fs  samples %llu  pause p50 %.0f us",
+		 nthreads, window_s > 0 ? (double)tp->window_samples / window_s : 0.0, tp->opt->rate,
+		 window_s, (unsigned long long)tp->window_samples, (double)st.pause_p50_ns / 1e3);
+	draw_line(1, line);
+	draw_line(2, tp->status ? tp->status : "q: quit");
+	if (LINES > 3) {
+		attron(A_REVERSE);
+		mvhline(3, 0, ' ', COLS);
+		draw_line(3, "  SELF%  TOTAL%     SELF    TOTAL  FUNCTION");
+		attroff(A_REVERSE);
+	}
+	if (tp->ring_filled == 0 || tp->window_samples == 0) {
+		draw_line(4, tp->ring_filled == 0 ? "  (collecting samples)" : "  (no samples: the threads are idle)");
+	} else {
+		int y = 4;
+		for (size_t i = 0; i < tp->nrows && y < LINES; i++, y++) {
+			const struct fn_count *r = &tp->rows[i];
+			snprintf(line, sizeof line, "%7.1f %7.1f %8llu %8llu  %s",
+				 100.0 * (double)r->self / (double)tp->window_samples,
+				 100.0 * (double)r->total / (double)tp->window_samples,
+				 (unsigned long long)r->self, (unsigned long long)r->total,
+				 tp->fns.names[r->fn]);
+			draw_line(y, line);
+		}
+	}
+	refresh();
+}
+
+static void resize_screen(void)
+{
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+		resizeterm(ws.ws_row, ws.ws_col);
+}
+
+/* ---- the loop ------------------------------------------------------------------------ */
+
+static void on_target_event(void *ctx, const struct target_event *ev)
+{
+	struct top *tp = ctx;
+	if (tp->sampler)
+		sampler_on_event(tp->sampler, ev);
+	if (ev->kind == TARGET_EV_EXEC && ev->pid == tp->pid)
+		read_command(tp);
+}
+
+static void cleanup_on_die(void *arg)
+{
+	struct top *tp = arg;
+	target_detach(tp->target);
+	if (tp->screen)
+		endwin();
+}
+
+enum loop_end { LOOP_QUIT, LOOP_EXITED, LOOP_DURATION, LOOP_ERROR };
+
+static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
+{
+	const struct options *o = tp->opt;
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (tfd < 0)
+		return LOOP_ERROR;
+	uint64_t period = 1000000000u / o->rate;
+	uint64_t first = start_ns + period;
+	struct itimerspec its = {
+		.it_interval = { (time_t)(period / 1000000000u), (long)(period % 1000000000u) },
+		.it_value = { (time_t)(first / 1000000000u), (long)(first % 1000000000u) },
+	};
+	if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
+		close(tfd);
+		return LOOP_ERROR;
+	}
+	bool keys = isatty(STDIN_FILENO);
+	uint64_t deadline = o->duration > 0 ? start_ns + (uint64_t)(o->duration * 1e9) : 0;
+	uint64_t next_refresh = start_ns + TOP_REFRESH_NS;
+	enum loop_end end = LOOP_QUIT;
+
+	draw(tp);
+	for (;;) {
+		if (target_done(tp->target)) {
+			end = LOOP_EXITED;
+			break;
+		}
+		uint64_t now = monotonic_ns();
+		if (deadline && now >= deadline) {
+			end = LOOP_DURATION;
+			break;
+		}
+		if (now >= next_refresh) {
+			if (close_second(tp, now) < 0) {
+				end = LOOP_ERROR;
+				break;
+			}
+			draw(tp);
+			next_refresh += TOP_REFRESH_NS;
+			if (next_refresh <= now)
+				next_refresh = now + TOP_REFRESH_NS;
+		}
+		uint64_t wake = next_refresh;
+		if (deadline && deadline < wake)
+			wake = deadline;
+		int timeout = (int)((wake - now + 999999) / 1000000);
+
+		struct pollfd fds[3] = {
+			{ .fd = sigfd, .events = POLLIN },
+			{ .fd = tfd, .events = POLLIN },
+			{ .fd = keys ? STDIN_FILENO : -1, .events = POLLIN },
+		};
+		if (poll(fds, 3, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			end = LOOP_ERROR;
+			break;
+		}
+		if (fds[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			bool stop = false, resized = false;
+			while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
+				if (si.ssi_signo == SIGWINCH)
+					resized = true;
+				else if (si.ssi_signo != SIGCHLD)
+					stop = true;
+			}
+			if (target_poll(tp->target) < 0) {
+				end = LOOP_ERROR;
+				break;
+			}
+			if (stop) {
+				end = LOOP_QUIT;
+				break;
+			}
+			if (resized) {
+				resize_screen();
+				draw(tp);
+			}
+		}
+		if (fds[1].revents & POLLIN) {
+			uint64_t expirations = 0;
+			if (read(tfd, &expirations, sizeof expirations) == (ssize_t)sizeof expirations) {
+				if (expirations > 1)
+					sampler_note_missed(tp->sampler, expirations - 1);
+				if (sampler_tick(tp->sampler) < 0) {
+					end = LOOP_ERROR;
+					break;
+				}
+				target_poll(tp->target);
+			}
+		}
+		if (fds[2].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			end = LOOP_QUIT;  /* the terminal went away */
+			break;
+		}
+		if (fds[2].revents & POLLIN) {
+			bool quit = false;
+			int ch;
+			while ((ch = getch()) != ERR) {
+				if (ch == 'q' || ch == 'Q')
+					quit = true;
+				else if (ch == 12) {  /* Ctrl-L */
+					clearok(curscr, TRUE);
+					draw(tp);
+				} else if (ch == KEY_RESIZE) {
+					draw(tp);
+				}
+			}
+			if (quit) {
+				end = LOOP_QUIT;
+				break;
+			}
+		}
+	}
+	close(tfd);
+	return end;
+}
+
+static void top_free(struct top *tp)
+{
+	for (size_t i = 0; i < tp->nsyms; i++)
+		if (tp->syms[i].sym)
+			symbolizer_free(tp->syms[i].sym);
+	free(tp->syms);
+	for (size_t i = 0; i < tp->fns.n; i++)
+		free(tp->fns.names[i]);
+	free(tp->fns.names);
+	free(tp->fns.index);
+	free(tp->cache.slots);
+	free(tp->cache.pool);
+	for (size_t i = 0; i < TOP_WINDOW_SECONDS; i++)
+		free(tp->ring[i].counts);
+	free(tp->acc.self);
+	free(tp->acc.total);
+	free(tp->acc.stamp);
+	free(tp->acc.touched);
+	free(tp->rows);
+	if (tp->sampler)
+		sampler_free(tp->sampler);
+	if (tp->map)
+		stackmap_free(tp->map);
+	target_free(tp->target);
+}
+
+int top_run(const struct options *o)
+{
+	if (!isatty(STDOUT_FILENO)) {
+		warn("--top needs a terminal on stdout");
+		return CS_EXIT_USAGE;
+	}
+	struct top tp = { .opt = o, .blocked_fn = UINT32_MAX, .no_stack_fn = UINT32_MAX };
+	struct target_config cfg = {
+		.children = o->children, .mode = o->seize_mode,
+		.on_event = on_target_event, .ctx = &tp, .verbose = o->verbose,
+	};
+	int status = o->command ? target_launch(&tp.target, o->command, &cfg)
+				: target_attach(&tp.target, o->pid, &cfg);
+	if (status != 0)
+		return status;
+	error_set_cleanup(cleanup_on_die, &tp);
+	tp.pid = target_main_pid(tp.target);
+
+	sigset_t mask, oldmask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigaddset(&mask, SIGWINCH);
+	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	int sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+
+	size_t stacks = o->max_stacks < TOP_WINDOW_STACKS ? o->max_stacks : TOP_WINDOW_STACKS;
+	tp.map = stackmap_new(stacks, o->max_depth);
+	struct sampler_config sc = {
+		.rate = o->rate, .idle = o->idle, .max_depth = o->max_depth,
+		.stack_window = o->stack_window, .verbose = o->verbose,
+	};
+	tp.sampler = tp.map ? sampler_new(tp.target, tp.map, &sc) : NULL;
+	if (sigfd < 0 || !tp.map || !tp.sampler) {
+		warn_errno("cannot set up sampling");
+		target_detach(tp.target);
+		status = CS_EXIT_SYSTEM;
+		goto out;
+	}
+	sampler_on_event(tp.sampler, &(struct target_event){ TARGET_EV_PROCESS_NEW, tp.pid, tp.pid });
+
+	const char *term = getenv("TERM");
+	tp.screen = newterm(NULL, stdout, stdin);
+	if (!tp.screen) {
+		target_detach(tp.target);
+		warn("--top cannot drive the terminal type '%s'", term ? term : "(TERM unset)");
+		status = CS_EXIT_USAGE;
+		goto out;
+	}
+	cbreak();
+	noecho();
+	nodelay(stdscr, TRUE);
+	keypad(stdscr, TRUE);
+	curs_set(0);
+
+	if (target_start(tp.target) < 0) {
+		target_detach(tp.target);
+		endwin();
+		status = CS_EXIT_FAILURE;
+		goto out;
+	}
+	read_command(&tp);
+	uint64_t start = monotonic_ns();
+	tp.second_start_ns = start;
+	enum loop_end end = top_loop(&tp, sigfd, start);
+	uint64_t elapsed = monotonic_ns() - start;
+	target_detach(tp.target);
+	endwin();
+	error_set_cleanup(NULL, NULL);
+
+	struct sampler_stats st;
+	sampler_get_stats(tp.sampler, &st);
+	switch (end) {
+	case LOOP_ERROR:
+		warn("--top stopped: sampling failed (out of memory or a poll error)");
+		status = CS_EXIT_SYSTEM;
+		break;
+	case LOOP_EXITED:
+		if (!o->quiet)
+			warn("pid %d exited", (int)tp.pid);
+		if (o->command && target_exit_status(tp.target) >= 0)
+			status = target_exit_status(tp.target);
+		break;
+	case LOOP_QUIT:
+	case LOOP_DURATION:
+		break;
+	}
+	if (!o->quiet)
+		warn("%llu samples in %.1f s, pause p50 %.1f us p99 %.1f us", (unsigned long long)st.samples,
+		     (double)elapsed / 1e9, (double)st.pause_p50_ns / 1e3, (double)st.pause_p99_ns / 1e3);
+out:
+	if (tp.screen)
+		delscreen(tp.screen);
+	error_set_cleanup(NULL, NULL);
+	top_free(&tp);
+	if (sigfd >= 0)
+		close(sigfd);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	return status;
+}

@@ -101,7 +101,7 @@ run_csampler() {
 folded_total() { awk '{s += $NF} END {print s + 0}' "$1"; }
 
 # folded_count FILE REGEX: samples of the stacks whose frames match REGEX.
-folded_count() { awk -v re="$2" '{c = $NF; $NF = ""; if ($0 ~ re) s += c} END {print s + 0}' "$1"; }
+folded_count() { awk -v re="$2" '{c = $NF; st = $0; sub(/ [0-9]+$/, "", st); if (st ~ re) s += c} END {print s + 0}' "$1"; }
 
 # assert_folded_has FILE STACK-REGEX: some line's stack matches the ERE.
 assert_folded_has() {

@@ -1,0 +1,89 @@
+#!/bin/sh
+# dump_threads: --dump on the multi-threaded fixture prints every thread with
+# its name, state, syscall and its own call chain; target-controlled names are
+# escaped; the target ends running and untraced; the pause (-v) is bounded.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+
+start_fixture threads evil
+PID=$FIXTURE_PID
+wait_state "$PID" RS
+
+run_csampler --dump -v -p "$PID"
+assert_eq "exit status" "$CS_STATUS" 0
+assert_untraced_running "$PID"
+kill -0 "$PID" 2>/dev/null || fail "the fixture died"
+OUT=$T/cs.out
+
+# One "Thread" block per task of the process (none started or ended since).
+want=$(ls /proc/"$PID"/task | wc -l)
+got=$(grep -c '^Thread ' "$OUT")
+assert_eq "threads printed" "$got" "$want"
+grep -q "^Process $PID: $want threads: " "$OUT" || fail "no process line: $(head -1 "$OUT")"
+
+# block NAME: the lines of the thread block whose header names NAME.
+block() {
+	NAME=$1 awk '
+		/^Thread / { on = (index($0, "Thread " ENVIRON["NAME"] " (tid ") == 1) }
+		/^$/ { on = 0 }
+		on' "$OUT"
+}
+
+# assert_chain NAME HEADER-ERE FUNCTION...: the block of NAME has a header
+# matching HEADER-ERE and frames #0.. in which the functions appear in order.
+assert_chain() {
+	local name=$1 header=$2 b prev=-1 f n
+	shift 2
+	b=$(block "$name")
+	[ -n "$b" ] || fail "no block for thread '$name' in: $(grep '^Thread' "$OUT")"
+	printf '%s\n' "$b" | head -1 | grep -Eq -- "$header" ||
+		fail "thread '$name' header: '$(printf '%s\n' "$b" | head -1)' does not match /$header/"
+	for f in "$@"; do
+		n=$(printf '%s\n' "$b" | grep -E "^#[0-9]+ +0x[0-9a-f]{16} in $f \(.*threads\.c:[0-9]+\) \[.*/threads\]$" |
+			head -1 | sed 's/^#\([0-9]*\).*/\1/')
+		[ -n "$n" ] || fail "thread '$name' has no frame '$f' with file:line and module: $b"
+		[ "$n" -gt "$prev" ] || fail "thread '$name': frame '$f' (#$n) out of order"
+		prev=$n
+	done
+}
+
+assert_chain threads "^Thread threads \(tid $PID, main\) state S \(sleeping\), in syscall futex" main
+assert_chain th-spin-a '^Thread th-spin-a \(tid [0-9]+\) state R \(running\)$' \
+	spin_a_leaf spin_a_middle thread_spin_a
+assert_chain th-spin-b '^Thread th-spin-b \(tid [0-9]+\) state R \(running\)$' \
+	spin_b_leaf spin_b_middle thread_spin_b
+assert_chain th-sleeper '^Thread th-sleeper \(tid [0-9]+\) state S \(sleeping\), in syscall (clock_nanosleep|nanosleep|restart_syscall)' \
+	sleeper_leaf sleeper_middle thread_sleeper
+assert_chain th-reader '^Thread th-reader \(tid [0-9]+\) state S \(sleeping\), in syscall read' \
+	reader_leaf reader_middle thread_reader
+# The escape sequence and newline in a thread name come out as \xNN.
+assert_chain 'ev\x1b[7mil\x0aname' '^Thread ev\\x1b\[7mil\\x0aname \(tid [0-9]+\) state S' \
+	sleeper_leaf sleeper_middle thread_evil
+
+# Every spinning thread's stack reaches the thread start; frames are numbered from 0.
+for name in th-spin-a th-spin-b; do
+	block "$name" | grep -Eq '^#0  0x' || fail "thread $name: first frame is not #0"
+	block "$name" | grep -q ' in start_thread ' || fail "thread $name: stack does not reach start_thread"
+done
+
+# No control byte reached the output.
+if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$OUT"; then
+	fail "control characters in the dump"
+fi
+
+# The pause is reported and sane (a bound, not a timing test).
+pause=$(sed -n 's/^csampler: paused \([0-9]*\) of \([0-9]*\) threads of pid [0-9]* together for \([0-9.]*\) ms.*/\1 \2 \3/p' "$T/cs.err")
+[ -n "$pause" ] || fail "no pause line in: $(cat "$T/cs.err")"
+set -- $pause
+assert_eq "threads stopped" "$1" "$want"
+assert_eq "threads seen" "$2" "$want"
+awk -v ms="$3" 'BEGIN { exit !(ms < 1000) }' || fail "pause of $3 ms is not bounded by 1 s"
+note "$(grep '^csampler: paused' "$T/cs.err")"
+
+# A second dump right after works the same (nothing left behind by the first).
+run_csampler --dump -p "$PID"
+assert_eq "second exit status" "$CS_STATUS" 0
+assert_eq "second: threads printed" "$(grep -c '^Thread ' "$T/cs.out")" "$want"
+[ -s "$T/cs.err" ] && fail "--dump without -v printed on stderr: $(cat "$T/cs.err")"
+assert_untraced_running "$PID"
+exit 0

@@ -1,0 +1,81 @@
+#!/bin/sh
+# top_tmux: --top driven in an 80x24 tmux pane shows the hot fixture's
+# functions with self and total shares (leaf_a within 3 seconds of its first
+# screen); 'q' quits with status 0 and Ctrl-C does too,
+# each leaving the target running and untraced.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+need_cmd tmux
+
+SOCK=csampler-test-$$
+# tmux [ARGS]: our own server (socket), no user configuration.
+tm() { env -u TMUX tmux -L "$SOCK" -f /dev/null "$@"; }
+trap 'tm kill-server 2>/dev/null; cleanup' EXIT
+
+start_fixture hot
+PID=$FIXTURE_PID
+
+# top_session NAME: start csampler --top -p PID in an 80x24 pane; its exit
+# status goes to $T/NAME.status.
+top_session() {
+	tm new-session -d -s "$1" -x 80 -y 24 \
+		"TERM=screen '$CSAMPLER' --top -p $PID 2>'$T/$1.err'; echo \$? >'$T/$1.status'; sleep 60" ||
+		harness "cannot start tmux"
+}
+screen_of() { tm capture-pane -p -t "$1"; }
+
+# wait_screen NAME ERE TENTHS: wait until the pane shows a line matching ERE.
+wait_screen() {
+	local i
+	for i in $(seq 1 "$3"); do
+		screen_of "$1" | grep -Eq -- "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_status NAME: wait for csampler in session NAME to exit; prints its status.
+wait_status() {
+	local i
+	for i in $(seq 1 100); do
+		[ -s "$T/$1.status" ] && { cat "$T/$1.status"; return 0; }
+		sleep 0.1
+	done
+	fail "csampler --top did not exit (screen: $(screen_of "$1"))"
+}
+
+ROW='^ +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[0-9]+ +[0-9]+  '
+
+# 1. The screen, then 'q'.
+top_session one
+wait_screen one "^csampler --top  pid $PID  " 100 ||
+	fail "no --top screen (screen: $(screen_of one); stderr: $(cat "$T/one.err" 2>/dev/null))"
+wait_screen one "${ROW}leaf_a\$" 30 || fail "leaf_a not shown within 3 s: $(screen_of one)"
+wait_screen one "${ROW}leaf_b\$" 20 || fail "leaf_b not shown: $(screen_of one)"
+screen=$(screen_of one)
+note "screen:"; printf '%s\n' "$screen" | sed 's/^/#   /'
+assert_match "header" "$screen" "threads 1  [0-9.]+ samples/s at 99 Hz  window [0-9]+s  samples [0-9]+"
+assert_match "column titles" "$screen" '^  SELF%  TOTAL%     SELF    TOTAL  FUNCTION$'
+# The callers of the leaves are there with their total share and no self time.
+assert_match "work_round row" "$screen" '^ +0\.0 +[0-9.]+ +0 +[0-9]+  work_round$'
+# Rows are sorted by self time: the hottest is a leaf (leaf_a has 50% of the
+# CPU, but one second of samples may rank it second to leaf_b's 30%).
+first=$(printf '%s\n' "$screen" | grep -E -- "$ROW" | head -1 | awk '{print $NF}')
+case "$first" in leaf_a|leaf_b|leaf_c) ;; *) fail "hottest row is '$first', not a leaf" ;; esac
+lines=$(printf '%s\n' "$screen" | wc -l)
+[ "$lines" -le 24 ] || fail "the screen has $lines lines in a 24-line pane"
+
+tm send-keys -t one q
+assert_eq "exit status after q" "$(wait_status one)" 0
+assert_untraced_running "$PID"
+kill -0 "$PID" 2>/dev/null || fail "the fixture died"
+grep -q '^csampler: [0-9]* samples in ' "$T/one.err" || fail "no summary: $(cat "$T/one.err")"
+
+# 2. Ctrl-C quits the same way.
+top_session two
+wait_screen two "${ROW}leaf_a\$" 100 || fail "second session shows no leaf_a: $(screen_of two)"
+tm send-keys -t two C-c
+assert_eq "exit status after Ctrl-C" "$(wait_status two)" 0
+assert_untraced_running "$PID"
+kill -0 "$PID" 2>/dev/null || fail "the fixture died"
+exit 0
