@@ -1,3 +1,1165 @@
-/* symbolize: under construction (see symbolize.h). */
+/* symbolize: addresses -> frames with libdwfl, once per unique address.
+ *
+ * Modules are reported to one Dwfl lazily, the first time an address falls in
+ * a file mapping. The ELF is opened before reporting, in this order: the
+ * descriptor procmaps opened while the target was alive (any mapping of the
+ * same file), else PATH under the target's root, else PATH in our own mount
+ * namespace when its device and inode match the mapping. The load bias comes
+ * from the ELF's program headers and the mapping's offset, so the module's low
+ * address is what libdwfl needs to derive the same bias; our find_elf
+ * callback hands libdwfl that already opened ELF (or the vdso image, from
+ * memory) and falls back to the standard build-id lookup. Separate debuginfo
+ * is found by the standard callback (build-id, then debuglink with CRC or
+ * build-id verification) under the target's root and /usr/lib/debug; libdwfl
+ * asks debuginfod only when DEBUGINFOD_URLS is set.
+ *
+ * Results are cached per lookup pc; every string handed out is interned in an
+ * arena owned by the symbolizer and capped at SYM_NAME_MAX bytes. Errors in
+ * ELF or DWARF data only ever mean "no symbol". */
 #include "config.h"
-typedef int symbolize_unbuilt;
+
+#include "symbolize.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libiberty/demangle.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "address.h"
+
+#define SYM_NAME_MAX 4096          /* bytes kept of any name or path */
+#define SYM_DEMANGLE_INPUT_MAX 16384 /* longer mangled names are not demangled */
+#define SYM_MAX_CHAIN 64           /* frames kept per address (inline depth) */
+#define SYM_PAGE 4096u
+#define SYM_ARENA_CHUNK (64u * 1024u)
+
+/* ---- string interning ------------------------------------------------------ */
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+struct intern_table {
+	struct arena_chunk *chunks;
+	const char **slots;            /* open addressing; NULL = empty */
+	size_t nslots, count;
+};
+
+static uint64_t hash_bytes(const char *p, size_t n)
+{
+	uint64_t h = UINT64_C(14695981039346656037);
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)p[i];
+		h *= UINT64_C(1099511628211);
+	}
+	return h;
+}
+
+static char *arena_alloc(struct intern_table *t, size_t n)
+{
+	struct arena_chunk *c = t->chunks;
+	if (c == NULL || c->size - c->used < n) {
+		size_t size = n > SYM_ARENA_CHUNK ? n : SYM_ARENA_CHUNK;
+		c = malloc(sizeof *c + size);
+		if (c == NULL)
+			return NULL;
+		c->used = 0;
+		c->size = size;
+		c->next = t->chunks;
+		t->chunks = c;
+	}
+	char *p = c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+static bool intern_grow(struct intern_table *t)
+{
+	size_t n = t->nslots ? t->nslots * 2 : 1024;
+	const char **slots = calloc(n, sizeof *slots);
+	if (slots == NULL)
+		return false;
+	for (size_t i = 0; i < t->nslots; i++) {
+		const char *s = t->slots[i];
+		if (s == NULL)
+			continue;
+		size_t j = hash_bytes(s, strlen(s)) & (n - 1);
+		while (slots[j] != NULL)
+			j = (j + 1) & (n - 1);
+		slots[j] = s;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = n;
+	return true;
+}
+
+/* Length of S capped at SYM_NAME_MAX - 1, cut on a UTF-8 character boundary. */
+static size_t capped_length(const char *s, size_t n)
+{
+	if (n < SYM_NAME_MAX)
+		return n;
+	n = SYM_NAME_MAX - 1;
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}
+
+/* The interned copy of the first N bytes of S (capped); NULL only when out of memory. */
+static const char *intern_n(struct intern_table *t, const char *s, size_t n)
+{
+	n = capped_length(s, n);
+	if ((t->count + 1) * 2 > t->nslots && !intern_grow(t))
+		return NULL;
+	size_t j = hash_bytes(s, n) & (t->nslots - 1);
+	while (t->slots[j] != NULL) {
+		const char *e = t->slots[j];
+		if (strncmp(e, s, n) == 0 && e[n] == '\0')
+			return e;
+		j = (j + 1) & (t->nslots - 1);
+	}
+	char *p = arena_alloc(t, n + 1);
+	if (p == NULL)
+		return NULL;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	t->slots[j] = p;
+	t->count++;
+	return p;
+}
+
+static const char *intern(struct intern_table *t, const char *s)
+{
+	return intern_n(t, s, strnlen(s, SYM_NAME_MAX));
+}
+
+static void intern_free(struct intern_table *t)
+{
+	while (t->chunks != NULL) {
+		struct arena_chunk *next = t->chunks->next;
+		free(t->chunks);
+		t->chunks = next;
+	}
+	free(t->slots);
+	t->slots = NULL;
+	t->nslots = t->count = 0;
+}
+
+/* ---- modules --------------------------------------------------------------- */
+
+/* A function symbol of a module (name owned by libelf's string table). */
+struct sym_entry {
+	uint64_t addr, size;
+	const char *name;
+	int rank;                      /* sized > global > weak > local */
+};
+
+/* The address ranges of the functions (DW_TAG_subprogram) of one CU. */
+struct func_range {
+	uint64_t lo, hi;               /* DWARF addresses, [lo, hi) */
+	Dwarf_Die die;
+};
+
+struct cu_index {
+	uint64_t cu_offset;
+	struct func_range *funcs;      /* sorted by lo */
+	size_t n, cap;
+};
+
+struct sym_module {
+	const char *path;              /* interned, as the target sees it */
+	uint64_t inode;
+	unsigned dev_major, dev_minor;
+	uint64_t bias, low, high;
+	Dwfl_Module *dwfl_mod;         /* NULL when the file could not be opened */
+	int pending_fd;                /* handed to libdwfl by find_elf */
+	Elf *pending_elf;
+	char *pending_name;
+	const char *build_id;          /* interned lowercase hex, or NULL */
+	bool has_symbols;              /* .symtab or .dynsym in the main file */
+	bool dwarf_known, has_dwarf;
+	bool is_vdso;
+	void *image;                   /* the vdso image elf_memory reads */
+	struct sym_entry *syms;        /* function symbols sorted by address */
+	size_t nsyms;
+	bool syms_built;
+	struct cu_index *cus;          /* per-CU function ranges, sorted by CU offset */
+	size_t ncus, cus_cap;
+};
+
+/* Which module a procmaps entry resolved to (by the entry's identity). */
+struct entry_link {
+	uint64_t start, end, offset, inode;
+	size_t module;                 /* index into modules, or SIZE_MAX: none */
+};
+
+struct cache_slot {
+	uint64_t pc;                   /* key; 0 = empty (pc 0 is never cached) */
+	uint32_t first, count;         /* frames[first .. first+count) */
+};
+
+struct symbolizer {
+	const struct procmaps *pm;
+	struct symbolize_options opt;
+	Dwfl *dwfl;
+	Dwfl_Callbacks callbacks;
+	char *debuginfo_path;
+	int root_fd;                   /* our dup of the target's root, or -1 */
+	bool foreign_root;             /* root_fd is not our own / */
+
+	struct sym_module **modules;
+	size_t nmodules, modules_cap;
+	struct entry_link *links;
+	size_t nlinks, links_cap;
+
+	struct cache_slot *cache;
+	size_t cache_slots, cache_count;
+	struct symbol_frame *frames;
+	size_t nframes, frames_cap;
+
+	struct intern_table strings;
+};
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash != NULL && slash[1] != '\0' ? slash + 1 : path;
+}
+
+static bool entry_is_vdso(const struct procmaps_entry *e)
+{
+	return strcmp(e->path, "[vdso]") == 0;
+}
+
+/* A mapping of a regular file that symbolization can open. */
+static bool entry_is_file(const struct procmaps_entry *e)
+{
+	return e->path[0] == '/' && strncmp(e->path, "/memfd:", 7) != 0 &&
+	       strncmp(e->path, "/dev/", 5) != 0 && strncmp(e->path, "/SYSV", 5) != 0;
+}
+
+/* Load bias of ELF when the page at file OFFSET is mapped at START (with
+ * execute permission EXEC); the low and high addresses of the whole image as
+ * libdwfl computes them. The loader maps each PT_LOAD from its page-aligned
+ * offset, so the segment starting at OFFSET is the one (several can share a
+ * page: prefer matching PF_X); else the segment containing OFFSET. */
+static bool elf_load_layout(Elf *elf, uint64_t start, uint64_t offset, bool exec,
+			    uint64_t *bias, uint64_t *low, uint64_t *high)
+{
+	size_t phnum;
+	if (elf_getphdrnum(elf, &phnum) != 0 || phnum == 0 || phnum > 65535)
+		return false;
+	bool have_first = false;
+	int best = 0; /* 3: starts at OFFSET with matching PF_X, 2: starts at OFFSET, 1: contains */
+	uint64_t first_vaddr = 0, top = 0;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) == NULL)
+			return false;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (!have_first) {
+			/* libdwfl: vaddr = p_vaddr & -p_align of the first PT_LOAD */
+			first_vaddr = ph.p_vaddr & -ph.p_align;
+			have_first = true;
+		}
+		if (ph.p_vaddr + ph.p_memsz > top)
+			top = ph.p_vaddr + ph.p_memsz;
+		uint64_t off_page = ph.p_offset & ~(uint64_t)(SYM_PAGE - 1);
+		uint64_t vaddr_page = ph.p_vaddr & ~(uint64_t)(SYM_PAGE - 1);
+		int score = 0;
+		if (off_page == offset)
+			score = ((ph.p_flags & PF_X) != 0) == exec ? 3 : 2;
+		else if (offset > off_page && offset < ph.p_offset + ph.p_filesz)
+			score = 1;
+		if (score > best) {
+			best = score;
+			*bias = start - (vaddr_page + (offset - off_page));
+		}
+	}
+	if (!have_first)
+		return false;
+	if (best == 0)
+		*bias = start - offset;
+	*low = *bias + first_vaddr;
+	*high = *bias + top;
+	if (*high <= *low)
+		*high = *low + 1;
+	return true;
+}
+
+/* Lowercase hex of ELF's GNU build-id, interned; NULL if none. */
+static const char *elf_build_id_hex(struct symbolizer *s, Elf *elf)
+{
+	const void *bits;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &bits);
+	if (n <= 0 || n > 64)
+		return NULL;
+	char hex[129];
+	for (ssize_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)bits)[i]);
+	return intern_n(&s->strings, hex, 2 * (size_t)n);
+}
+
+static bool elf_has_symbols(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	for (size_t i = 0; i < 65536 && (scn = elf_nextscn(elf, scn)) != NULL; i++) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) != NULL &&
+		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) && sh.sh_size > 0)
+			return true;
+	}
+	return false;
+}
+
+static bool same_file_identity(const struct procmaps_entry *a, const struct procmaps_entry *b)
+{
+	return a->inode == b->inode && a->dev_major == b->dev_major &&
+	       a->dev_minor == b->dev_minor && strcmp(a->path, b->path) == 0;
+}
+
+/* An open descriptor of E's file (see the file comment for the order), and
+ * the name libdwfl should use for it (for debuglink lookups). -1 if none. */
+static int open_entry_file(struct symbolizer *s, const struct procmaps_entry *e, char **name)
+{
+	int fd = -1;
+	if (e->fd >= 0)
+		fd = fcntl(e->fd, F_DUPFD_CLOEXEC, 0);
+	size_t n = procmaps_count(s->pm);
+	for (size_t i = 0; fd < 0 && i < n; i++) {
+		const struct procmaps_entry *o = procmaps_at(s->pm, i);
+		if (o != NULL && o->fd >= 0 && same_file_identity(o, e))
+			fd = fcntl(o->fd, F_DUPFD_CLOEXEC, 0);
+	}
+	if (fd < 0 && s->root_fd >= 0 && !e->deleted)
+		fd = openat(s->root_fd, e->path + 1, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && (s->root_fd < 0 || !s->foreign_root || e->deleted)) {
+		/* Our own namespace: only the very file the target mapped. */
+		int own = open(e->path, O_RDONLY | O_CLOEXEC);
+		struct stat st;
+		if (own >= 0 && fstat(own, &st) == 0 && (uint64_t)st.st_ino == e->inode &&
+		    major(st.st_dev) == e->dev_major && minor(st.st_dev) == e->dev_minor)
+			fd = own;
+		else if (own >= 0)
+			close(own);
+	}
+	if (fd < 0)
+		return -1;
+	char buf[PROCMAPS_PATH_MAX + 64];
+	if (s->root_fd >= 0 && s->foreign_root)
+		snprintf(buf, sizeof buf, "/proc/self/fd/%d%s", s->root_fd, e->path);
+	else
+		snprintf(buf, sizeof buf, "%s", e->path);
+	*name = strdup(buf);
+	return fd;
+}
+
+static int find_elf_callback(Dwfl_Module *mod, void **userdata, const char *modname,
+			     Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	struct sym_module *m = *userdata;
+	if (m != NULL && m->pending_elf != NULL) {
+		int fd = m->pending_fd;
+		*elfp = m->pending_elf;
+		*file_name = m->pending_name;
+		m->pending_elf = NULL;
+		m->pending_name = NULL;
+		m->pending_fd = -1;
+		return fd;
+	}
+	return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+}
+
+static void module_release_pending(struct sym_module *m)
+{
+	if (m->pending_elf != NULL)
+		elf_end(m->pending_elf);
+	if (m->pending_fd >= 0)
+		close(m->pending_fd);
+	free(m->pending_name);
+	m->pending_elf = NULL;
+	m->pending_fd = -1;
+	m->pending_name = NULL;
+}
+
+static size_t module_add(struct symbolizer *s, struct sym_module *m)
+{
+	if (s->nmodules == s->modules_cap) {
+		size_t cap = s->modules_cap ? s->modules_cap * 2 : 32;
+		struct sym_module **p = realloc(s->modules, cap * sizeof *p);
+		if (p == NULL)
+			return SIZE_MAX;
+		s->modules = p;
+		s->modules_cap = cap;
+	}
+	s->modules[s->nmodules] = m;
+	return s->nmodules++;
+}
+
+/* Report M (with its opened ELF pending) to the Dwfl. */
+static void module_report(struct symbolizer *s, struct sym_module *m)
+{
+	if (s->dwfl == NULL)
+		return;
+	dwfl_report_begin_add(s->dwfl);
+	Dwfl_Module *mod = dwfl_report_module(s->dwfl, m->path, m->low, m->high);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (mod == NULL)
+		return;
+	void **userdata = NULL;
+	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (userdata == NULL)
+		return;
+	*userdata = m;
+	m->dwfl_mod = mod;
+}
+
+/* The module for entry E, opened and reported on first use; NULL if its file
+ * cannot be read as ELF. */
+static struct sym_module *module_for_entry(struct symbolizer *s, const struct procmaps_entry *e)
+{
+	for (size_t i = 0; i < s->nlinks; i++) {
+		const struct entry_link *l = &s->links[i];
+		if (l->start == e->start && l->end == e->end && l->offset == e->offset &&
+		    l->inode == e->inode)
+			return l->module == SIZE_MAX ? NULL : s->modules[l->module];
+	}
+	if (s->nlinks == s->links_cap) {
+		size_t cap = s->links_cap ? s->links_cap * 2 : 64;
+		struct entry_link *p = realloc(s->links, cap * sizeof *p);
+		if (p == NULL)
+			return NULL;
+		s->links = p;
+		s->links_cap = cap;
+	}
+	struct entry_link *link = &s->links[s->nlinks++];
+	*link = (struct entry_link){ e->start, e->end, e->offset, e->inode, SIZE_MAX };
+
+	int fd = -1;
+	char *name = NULL;
+	void *image = NULL;
+	Elf *elf = NULL;
+	uint64_t start = e->start, offset = e->offset;
+	bool vdso = entry_is_vdso(e);
+	if (vdso) {
+		size_t len = 0;
+		uint64_t vstart = 0;
+		const void *src = procmaps_vdso_image(s->pm, &len, &vstart);
+		if (src == NULL || len == 0 || len > (64u << 20) || (image = malloc(len)) == NULL)
+			return NULL;
+		memcpy(image, src, len);
+		elf = elf_memory(image, len);
+		start = vstart;
+		offset = 0;
+		name = strdup("[vdso]");
+	} else {
+		fd = open_entry_file(s, e, &name);
+		if (fd < 0)
+			return NULL;
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	}
+	uint64_t bias, low, high;
+	if (elf == NULL || elf_kind(elf) != ELF_K_ELF ||
+	    !elf_load_layout(elf, start, offset, vdso || e->executable, &bias, &low, &high))
+		goto fail;
+
+	/* The same file at the same bias is the same module. */
+	for (size_t i = 0; i < s->nmodules; i++) {
+		struct sym_module *m = s->modules[i];
+		if (m->bias == bias && m->inode == e->inode && m->dev_major == e->dev_major &&
+		    m->dev_minor == e->dev_minor && strcmp(m->path, e->path) == 0) {
+			elf_end(elf);
+			if (fd >= 0)
+				close(fd);
+			free(name);
+			free(image);
+			link->module = i;
+			return m;
+		}
+	}
+
+	struct sym_module *m = calloc(1, sizeof *m);
+	const char *path = intern(&s->strings, e->path);
+	if (m == NULL || path == NULL) {
+		free(m);
+		goto fail;
+	}
+	m->path = path;
+	m->inode = e->inode;
+	m->dev_major = e->dev_major;
+	m->dev_minor = e->dev_minor;
+	m->bias = bias;
+	m->low = low;
+	m->high = high;
+	m->is_vdso = vdso;
+	m->image = image;
+	m->build_id = elf_build_id_hex(s, elf);
+	m->has_symbols = elf_has_symbols(elf);
+	m->pending_fd = fd;
+	m->pending_elf = elf;
+	m->pending_name = name;
+	size_t idx = module_add(s, m);
+	if (idx == SIZE_MAX) {
+		module_release_pending(m);
+		free(m->image);
+		free(m);
+		return NULL;
+	}
+	link->module = idx;
+	if (!s->opt.addresses_only)
+		module_report(s, m);
+	return m;
+
+fail:
+	if (elf != NULL)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	free(name);
+	free(image);
+	return NULL;
+}
+
+/* ---- frames ------------------------------------------------------------------ */
+
+char *symbolize_demangle(const char *name)
+{
+	if (name == NULL || name[0] != '_' || strnlen(name, SYM_DEMANGLE_INPUT_MAX + 1) > SYM_DEMANGLE_INPUT_MAX)
+		return NULL;
+	/* _Z: C++ Itanium and Rust legacy (_ZN...17h<hash>E); _R: Rust v0.
+	 * DMGL_AUTO tries the Rust demangler first (it drops the legacy hash
+	 * unless DMGL_VERBOSE), then the Itanium one. */
+	if (name[1] != 'Z' && name[1] != 'R' && !(name[1] == '_' && name[2] == 'Z'))
+		return NULL;
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+}
+
+/* Strip "@VERSION" / "@@VERSION" from an ELF symbol name, then set the
+ * frame's names (demangled display name, mangled system name). */
+static bool frame_set_names(struct symbolizer *s, struct symbol_frame *f, const char *raw)
+{
+	if (raw == NULL || raw[0] == '\0')
+		return false;
+	size_t n = strnlen(raw, SYM_DEMANGLE_INPUT_MAX + 1);
+	const char *at = memchr(raw, '@', n);
+	if (at != NULL && at != raw)
+		n = (size_t)(at - raw);
+	const char *mangled = intern_n(&s->strings, raw, n);
+	if (mangled == NULL)
+		return false;
+	char *demangled = symbolize_demangle(mangled);
+	f->system_name = mangled;
+	f->function = mangled;
+	if (demangled != NULL) {
+		const char *d = intern(&s->strings, demangled);
+		free(demangled);
+		if (d != NULL)
+			f->function = d;
+	}
+	f->resolved = true;
+	return true;
+}
+
+/* "module+0xOFF" for an address nothing names; OFF is the file offset. */
+static void frame_set_unresolved(struct symbolizer *s, struct symbol_frame *f,
+				 const struct procmaps_entry *e, uint64_t pc)
+{
+	char buf[SYM_NAME_MAX + 32];
+	if (e == NULL)
+		snprintf(buf, sizeof buf, "0x%" PRIx64, pc);
+	else
+		snprintf(buf, sizeof buf, "%s+0x%" PRIx64,
+			 e->path[0] != '\0' ? basename_of(e->path) : "[anon]",
+			 pc - e->start + e->offset);
+	const char *name = intern(&s->strings, buf);
+	f->function = f->system_name = name != NULL ? name : "[unknown]";
+	f->resolved = false;
+}
+
+static const char *die_string_attr(Dwarf_Die *die, unsigned attr)
+{
+	Dwarf_Attribute a;
+	if (dwarf_attr_integrate(die, attr, &a) == NULL)
+		return NULL;
+	return dwarf_formstring(&a);
+}
+
+static const char *cu_file_name(Dwarf_Die *cu, Dwarf_Word idx)
+{
+	Dwarf_Files *files;
+	size_t nfiles;
+	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+#define SYM_MAX_SYMBOLS (1u << 22)   /* symbols indexed per module */
+#define SYM_MAX_CU_FUNCS (1u << 20)  /* function ranges indexed per CU */
+#define SYM_MAX_DIE_DEPTH 64
+#define SYM_MAX_CHILDREN (1u << 20)  /* children examined per DIE */
+
+static int compare_syms(const void *pa, const void *pb)
+{
+	const struct sym_entry *a = pa, *b = pb;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->rank != b->rank)
+		return b->rank - a->rank;
+	return strcmp(a->name, b->name);
+}
+
+/* Index M's function symbols once: libdwfl's own lookup scans the whole table
+ * for every address, which costs milliseconds in a large library. */
+static void module_index_symbols(struct sym_module *m)
+{
+	m->syms_built = true;
+	int n = dwfl_module_getsymtab(m->dwfl_mod);
+	if (n <= 1)
+		return;
+	if ((unsigned)n > SYM_MAX_SYMBOLS)
+		n = SYM_MAX_SYMBOLS;
+	m->syms = malloc((size_t)n * sizeof *m->syms);
+	if (m->syms == NULL)
+		return;
+	size_t k = 0;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(m->dwfl_mod, i, &sym, &addr, &shndx, NULL, NULL);
+		if (name == NULL || name[0] == '\0' || sym.st_shndx == SHN_UNDEF || addr == 0)
+			continue;
+		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		int rank = (sym.st_size > 0 ? 4 : 0) +
+			   (bind == STB_GLOBAL ? 3 : bind == STB_WEAK ? 2 : 1);
+		m->syms[k++] = (struct sym_entry){ addr, sym.st_size, name, rank };
+	}
+	qsort(m->syms, k, sizeof *m->syms, compare_syms);
+	/* one name per address: the best ranked sorts first */
+	size_t w = 0;
+	for (size_t i = 0; i < k; i++)
+		if (w == 0 || m->syms[w - 1].addr != m->syms[i].addr)
+			m->syms[w++] = m->syms[i];
+	m->nsyms = w;
+}
+
+/* The function symbol containing PC (a sized one, else the nearest sizeless
+ * one before it); NULL if none. */
+static const char *symtab_name(struct sym_module *m, uint64_t pc)
+{
+	if (!m->syms_built)
+		module_index_symbols(m);
+	size_t lo = 0, hi = m->nsyms;
+	while (lo < hi) { /* first symbol above pc */
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].addr <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	for (size_t k = lo, steps = 0; k > 0 && steps < 32; k--, steps++) {
+		const struct sym_entry *e = &m->syms[k - 1];
+		if (e->size > 0 && pc - e->addr < e->size)
+			return e->name;
+	}
+	const struct sym_entry *prev = &m->syms[lo - 1];
+	return prev->size == 0 ? prev->name : NULL;
+}
+
+static bool cu_index_push(struct cu_index *ci, uint64_t lo, uint64_t hi, const Dwarf_Die *die)
+{
+	if (ci->n == ci->cap) {
+		if (ci->cap >= SYM_MAX_CU_FUNCS)
+			return false;
+		size_t cap = ci->cap ? ci->cap * 2 : 64;
+		struct func_range *p = realloc(ci->funcs, cap * sizeof *p);
+		if (p == NULL)
+			return false;
+		ci->funcs = p;
+		ci->cap = cap;
+	}
+	ci->funcs[ci->n++] = (struct func_range){ lo, hi, *die };
+	return true;
+}
+
+/* Collect the code ranges of the subprograms under DIE: at CU level, in
+ * namespaces, classes and modules, and nested in other functions. */
+static void cu_index_collect(struct cu_index *ci, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die child;
+	if (depth > SYM_MAX_DIE_DEPTH || dwarf_child(die, &child) != 0)
+		return;
+	size_t visited = 0;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			for (int r = 0; r < 4096 && (off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0; r++)
+				if (hi > lo && !cu_index_push(ci, lo, hi, &child))
+					return;
+			cu_index_collect(ci, &child, depth + 1);
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			   tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+			   tag == DW_TAG_module || tag == DW_TAG_interface_type) {
+			cu_index_collect(ci, &child, depth + 1);
+		}
+	} while (++visited < SYM_MAX_CHILDREN && dwarf_siblingof(&child, &child) == 0);
+}
+
+static int compare_ranges(const void *pa, const void *pb)
+{
+	const struct func_range *a = pa, *b = pb;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	/* the wider (outer) function first, so a nested one wins the search */
+	return a->hi > b->hi ? -1 : a->hi < b->hi ? 1 : 0;
+}
+
+/* The function index of CU, built on first use. */
+static struct cu_index *cu_index_get(struct sym_module *m, Dwarf_Die *cu)
+{
+	uint64_t off = dwarf_dieoffset(cu);
+	size_t lo = 0, hi = m->ncus;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->cus[mid].cu_offset < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->ncus && m->cus[lo].cu_offset == off)
+		return &m->cus[lo];
+	if (m->ncus == m->cus_cap) {
+		size_t cap = m->cus_cap ? m->cus_cap * 2 : 16;
+		struct cu_index *p = realloc(m->cus, cap * sizeof *p);
+		if (p == NULL)
+			return NULL;
+		m->cus = p;
+		m->cus_cap = cap;
+	}
+	memmove(&m->cus[lo + 1], &m->cus[lo], (m->ncus - lo) * sizeof *m->cus);
+	m->ncus++;
+	struct cu_index *ci = &m->cus[lo];
+	*ci = (struct cu_index){ .cu_offset = off };
+	cu_index_collect(ci, cu, 0);
+	qsort(ci->funcs, ci->n, sizeof *ci->funcs, compare_ranges);
+	return ci;
+}
+
+/* The innermost function DIE of CI whose code contains PC (DWARF address). */
+static bool cu_index_find(const struct cu_index *ci, uint64_t pc, Dwarf_Die *out)
+{
+	size_t lo = 0, hi = ci->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ci->funcs[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo, steps = 0; k > 0 && steps < 64; k--, steps++) {
+		const struct func_range *f = &ci->funcs[k - 1];
+		if (pc < f->hi) {
+			*out = f->die;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Scopes from FUNC down to the innermost block containing PC; the inlined
+ * instances among them into CHAIN, outermost first (CHAIN[0] = FUNC). */
+static size_t inline_chain(Dwarf_Die *func, uint64_t pc, Dwarf_Die *chain, size_t max)
+{
+	size_t n = 0;
+	chain[n++] = *func;
+	Dwarf_Die cur = *func;
+	for (int depth = 0; depth < 4 * SYM_MAX_DIE_DEPTH; depth++) {
+		Dwarf_Die child;
+		bool descended = false;
+		if (dwarf_child(&cur, &child) != 0)
+			break;
+		size_t visited = 0;
+		do {
+			int tag = dwarf_tag(&child);
+			if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
+			     tag == DW_TAG_try_block || tag == DW_TAG_catch_block) &&
+			    dwarf_haspc(&child, pc) == 1) {
+				if (tag == DW_TAG_inlined_subroutine && n < max)
+					chain[n++] = child;
+				cur = child;
+				descended = true;
+				break;
+			}
+		} while (++visited < SYM_MAX_CHILDREN && dwarf_siblingof(&child, &child) == 0);
+		if (!descended)
+			break;
+	}
+	return n;
+}
+
+/* Frames of PC in module M from DWARF, innermost first. Returns how many
+ * were written (0 when DWARF knows no function at PC). */
+static size_t dwarf_frames(struct symbolizer *s, struct sym_module *m, uint64_t pc,
+			   struct symbol_frame *out, size_t max)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->dwfl_mod, pc, &bias);
+	if (cu == NULL)
+		return 0;
+	struct cu_index *ci = cu_index_get(m, cu);
+	Dwarf_Die func;
+	if (ci == NULL || !cu_index_find(ci, pc - bias, &func))
+		return 0;
+	Dwarf_Die chain[SYM_MAX_CHAIN];
+	size_t depth = inline_chain(&func, pc - bias, chain, max < SYM_MAX_CHAIN ? max : SYM_MAX_CHAIN);
+
+	const char *file = NULL;
+	int line = 0;
+	Dwfl_Line *dl = dwfl_module_getsrc(m->dwfl_mod, pc);
+	if (dl != NULL)
+		file = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
+	size_t n = 0;
+	for (size_t i = depth; i-- > 0;) { /* innermost first */
+		Dwarf_Die *scope = &chain[i];
+		struct symbol_frame *f = &out[n++];
+		memset(f, 0, sizeof *f);
+		const char *linkage = die_string_attr(scope, DW_AT_linkage_name);
+		if (linkage == NULL)
+			linkage = die_string_attr(scope, DW_AT_MIPS_linkage_name);
+		if (!frame_set_names(s, f, linkage) &&
+		    !frame_set_names(s, f, die_string_attr(scope, DW_AT_name)))
+			f->function = f->system_name = NULL; /* filled by the caller */
+		f->file = file != NULL ? intern(&s->strings, file) : NULL;
+		f->line = f->file != NULL ? line : 0;
+		int decl = 0;
+		if (dwarf_decl_line(scope, &decl) == 0)
+			f->decl_line = decl;
+		f->inlined = i > 0;
+		if (!f->inlined)
+			break;
+		/* The next (outer) frame is at this inline instance's call site. */
+		Dwarf_Attribute a;
+		Dwarf_Word v;
+		file = NULL;
+		line = 0;
+		if (dwarf_attr(scope, DW_AT_call_file, &a) != NULL && dwarf_formudata(&a, &v) == 0)
+			file = cu_file_name(cu, v);
+		if (dwarf_attr(scope, DW_AT_call_line, &a) != NULL && dwarf_formudata(&a, &v) == 0 &&
+		    v <= INT32_MAX)
+			line = (int)v;
+	}
+	return n;
+}
+
+static size_t module_frames(struct symbolizer *s, struct sym_module *m,
+			    const struct procmaps_entry *e, uint64_t pc,
+			    struct symbol_frame *out, size_t max)
+{
+	size_t n = 0;
+	if (m != NULL && m->dwfl_mod != NULL)
+		n = dwarf_frames(s, m, pc, out, max);
+	if (n == 0) {
+		memset(&out[0], 0, sizeof out[0]);
+		n = 1;
+		if (m != NULL && m->dwfl_mod != NULL) {
+			Dwfl_Line *dl = dwfl_module_getsrc(m->dwfl_mod, pc);
+			int line = 0;
+			const char *file = dl != NULL ? dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL) : NULL;
+			if (file != NULL) {
+				out[0].file = intern(&s->strings, file);
+				out[0].line = out[0].file != NULL ? line : 0;
+			}
+		}
+	}
+	/* The outermost frame without a DWARF name: the symbol table, then the address. */
+	struct symbol_frame *outer = &out[n - 1];
+	if (outer->function == NULL &&
+	    !(m != NULL && m->dwfl_mod != NULL && frame_set_names(s, outer, symtab_name(m, pc))))
+		frame_set_unresolved(s, outer, e, pc);
+	for (size_t i = 0; i < n; i++)
+		if (out[i].function == NULL)
+			frame_set_unresolved(s, &out[i], e, pc);
+	return n;
+}
+
+static size_t jit_frame(struct symbolizer *s, uint64_t pc, struct symbol_frame *f)
+{
+	const struct procmaps_jit_symbol *j = procmaps_find_jit(s->pm, pc);
+	if (j == NULL || j->name == NULL)
+		return 0;
+	memset(f, 0, sizeof *f);
+	const char *name = intern(&s->strings, j->name);
+	if (name == NULL)
+		return 0;
+	char *demangled = symbolize_demangle(name);
+	f->system_name = name;
+	f->function = name;
+	if (demangled != NULL) {
+		const char *d = intern(&s->strings, demangled);
+		free(demangled);
+		if (d != NULL)
+			f->function = d;
+	}
+	f->jit = true;
+	f->resolved = true;
+	return 1;
+}
+
+/* All frames of PC (innermost first) into OUT[SYM_MAX_CHAIN]; *CACHEABLE is
+ * false for answers that a later perf-map reload may change. */
+static size_t compute_frames(struct symbolizer *s, uint64_t pc, struct symbol_frame *out,
+			     bool *cacheable)
+{
+	const struct procmaps_entry *e = procmaps_find(s->pm, pc);
+	*cacheable = true;
+	if (s->opt.addresses_only) {
+		memset(out, 0, sizeof *out);
+		frame_set_unresolved(s, out, e, pc);
+		return 1;
+	}
+	if (e == NULL || (!entry_is_file(e) && !entry_is_vdso(e))) {
+		*cacheable = false;
+		if (jit_frame(s, pc, out) == 1)
+			return 1;
+		memset(out, 0, sizeof *out);
+		frame_set_unresolved(s, out, e, pc);
+		return 1;
+	}
+	struct sym_module *m = module_for_entry(s, e);
+	return module_frames(s, m, e, pc, out, SYM_MAX_CHAIN);
+}
+
+static bool cache_grow(struct symbolizer *s)
+{
+	size_t n = s->cache_slots ? s->cache_slots * 2 : 4096;
+	struct cache_slot *slots = calloc(n, sizeof *slots);
+	if (slots == NULL)
+		return false;
+	for (size_t i = 0; i < s->cache_slots; i++) {
+		if (s->cache[i].pc == 0)
+			continue;
+		size_t j = (size_t)(s->cache[i].pc * UINT64_C(0x9E3779B97F4A7C15) >> 20) & (n - 1);
+		while (slots[j].pc != 0)
+			j = (j + 1) & (n - 1);
+		slots[j] = s->cache[i];
+	}
+	free(s->cache);
+	s->cache = slots;
+	s->cache_slots = n;
+	return true;
+}
+
+static struct cache_slot *cache_find(struct symbolizer *s, uint64_t pc, bool *found)
+{
+	*found = false;
+	if ((s->cache_count + 1) * 2 > s->cache_slots && !cache_grow(s))
+		return NULL;
+	size_t j = (size_t)(pc * UINT64_C(0x9E3779B97F4A7C15) >> 20) & (s->cache_slots - 1);
+	while (s->cache[j].pc != 0) {
+		if (s->cache[j].pc == pc) {
+			*found = true;
+			return &s->cache[j];
+		}
+		j = (j + 1) & (s->cache_slots - 1);
+	}
+	return &s->cache[j];
+}
+
+static bool frames_append(struct symbolizer *s, const struct symbol_frame *f, size_t n, uint32_t *first)
+{
+	if (s->nframes + n > UINT32_MAX)
+		return false;
+	if (s->nframes + n > s->frames_cap) {
+		size_t cap = s->frames_cap ? s->frames_cap * 2 : 4096;
+		while (cap < s->nframes + n)
+			cap *= 2;
+		struct symbol_frame *p = realloc(s->frames, cap * sizeof *p);
+		if (p == NULL)
+			return false;
+		s->frames = p;
+		s->frames_cap = cap;
+	}
+	memcpy(&s->frames[s->nframes], f, n * sizeof *f);
+	*first = (uint32_t)s->nframes;
+	s->nframes += n;
+	return true;
+}
+
+size_t symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_frame *out, size_t max)
+{
+	if (max == 0)
+		return 0;
+	uint64_t pc = addr_lookup_pc(addr);
+	bool found = false;
+	struct cache_slot *slot = pc != 0 ? cache_find(s, pc, &found) : NULL;
+	if (found) {
+		size_t n = slot->count < max ? slot->count : max;
+		memcpy(out, &s->frames[slot->first], n * sizeof *out);
+		return n;
+	}
+	struct symbol_frame chain[SYM_MAX_CHAIN];
+	bool cacheable;
+	size_t n = compute_frames(s, pc, chain, &cacheable);
+	if (s->opt.no_inline && n > 1) {
+		/* The outermost function, at the line it executes in itself. */
+		chain[0] = chain[n - 1];
+		n = 1;
+	}
+	if (s->opt.no_inline)
+		chain[0].inlined = false;
+	uint32_t first;
+	if (cacheable && slot != NULL && frames_append(s, chain, n, &first)) {
+		slot->pc = pc;
+		slot->first = first;
+		slot->count = (uint32_t)n;
+		s->cache_count++;
+	}
+	if (n > max)
+		n = max;
+	memcpy(out, chain, n * sizeof *out);
+	return n;
+}
+
+bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module *out)
+{
+	uint64_t pc = addr_lookup_pc(addr);
+	const struct procmaps_entry *e = procmaps_find(s->pm, pc);
+	if (e == NULL)
+		return false;
+	memset(out, 0, sizeof *out);
+	const char *path = intern(&s->strings, e->path);
+	out->path = path != NULL ? path : "";
+	out->start = e->start;
+	out->limit = e->end;
+	out->offset = e->offset;
+	if (!entry_is_file(e) && !entry_is_vdso(e)) {
+		out->has_functions = !s->opt.addresses_only && procmaps_find_jit(s->pm, pc) != NULL;
+		return true;
+	}
+	struct sym_module *m = module_for_entry(s, e);
+	if (m == NULL)
+		return true;
+	out->build_id = m->build_id;
+	if (s->opt.addresses_only || m->dwfl_mod == NULL)
+		return true;
+	if (!m->dwarf_known) {
+		Dwarf_Addr bias;
+		m->has_dwarf = dwfl_module_getdwarf(m->dwfl_mod, &bias) != NULL;
+		m->dwarf_known = true;
+	}
+	out->has_functions = m->has_symbols || m->has_dwarf;
+	out->has_filenames = m->has_dwarf;
+	out->has_line_numbers = m->has_dwarf;
+	out->has_inline_frames = m->has_dwarf && !s->opt.no_inline;
+	return true;
+}
+
+/* ---- life -------------------------------------------------------------------- */
+
+/* procmaps keeps the perf-map symbols; reading them is its job, on the map the
+ * profiler handed us as const (it owns it and is not reading it meanwhile). */
+static void reload_perf_map(const struct procmaps *pm)
+{
+	procmaps_load_perf_map((struct procmaps *)(uintptr_t)pm);
+}
+
+void symbolizer_reload_perf_map(struct symbolizer *s)
+{
+	if (!s->opt.addresses_only)
+		reload_perf_map(s->pm);
+}
+
+static bool root_is_ours(int fd)
+{
+	struct stat a, b;
+	return fstat(fd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+struct symbolizer *symbolizer_new(const struct procmaps *pm, const struct symbolize_options *opt)
+{
+	struct symbolizer *s = calloc(1, sizeof *s);
+	if (s == NULL)
+		return NULL;
+	s->pm = pm;
+	if (opt != NULL)
+		s->opt = *opt;
+	s->root_fd = -1;
+	int root = procmaps_root_fd(pm);
+	if (root >= 0) {
+		s->root_fd = fcntl(root, F_DUPFD_CLOEXEC, 0);
+		s->foreign_root = s->root_fd >= 0 && !root_is_ours(s->root_fd);
+	}
+	char path[128];
+	if (s->foreign_root)
+		snprintf(path, sizeof path, ":.debug:/proc/self/fd/%d/usr/lib/debug:/usr/lib/debug",
+			 s->root_fd);
+	else
+		snprintf(path, sizeof path, ":.debug:/usr/lib/debug");
+	s->debuginfo_path = strdup(path);
+	if (s->debuginfo_path == NULL)
+		goto fail;
+	s->callbacks.find_elf = find_elf_callback;
+	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.section_address = dwfl_offline_section_address;
+	s->callbacks.debuginfo_path = &s->debuginfo_path;
+	if (!s->opt.addresses_only) {
+		elf_version(EV_CURRENT);
+		s->dwfl = dwfl_begin(&s->callbacks);
+		if (s->dwfl == NULL) {
+			errno = ENOMEM;
+			goto fail;
+		}
+		reload_perf_map(pm);
+	}
+	return s;
+fail:
+	symbolizer_free(s);
+	return NULL;
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	if (s == NULL)
+		return;
+	if (s->dwfl != NULL)
+		dwfl_end(s->dwfl);
+	for (size_t i = 0; i < s->nmodules; i++) {
+		struct sym_module *m = s->modules[i];
+		module_release_pending(m); /* what libdwfl never asked for */
+		free(m->image);
+		free(m->syms);
+		for (size_t j = 0; j < m->ncus; j++)
+			free(m->cus[j].funcs);
+		free(m->cus);
+		free(m);
+	}
+	free(s->modules);
+	free(s->links);
+	free(s->cache);
+	free(s->frames);
+	intern_free(&s->strings);
+	free(s->debuginfo_path);
+	if (s->root_fd >= 0)
+		close(s->root_fd);
+	free(s);
+}
