@@ -1,3 +1,523 @@
-/* profile: under construction (see profile.h). */
+/* profile: the symbolized profile (see profile.h).
+ *
+ * The public arrays grow by doubling; priv holds their capacities and one
+ * open-addressing hash table per interned kind (strings, functions, mappings,
+ * locations, threads, samples). A table slot holds index + 1 (0 = empty) and
+ * the element's hash, so growing never rehashes the elements themselves.
+ * Strings are interned too: equal strings share one copy, so the other
+ * tables compare string pointers. */
 #include "config.h"
-typedef int profile_unbuilt;
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+struct index_table {
+	uint32_t *slot;          /* index + 1, 0 = empty */
+	uint32_t *hash;
+	size_t cap;              /* power of two, or 0 */
+	size_t n;
+};
+
+struct string_pool {
+	char **str;
+	size_t n, cap;
+	struct index_table table;
+};
+
+struct profile_priv {
+	struct string_pool strings;
+	size_t functions_cap, mappings_cap, locations_cap, lines_cap, threads_cap;
+	size_t samples_cap, sample_locs_cap;
+	struct index_table functions, mappings, locations, threads, samples;
+};
+
+/* ---- hashing ------------------------------------------------------------ */
+
+static uint64_t hash_mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 32);
+}
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;     /* FNV-1a */
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static uint32_t hash_fold(uint64_t h)
+{
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* ---- growable arrays ---------------------------------------------------- */
+
+/* Make room for one more element (or `more`) in *arr of *cap elements of size
+ * `size`, holding n. 0 or -1 with errno = ENOMEM. */
+static int grow(void **arr, size_t *cap, size_t n, size_t more, size_t size)
+{
+	size_t want, ncap;
+	void *a;
+
+	if (more > SIZE_MAX - n)
+		goto nomem;
+	want = n + more;
+	if (want <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < want) {
+		if (ncap > SIZE_MAX / 2)
+			goto nomem;
+		ncap *= 2;
+	}
+	if (ncap > SIZE_MAX / size)
+		goto nomem;
+	a = realloc(*arr, ncap * size);
+	if (!a)
+		goto nomem;
+	*arr = a;
+	*cap = ncap;
+	return 0;
+nomem:
+	errno = ENOMEM;
+	return -1;
+}
+
+#define GROW(arr, cap, n, more) grow((void **)&(arr), &(cap), (n), (more), sizeof *(arr))
+
+/* ---- index tables ------------------------------------------------------- */
+
+typedef bool (*index_equal_fn)(const struct profile *p, uint32_t index, const void *key);
+
+/* The index equal to key under hash h, or PROFILE_NONE. */
+static uint32_t table_find(const struct profile *p, const struct index_table *t, uint32_t h,
+			   index_equal_fn equal, const void *key)
+{
+	if (!t->cap)
+		return PROFILE_NONE;
+	size_t mask = t->cap - 1;
+	for (size_t i = h & mask, probes = 0; probes < t->cap; i = (i + 1) & mask, probes++) {
+		if (!t->slot[i])
+			return PROFILE_NONE;
+		if (t->hash[i] == h && equal(p, t->slot[i] - 1, key))
+			return t->slot[i] - 1;
+	}
+	return PROFILE_NONE;
+}
+
+static void table_put(struct index_table *t, uint32_t h, uint32_t index)
+{
+	size_t mask = t->cap - 1, i = h & mask;
+	while (t->slot[i])
+		i = (i + 1) & mask;
+	t->slot[i] = index + 1;
+	t->hash[i] = h;
+	t->n++;
+}
+
+/* Insert index (known absent). 0 or -1 with errno = ENOMEM. */
+static int table_insert(struct index_table *t, uint32_t h, uint32_t index)
+{
+	if ((t->n + 1) * 4 > t->cap * 3) {
+		struct index_table nt = { 0 };
+		nt.cap = t->cap ? t->cap * 2 : 64;
+		if (nt.cap > SIZE_MAX / sizeof(uint32_t) / 2) {
+			errno = ENOMEM;
+			return -1;
+		}
+		nt.slot = calloc(nt.cap, sizeof *nt.slot);
+		nt.hash = calloc(nt.cap, sizeof *nt.hash);
+		if (!nt.slot || !nt.hash) {
+			free(nt.slot);
+			free(nt.hash);
+			errno = ENOMEM;
+			return -1;
+		}
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->slot[i])
+				table_put(&nt, t->hash[i], t->slot[i] - 1);
+		free(t->slot);
+		free(t->hash);
+		*t = nt;
+	}
+	table_put(t, h, index);
+	return 0;
+}
+
+static void table_free(struct index_table *t)
+{
+	free(t->slot);
+	free(t->hash);
+	memset(t, 0, sizeof *t);
+}
+
+/* ---- strings ------------------------------------------------------------ */
+
+struct string_key {
+	const char *s;
+	size_t len;
+};
+
+static bool string_equal(const struct profile *p, uint32_t index, const void *key)
+{
+	const struct profile_priv *pv = p->priv;
+	const struct string_key *k = key;
+	const char *s = pv->strings.str[index];
+	return strncmp(s, k->s, k->len) == 0 && s[k->len] == '\0';
+}
+
+/* The interned copy of s (NULL is ""), or NULL on ENOMEM. */
+static const char *intern(struct profile *p, const char *s)
+{
+	struct profile_priv *pv = p->priv;
+	struct string_pool *sp = &pv->strings;
+	struct string_key k;
+	uint32_t h, i;
+	char *copy;
+
+	if (!s)
+		s = "";
+	k.s = s;
+	k.len = strlen(s);
+	h = hash_fold(hash_bytes(s, k.len));
+	i = table_find(p, &sp->table, h, string_equal, &k);
+	if (i != PROFILE_NONE)
+		return sp->str[i];
+	if (sp->n >= PROFILE_NONE - 1 || GROW(sp->str, sp->cap, sp->n, 1) < 0)
+		return NULL;
+	copy = strdup(s);
+	if (!copy)
+		return NULL;
+	if (table_insert(&sp->table, h, (uint32_t)sp->n) < 0) {
+		free(copy);
+		return NULL;
+	}
+	sp->str[sp->n++] = copy;
+	return copy;
+}
+
+static uint64_t hash_ptr(uint64_t h, const void *ptr)
+{
+	return hash_mix(h, (uint64_t)(uintptr_t)ptr);
+}
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+struct profile *profile_new(void)
+{
+	struct profile *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->priv = calloc(1, sizeof(struct profile_priv));
+	if (!p->priv) {
+		free(p);
+		return NULL;
+	}
+	p->command = "";
+	return p;
+}
+
+void profile_free(struct profile *p)
+{
+	struct profile_priv *pv;
+
+	if (!p)
+		return;
+	pv = p->priv;
+	for (size_t i = 0; i < pv->strings.n; i++)
+		free(pv->strings.str[i]);
+	free(pv->strings.str);
+	table_free(&pv->strings.table);
+	table_free(&pv->functions);
+	table_free(&pv->mappings);
+	table_free(&pv->locations);
+	table_free(&pv->threads);
+	table_free(&pv->samples);
+	free(pv);
+	free(p->functions);
+	free(p->mappings);
+	free(p->locations);
+	free(p->lines);
+	free(p->threads);
+	free(p->samples);
+	free(p->sample_locs);
+	free(p);
+}
+
+int profile_set_command(struct profile *p, const char *command)
+{
+	const char *c = intern(p, command);
+	if (!c)
+		return -1;
+	p->command = c;
+	return 0;
+}
+
+/* ---- functions ---------------------------------------------------------- */
+
+static bool function_equal(const struct profile *p, uint32_t index, const void *key)
+{
+	const struct profile_function *a = &p->functions[index], *b = key;
+	return a->name == b->name && a->system_name == b->system_name &&
+	       a->filename == b->filename && a->start_line == b->start_line;
+}
+
+uint32_t profile_add_function(struct profile *p, const char *name, const char *system_name,
+			      const char *filename, int64_t start_line)
+{
+	struct profile_priv *pv = p->priv;
+	struct profile_function f;
+	uint64_t h;
+	uint32_t i;
+
+	f.name = intern(p, name);
+	f.system_name = intern(p, system_name);
+	f.filename = intern(p, filename);
+	f.start_line = start_line;
+	if (!f.name || !f.system_name || !f.filename)
+		return PROFILE_NONE;
+	h = hash_ptr(hash_ptr(hash_ptr(1, f.name), f.system_name), f.filename);
+	h = hash_mix(h, (uint64_t)start_line);
+	i = table_find(p, &pv->functions, hash_fold(h), function_equal, &f);
+	if (i != PROFILE_NONE)
+		return i;
+	if (p->nfunctions >= PROFILE_NONE - 1 ||
+	    GROW(p->functions, pv->functions_cap, p->nfunctions, 1) < 0 ||
+	    table_insert(&pv->functions, hash_fold(h), (uint32_t)p->nfunctions) < 0)
+		return PROFILE_NONE;
+	p->functions[p->nfunctions] = f;
+	return (uint32_t)p->nfunctions++;
+}
+
+/* ---- mappings ----------------------------------------------------------- */
+
+static bool mapping_equal(const struct profile *p, uint32_t index, const void *key)
+{
+	const struct profile_mapping *a = &p->mappings[index], *b = key;
+	return a->start == b->start && a->limit == b->limit && a->offset == b->offset &&
+	       a->filename == b->filename && a->build_id == b->build_id;
+}
+
+uint32_t profile_add_mapping(struct profile *p, const struct profile_mapping *m)
+{
+	struct profile_priv *pv = p->priv;
+	struct profile_mapping c = *m;
+	uint64_t h;
+	uint32_t i;
+
+	c.filename = intern(p, m->filename);
+	c.build_id = intern(p, m->build_id);
+	if (!c.filename || !c.build_id)
+		return PROFILE_NONE;
+	h = hash_mix(hash_mix(hash_mix(2, c.start), c.limit), c.offset);
+	h = hash_ptr(hash_ptr(h, c.filename), c.build_id);
+	i = table_find(p, &pv->mappings, hash_fold(h), mapping_equal, &c);
+	if (i != PROFILE_NONE) {
+		/* The same mapping seen again may know more (e.g. symbols found). */
+		struct profile_mapping *e = &p->mappings[i];
+		e->has_functions |= c.has_functions;
+		e->has_filenames |= c.has_filenames;
+		e->has_line_numbers |= c.has_line_numbers;
+		e->has_inline_frames |= c.has_inline_frames;
+		return i;
+	}
+	if (p->nmappings >= PROFILE_NONE - 1 ||
+	    GROW(p->mappings, pv->mappings_cap, p->nmappings, 1) < 0 ||
+	    table_insert(&pv->mappings, hash_fold(h), (uint32_t)p->nmappings) < 0)
+		return PROFILE_NONE;
+	p->mappings[p->nmappings] = c;
+	return (uint32_t)p->nmappings++;
+}
+
+/* ---- locations ---------------------------------------------------------- */
+
+struct location_key {
+	uint64_t address;
+	uint32_t mapping;
+	bool jit;
+	const struct profile_line *lines;
+	size_t nlines;
+};
+
+static bool location_equal(const struct profile *p, uint32_t index, const void *key)
+{
+	const struct profile_location *a = &p->locations[index];
+	const struct location_key *k = key;
+
+	if (a->address != k->address || a->mapping != k->mapping || a->jit != k->jit ||
+	    a->nlines != k->nlines)
+		return false;
+	for (size_t i = 0; i < k->nlines; i++) {
+		const struct profile_line *l = &p->lines[a->first_line + i];
+		if (l->function != k->lines[i].function || l->line != k->lines[i].line)
+			return false;
+	}
+	return true;
+}
+
+uint32_t profile_add_location(struct profile *p, uint64_t address, uint32_t mapping,
+			      const struct profile_line *lines, size_t nlines, bool jit)
+{
+	struct profile_priv *pv = p->priv;
+	struct location_key k = { address, mapping, jit, lines, nlines };
+	struct profile_location *l;
+	uint64_t h;
+	uint32_t i;
+
+	if ((mapping != PROFILE_NONE && mapping >= p->nmappings) || nlines > UINT32_MAX ||
+	    (nlines && !lines)) {
+		errno = EINVAL;
+		return PROFILE_NONE;
+	}
+	h = hash_mix(hash_mix(hash_mix(3, address), mapping), jit);
+	for (size_t j = 0; j < nlines; j++) {
+		if (lines[j].function >= p->nfunctions) {
+			errno = EINVAL;
+			return PROFILE_NONE;
+		}
+		h = hash_mix(hash_mix(h, lines[j].function), (uint64_t)lines[j].line);
+	}
+	i = table_find(p, &pv->locations, hash_fold(h), location_equal, &k);
+	if (i != PROFILE_NONE)
+		return i;
+	if (p->nlocations >= PROFILE_NONE - 1 || p->nlines + nlines >= PROFILE_NONE ||
+	    GROW(p->locations, pv->locations_cap, p->nlocations, 1) < 0 ||
+	    GROW(p->lines, pv->lines_cap, p->nlines, nlines) < 0 ||
+	    table_insert(&pv->locations, hash_fold(h), (uint32_t)p->nlocations) < 0)
+		return PROFILE_NONE;
+	l = &p->locations[p->nlocations];
+	l->address = address;
+	l->mapping = mapping;
+	l->first_line = (uint32_t)p->nlines;
+	l->nlines = (uint32_t)nlines;
+	l->jit = jit;
+	if (nlines)
+		memcpy(&p->lines[p->nlines], lines, nlines * sizeof *lines);
+	p->nlines += nlines;
+	return (uint32_t)p->nlocations++;
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+static bool thread_equal(const struct profile *p, uint32_t index, const void *key)
+{
+	const struct profile_thread *a = &p->threads[index], *b = key;
+	return a->pid == b->pid && a->tid == b->tid && a->name == b->name &&
+	       a->process == b->process;
+}
+
+uint32_t profile_add_thread(struct profile *p, int32_t pid, int32_t tid, const char *name,
+			    const char *process)
+{
+	struct profile_priv *pv = p->priv;
+	struct profile_thread t = { pid, tid, intern(p, name), intern(p, process) };
+	uint64_t h;
+	uint32_t i;
+
+	if (!t.name || !t.process)
+		return PROFILE_NONE;
+	h = hash_mix(hash_mix(4, (uint32_t)pid), (uint32_t)tid);
+	h = hash_ptr(hash_ptr(h, t.name), t.process);
+	i = table_find(p, &pv->threads, hash_fold(h), thread_equal, &t);
+	if (i != PROFILE_NONE)
+		return i;
+	if (p->nthreads >= PROFILE_NONE - 1 ||
+	    GROW(p->threads, pv->threads_cap, p->nthreads, 1) < 0 ||
+	    table_insert(&pv->threads, hash_fold(h), (uint32_t)p->nthreads) < 0)
+		return PROFILE_NONE;
+	p->threads[p->nthreads] = t;
+	return (uint32_t)p->nthreads++;
+}
+
+const char *profile_thread_label(const struct profile *p, uint32_t thread, char *buf, size_t bufsz)
+{
+	const struct profile_thread *t;
+
+	if (!bufsz)
+		return buf;
+	if (thread >= p->nthreads) {
+		snprintf(buf, bufsz, "[thread %u]", thread);
+		return buf;
+	}
+	t = &p->threads[thread];
+	if (t->tid)
+		snprintf(buf, bufsz, "%s-%d", t->name, (int)t->tid);
+	else
+		snprintf(buf, bufsz, "%s", t->name);
+	return buf;
+}
+
+/* ---- samples ------------------------------------------------------------ */
+
+struct sample_key {
+	uint32_t thread, flags;
+	const uint32_t *locs;
+	size_t nlocs;
+};
+
+static bool sample_equal(const struct profile *p, uint32_t index, const void *key)
+{
+	const struct profile_sample *a = &p->samples[index];
+	const struct sample_key *k = key;
+
+	return a->thread == k->thread && a->flags == k->flags && a->nlocs == k->nlocs &&
+	       (!k->nlocs ||
+		memcmp(&p->sample_locs[a->first_loc], k->locs, k->nlocs * sizeof *k->locs) == 0);
+}
+
+uint32_t profile_add_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
+			    size_t nlocs, uint32_t flags, uint64_t count, uint64_t cpu_ns)
+{
+	struct profile_priv *pv = p->priv;
+	struct sample_key k = { thread, flags, locs, nlocs };
+	struct profile_sample *s;
+	uint64_t h;
+	uint32_t i;
+
+	if (thread >= p->nthreads || nlocs > UINT32_MAX || (nlocs && !locs)) {
+		errno = EINVAL;
+		return PROFILE_NONE;
+	}
+	h = hash_mix(hash_mix(5, thread), flags);
+	for (size_t j = 0; j < nlocs; j++) {
+		if (locs[j] >= p->nlocations) {
+			errno = EINVAL;
+			return PROFILE_NONE;
+		}
+		h = hash_mix(h, locs[j]);
+	}
+	i = table_find(p, &pv->samples, hash_fold(h), sample_equal, &k);
+	if (i != PROFILE_NONE) {
+		s = &p->samples[i];
+		s->count += count;
+		s->cpu_ns += cpu_ns;
+		p->total_samples += count;
+		return i;
+	}
+	if (p->nsamples >= PROFILE_NONE - 1 || p->nsample_locs + nlocs >= PROFILE_NONE ||
+	    GROW(p->samples, pv->samples_cap, p->nsamples, 1) < 0 ||
+	    GROW(p->sample_locs, pv->sample_locs_cap, p->nsample_locs, nlocs) < 0 ||
+	    table_insert(&pv->samples, hash_fold(h), (uint32_t)p->nsamples) < 0)
+		return PROFILE_NONE;
+	s = &p->samples[p->nsamples];
+	s->thread = thread;
+	s->first_loc = (uint32_t)p->nsample_locs;
+	s->nlocs = (uint32_t)nlocs;
+	s->flags = flags;
+	s->count = count;
+	s->cpu_ns = cpu_ns;
+	if (nlocs)
+		memcpy(&p->sample_locs[p->nsample_locs], locs, nlocs * sizeof *locs);
+	p->nsample_locs += nlocs;
+	p->total_samples += count;
+	return (uint32_t)p->nsamples++;
+}

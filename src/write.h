@@ -10,6 +10,7 @@
 #define CSAMPLER_WRITE_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "profile.h"
@@ -50,5 +51,39 @@ int write_text(const struct profile *p, FILE *out, const struct write_options *o
  * dropped, and a name may not end in " <digits>" so no line can end in two
  * counts. Returns the length written. Pure; fuzzed. */
 size_t folded_escape(const char *in, char *out, size_t outsz);
+
+/* ---- shared by the writers (write.c); not for other rooms ------------------ */
+
+enum write_frame_kind {
+	WRITE_FRAME_NATIVE = 0,  /* a function that owns its address */
+	WRITE_FRAME_INLINE,      /* inlined into the frame below it */
+	WRITE_FRAME_JIT,         /* from /tmp/perf-PID.map */
+	WRITE_FRAME_UNKNOWN,     /* an address without a symbol */
+	WRITE_FRAME_THREAD,      /* the thread view's root frame */
+	WRITE_FRAME_MARKER,      /* "[truncated]": the stack did not reach its root */
+};
+
+struct write_frame {
+	enum write_frame_kind kind;
+	uint32_t function;       /* index into profile.functions, or PROFILE_NONE */
+	uint32_t mapping;        /* index into profile.mappings, or PROFILE_NONE */
+};
+
+/* One merged stack: escaped frames root first, joined by ';' (no count). */
+struct folded_stack {
+	char *line;
+	struct write_frame *frames; /* root first, one per frame of line */
+	size_t nframes;
+	uint64_t count;
+};
+
+/* Every sample of P as a folded stack (thread root frame and _[i]/_[j]
+ * suffixes as OPT says), identical stacks merged, sorted frame by frame.
+ * 0, or -1 with errno. */
+int folded_stacks(const struct profile *p, const struct write_options *opt,
+		  struct folded_stack **stacks, size_t *nstacks);
+void folded_stacks_free(struct folded_stack *stacks, size_t nstacks);
+/* Frame-by-frame order of two folded lines (';' sorts before any name byte). */
+int folded_line_compare(const char *a, const char *b);
 
 #endif

@@ -1,3 +1,535 @@
-/* write_svg: under construction (see write_svg.h). */
+/* write_svg: a self-contained interactive flame graph, our own renderer.
+ *
+ * The merged, sorted folded stacks are walked once, keeping the frames of the
+ * previous stack open: a frame closes when the next stack leaves it, and its
+ * width is the samples that passed while it was open. Every frame is drawn
+ * statically (so the image reads without scripts, e.g. in an <img>), and the
+ * embedded script adds click to zoom, regex search with the matched share,
+ * hover details and reset. Frames narrower than MIN_WIDTH pixels are left
+ * out, as flamegraph.pl does, to keep huge profiles small.
+ *
+ * Colors are stable: the hue range says what kind of frame it is (warm =
+ * native code, the module picking the hue inside it; lighter for inlined
+ * frames; green = JIT; grey = unknown; blue = thread), and a hash of the
+ * function name picks saturation and lightness. Every target-controlled
+ * string is XML-escaped, with control characters and invalid UTF-8 removed. */
 #include "config.h"
-typedef int write_svg_unbuilt;
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "write.h"
+
+#define IMAGE_WIDTH 1200
+#define SIDE_PAD 10
+#define FRAME_HEIGHT 16
+#define FONT_SIZE 12
+#define CHAR_WIDTH (FONT_SIZE * 0.6)   /* monospace */
+#define TOP_PAD 48
+#define BOTTOM_PAD 34
+#define MIN_WIDTH 0.1
+#define TITLE_MAX 160                  /* characters of the title shown */
+
+struct svg_node {
+	const char *name;        /* into a folded line, not NUL-terminated */
+	size_t len;
+	uint64_t start, count;
+	size_t depth;
+	struct write_frame frame;
+};
+
+struct svg_nodes {
+	struct svg_node *n;
+	size_t len, cap;
+	size_t max_depth;
+};
+
+static int node_add(struct svg_nodes *ns, const char *name, size_t len, uint64_t start,
+		    uint64_t count, size_t depth, const struct write_frame *f)
+{
+	if (ns->len == ns->cap) {
+		size_t cap = ns->cap ? ns->cap * 2 : 256;
+		struct svg_node *n = realloc(ns->n, cap * sizeof *n);
+		if (!n)
+			return -1;
+		ns->n = n;
+		ns->cap = cap;
+	}
+	ns->n[ns->len++] = (struct svg_node){ name, len, start, count, depth, *f };
+	if (depth > ns->max_depth)
+		ns->max_depth = depth;
+	return 0;
+}
+
+struct open_frame {
+	const char *name;
+	size_t len;
+	uint64_t start;
+	struct write_frame frame;
+};
+
+/* Turn the sorted stacks into frames with a start and a width in samples. */
+static int build_nodes(const struct folded_stack *st, size_t nst, struct svg_nodes *ns,
+		       uint64_t *total)
+{
+	struct open_frame *open = NULL;
+	size_t nopen = 0, cap = 0;
+	uint64_t offset = 0;
+	static const struct write_frame unknown = { WRITE_FRAME_UNKNOWN, PROFILE_NONE,
+						    PROFILE_NONE };
+
+	for (size_t i = 0; i < nst; i++) {
+		const char *s = st[i].line;
+		size_t k = 0, depth = 0;
+
+		while (*s) {
+			const char *e = strchr(s, ';');
+			size_t len = e ? (size_t)(e - s) : strlen(s);
+			const struct write_frame *f = depth < st[i].nframes ? &st[i].frames[depth]
+									    : &unknown;
+			if (k == depth && k < nopen && open[k].len == len &&
+			    memcmp(open[k].name, s, len) == 0) {
+				k++;
+			} else {
+				if (k == depth) {
+					/* first difference: close what the previous stack left open */
+					while (nopen > k) {
+						nopen--;
+						if (node_add(ns, open[nopen].name, open[nopen].len,
+							     open[nopen].start,
+							     offset - open[nopen].start, nopen + 1,
+							     &open[nopen].frame) < 0)
+							goto fail;
+					}
+				}
+				if (nopen == cap) {
+					size_t ncap = cap ? cap * 2 : 64;
+					struct open_frame *o = realloc(open, ncap * sizeof *o);
+					if (!o)
+						goto fail;
+					open = o;
+					cap = ncap;
+				}
+				open[nopen++] = (struct open_frame){ s, len, offset, *f };
+				k = SIZE_MAX;
+			}
+			depth++;
+			s = e ? e + 1 : s + len;
+		}
+		if (k != SIZE_MAX) {
+			/* a prefix of the previous stack: close its deeper frames */
+			while (nopen > k) {
+				nopen--;
+				if (node_add(ns, open[nopen].name, open[nopen].len, open[nopen].start,
+					     offset - open[nopen].start, nopen + 1,
+					     &open[nopen].frame) < 0)
+					goto fail;
+			}
+		}
+		offset += st[i].count;
+	}
+	while (nopen > 0) {
+		nopen--;
+		if (node_add(ns, open[nopen].name, open[nopen].len, open[nopen].start,
+			     offset - open[nopen].start, nopen + 1, &open[nopen].frame) < 0)
+			goto fail;
+	}
+	free(open);
+	*total = offset;
+	return 0;
+fail:
+	free(open);
+	errno = ENOMEM;
+	return -1;
+}
+
+/* ---- escaping ----------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) || cp == 0xfffe || cp == 0xffff)
+		return 0;
+	return len;
+}
+
+/* Write up to max_chars characters of s[0..n) escaped for XML text and
+ * attributes; invalid UTF-8 becomes U+FFFD, control characters vanish.
+ * Appends ".." when cut. */
+static void xml_escape(FILE *out, const char *str, size_t n, size_t max_chars)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t chars = 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_sequence(s + i, n - i);
+		if (chars == max_chars) {
+			fputs("..", out);
+			return;
+		}
+		if (!len) {
+			fputs("\xef\xbf\xbd", out);
+			i++;
+			chars++;
+			continue;
+		}
+		if (len == 1) {
+			unsigned char c = s[i];
+			if (c < 0x20 || c == 0x7f)
+				;
+			else if (c == '&')
+				fputs("&amp;", out);
+			else if (c == '<')
+				fputs("&lt;", out);
+			else if (c == '>')
+				fputs("&gt;", out);
+			else if (c == '"')
+				fputs("&quot;", out);
+			else if (c == '\'')
+				fputs("&#39;", out);
+			else
+				fputc(c, out);
+			if (c >= 0x20 && c != 0x7f)
+				chars++;
+		} else {
+			fwrite(s + i, 1, len, out);
+			chars++;
+		}
+		i += len;
+	}
+}
+
+static size_t utf8_chars(const char *s, size_t n)
+{
+	size_t chars = 0;
+	for (size_t i = 0; i < n; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			chars++;
+	return chars;
+}
+
+/* ---- colors ------------------------------------------------------------- */
+
+static uint32_t hash32(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	h ^= h >> 15;
+	h *= 0x2c1b3c6dU;
+	h ^= h >> 12;
+	return h;
+}
+
+static void hsl_to_rgb(double h, double s, double l, int rgb[3])
+{
+	double c = (1 - (2 * l - 1 < 0 ? 1 - 2 * l : 2 * l - 1)) * s;
+	double hp = h / 60, x, r = 0, g = 0, b = 0, m;
+	double frac = hp - 2 * (double)(int)(hp / 2);
+
+	x = c * (1 - (frac - 1 < 0 ? 1 - frac : frac - 1));
+	if (hp < 1)
+		r = c, g = x;
+	else if (hp < 2)
+		r = x, g = c;
+	else if (hp < 3)
+		g = c, b = x;
+	else if (hp < 4)
+		g = x, b = c;
+	else if (hp < 5)
+		r = x, b = c;
+	else
+		r = c, b = x;
+	m = l - c / 2;
+	rgb[0] = (int)((r + m) * 255 + 0.5);
+	rgb[1] = (int)((g + m) * 255 + 0.5);
+	rgb[2] = (int)((b + m) * 255 + 0.5);
+}
+
+static const char *module_name(const struct profile *p, uint32_t mapping)
+{
+	const char *f, *slash;
+
+	if (mapping == PROFILE_NONE || mapping >= p->nmappings)
+		return "";
+	f = p->mappings[mapping].filename ? p->mappings[mapping].filename : "";
+	slash = strrchr(f, '/');
+	return slash ? slash + 1 : f;
+}
+
+static void frame_color(const struct profile *p, const struct svg_node *n, int rgb[3])
+{
+	uint32_t fh = hash32(n->name, n->len);
+	const char *mod = module_name(p, n->frame.mapping);
+	uint32_t mh = hash32(mod, strlen(mod));
+	double jitter = (double)(fh & 0xff) / 255.0, jitter2 = (double)((fh >> 8) & 0xff) / 255.0;
+	double h, s, l;
+
+	switch (n->frame.kind) {
+	case WRITE_FRAME_JIT:
+		h = 95 + 45 * jitter, s = 0.55 + 0.2 * jitter2, l = 0.55;
+		break;
+	case WRITE_FRAME_UNKNOWN:
+	case WRITE_FRAME_MARKER:
+		h = 0, s = 0, l = 0.70 + 0.1 * jitter;
+		break;
+	case WRITE_FRAME_THREAD:
+		h = 200 + 30 * jitter, s = 0.50, l = 0.70;
+		break;
+	case WRITE_FRAME_INLINE:
+	case WRITE_FRAME_NATIVE:
+	default:
+		/* the module picks the hue within red..yellow, the function varies it */
+		h = (double)(mh % 45) + 10 * jitter;
+		s = 0.70 + 0.25 * jitter2;
+		l = n->frame.kind == WRITE_FRAME_INLINE ? 0.70 : 0.58;
+		break;
+	}
+	if (n->depth == 0)
+		h = 0, s = 0, l = 0.82;
+	hsl_to_rgb(h, s, l, rgb);
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static const char svg_style[] =
+	"<style type=\"text/css\">\n"
+	"text { font-family: \"DejaVu Sans Mono\", Menlo, Consolas, monospace; "
+	"font-size: 12px; fill: #000; }\n"
+	"#title { font-size: 16px; text-anchor: middle; }\n"
+	".button { cursor: pointer; fill: #246; }\n"
+	".button:hover { text-decoration: underline; }\n"
+	".hide { display: none; }\n"
+	"g.f { cursor: pointer; }\n"
+	"g.f:hover rect { stroke: #000; stroke-width: 0.5; }\n"
+	"g.f text { pointer-events: none; }\n"
+	"g.parent { opacity: 0.5; }\n"
+	"</style>\n";
+
+/* The script: everything is read back from the frames' data-* attributes. */
+static const char svg_script[] =
+	"<script type=\"text/ecmascript\"><![CDATA[\n"
+	"(function () {\n"
+	"'use strict';\n"
+	"var svg = document.documentElement;\n"
+	"var W = +svg.getAttribute('data-width'), PAD = +svg.getAttribute('data-pad');\n"
+	"var TOTAL = +svg.getAttribute('data-total'), CW = +svg.getAttribute('data-charw');\n"
+	"var details = document.getElementById('details');\n"
+	"var matched = document.getElementById('matched');\n"
+	"var reset = document.getElementById('reset');\n"
+	"var search = document.getElementById('search');\n"
+	"var frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
+	"var info = frames.map(function (g) {\n"
+	"  return { g: g, rect: g.querySelector('rect'), text: g.querySelector('text'),\n"
+	"    name: g.getAttribute('data-name'), s: +g.getAttribute('data-s'),\n"
+	"    n: +g.getAttribute('data-n'), d: +g.getAttribute('data-d') };\n"
+	"});\n"
+	"var byG = new Map(); info.forEach(function (f) { byG.set(f.g, f); });\n"
+	"var term = null;\n"
+	"function pct(n, of) { return (100 * n / of).toFixed(2) + '%'; }\n"
+	"function fit(f, w) {\n"
+	"  var chars = Math.floor((w - 6) / CW);\n"
+	"  var t = chars < 3 ? '' : f.name.length <= chars ? f.name : f.name.slice(0, chars - 2) + '..';\n"
+	"  f.text.textContent = t;\n"
+	"}\n"
+	"function place(f, x, w) {\n"
+	"  f.rect.setAttribute('x', x.toFixed(2)); f.rect.setAttribute('width', w.toFixed(2));\n"
+	"  f.text.setAttribute('x', (x + 3).toFixed(2)); fit(f, w);\n"
+	"}\n"
+	"function zoom(z) {\n"
+	"  var span = W - 2 * PAD;\n"
+	"  info.forEach(function (f) {\n"
+	"    var inside = f.s >= z.s && f.s + f.n <= z.s + z.n;\n"
+	"    var below = f.d < z.d && f.s <= z.s && f.s + f.n >= z.s + z.n;\n"
+	"    f.g.classList.toggle('hide', !inside && !below);\n"
+	"    f.g.classList.toggle('parent', below);\n"
+	"    if (below) place(f, PAD, span);\n"
+	"    else if (inside) place(f, PAD + (f.s - z.s) * span / z.n, f.n * span / z.n);\n"
+	"  });\n"
+	"  reset.classList.toggle('hide', z.d === 0);\n"
+	"  if (term !== null) highlight(term);\n"
+	"}\n"
+	"function highlight(re) {\n"
+	"  var spans = [];\n"
+	"  info.forEach(function (f) {\n"
+	"    var hit = re !== null && re.test(f.name);\n"
+	"    if (f.rect.getAttribute('data-fill') === null)\n"
+	"      f.rect.setAttribute('data-fill', f.rect.getAttribute('fill'));\n"
+	"    f.rect.setAttribute('fill', hit ? 'rgb(230,0,230)' : f.rect.getAttribute('data-fill'));\n"
+	"    if (hit) spans.push([f.s, f.s + f.n]);\n"
+	"  });\n"
+	"  spans.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });\n"
+	"  var sum = 0, end = -1;\n"
+	"  spans.forEach(function (sp) {\n"
+	"    if (sp[0] >= end) { sum += sp[1] - sp[0]; end = sp[1]; }\n"
+	"    else if (sp[1] > end) { sum += sp[1] - end; end = sp[1]; }\n"
+	"  });\n"
+	"  matched.textContent = re === null ? '' : 'Matched: ' + pct(sum, TOTAL);\n"
+	"  search.textContent = re === null ? 'Search' : 'Reset Search';\n"
+	"}\n"
+	"function ask() {\n"
+	"  if (term !== null) { term = null; highlight(null); return; }\n"
+	"  var s = window.prompt('Search frames (regular expression):', '');\n"
+	"  if (!s) return;\n"
+	"  try { term = new RegExp(s); } catch (e) { window.alert('Bad regular expression: ' + e.message); return; }\n"
+	"  highlight(term);\n"
+	"}\n"
+	"function frameOf(e) { return e.target.closest ? e.target.closest('g.f') : null; }\n"
+	"svg.addEventListener('click', function (e) {\n"
+	"  var g = frameOf(e); if (g) zoom(byG.get(g));\n"
+	"});\n"
+	"svg.addEventListener('mouseover', function (e) {\n"
+	"  var g = frameOf(e); if (!g) return;\n"
+	"  var f = byG.get(g);\n"
+	"  details.textContent = f.name + ' (' + f.n + ' samples, ' + pct(f.n, TOTAL) + ')';\n"
+	"});\n"
+	"svg.addEventListener('mouseout', function (e) { if (frameOf(e)) details.textContent = ' '; });\n"
+	"reset.addEventListener('click', function () { zoom(info.filter(function (f) { return f.d === 0; })[0]); });\n"
+	"search.addEventListener('click', ask);\n"
+	"window.addEventListener('keydown', function (e) {\n"
+	"  if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); if (term !== null) term = null; ask(); }\n"
+	"  else if (e.key === 'Escape') { term = null; highlight(null); }\n"
+	"});\n"
+	"})();\n"
+	"]]></script>\n";
+
+static void write_title(const struct profile *p, FILE *out, const struct write_options *opt)
+{
+	char buf[512];
+
+	if (opt && opt->title) {
+		xml_escape(out, opt->title, strlen(opt->title), TITLE_MAX);
+		return;
+	}
+	fputs("csampler: ", out);
+	xml_escape(out, p->command ? p->command : "", p->command ? strlen(p->command) : 0,
+		   TITLE_MAX - 60);
+	snprintf(buf, sizeof buf, " (pid %d), %.2fs, %" PRIu64 " samples", (int)p->pid,
+		 (double)p->duration_nanos / 1e9, p->total_samples);
+	fputs(buf, out);
+}
+
+static void write_node(const struct profile *p, FILE *out, const struct svg_node *n,
+		       uint64_t total, int height)
+{
+	double span = IMAGE_WIDTH - 2 * SIDE_PAD;
+	double x = SIDE_PAD + (double)n->start * span / (double)total;
+	double w = (double)n->count * span / (double)total;
+	int y = height - BOTTOM_PAD - (int)(n->depth + 1) * FRAME_HEIGHT;
+	size_t fit = w > 6 ? (size_t)((w - 6) / CHAR_WIDTH) : 0;
+	int rgb[3];
+
+	frame_color(p, n, rgb);
+	fprintf(out, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64 "\" data-d=\"%zu\" "
+		"data-name=\"", n->start, n->count, n->depth);
+	xml_escape(out, n->name, n->len, SIZE_MAX);
+	fputs("\"><title>", out);
+	xml_escape(out, n->name, n->len, SIZE_MAX);
+	fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title>", n->count,
+		100.0 * (double)n->count / (double)total);
+	fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
+		"fill=\"rgb(%d,%d,%d)\"/>", x, y, w, FRAME_HEIGHT - 1, rgb[0], rgb[1], rgb[2]);
+	fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_HEIGHT - 4.5);
+	if (fit >= 3) {
+		if (utf8_chars(n->name, n->len) <= fit)
+			xml_escape(out, n->name, n->len, SIZE_MAX);
+		else
+			xml_escape(out, n->name, n->len, fit - 2);
+	}
+	fputs("</text></g>\n", out);
+}
+
+int write_svg(const struct profile *p, FILE *out, const struct write_options *opt)
+{
+	struct write_options o = opt ? *opt : (struct write_options){ 0 };
+	struct folded_stack *st;
+	struct svg_nodes ns = { 0 };
+	struct svg_node root;
+	uint64_t total = 0;
+	size_t nst;
+	int height, ret = 0;
+	static const struct write_frame root_frame = { WRITE_FRAME_UNKNOWN, PROFILE_NONE,
+						       PROFILE_NONE };
+
+	o.annotate = false;      /* kinds are shown by color, not by suffix */
+	if (folded_stacks(p, &o, &st, &nst) < 0)
+		return -1;
+	if (build_nodes(st, nst, &ns, &total) < 0) {
+		folded_stacks_free(st, nst);
+		free(ns.n);
+		return -1;
+	}
+	root = (struct svg_node){ "all", 3, 0, total, 0, root_frame };
+	height = TOP_PAD + (int)(ns.max_depth + 1) * FRAME_HEIGHT + BOTTOM_PAD;
+
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" data-width=\"%d\" data-pad=\"%d\" "
+		"data-total=\"%" PRIu64 "\" data-charw=\"%.2f\">\n",
+		IMAGE_WIDTH, height, IMAGE_WIDTH, height, IMAGE_WIDTH, SIDE_PAD, total,
+		CHAR_WIDTH);
+	fputs("<!-- flame graph written by csampler: click a frame to zoom, Search (or "
+	      "Ctrl-F) takes a regular expression -->\n", out);
+	fputs(svg_style, out);
+	fputs("<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
+	      "<stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop stop-color=\"#eeeeb0\" "
+	      "offset=\"95%\"/></linearGradient></defs>\n", out);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+		"fill=\"url(#background)\"/>\n", IMAGE_WIDTH, height);
+	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"22\">", IMAGE_WIDTH / 2);
+	write_title(p, out, opt);
+	fputs("</text>\n", out);
+	fprintf(out, "<text id=\"reset\" class=\"button hide\" x=\"%d\" y=\"40\">Reset Zoom</text>\n",
+		SIDE_PAD);
+	fprintf(out, "<text id=\"search\" class=\"button\" x=\"%d\" y=\"40\" "
+		"text-anchor=\"end\">Search</text>\n", IMAGE_WIDTH - SIDE_PAD);
+	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"> </text>\n",
+		IMAGE_WIDTH - SIDE_PAD, height - 12);
+	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", SIDE_PAD, height - 12);
+	fputs("<g id=\"frames\">\n", out);
+	if (total) {
+		write_node(p, out, &root, total, height);
+		for (size_t i = 0; i < ns.len; i++) {
+			double w = (double)ns.n[i].count * (IMAGE_WIDTH - 2 * SIDE_PAD) /
+				   (double)total;
+			if (w >= MIN_WIDTH)
+				write_node(p, out, &ns.n[i], total, height);
+		}
+	} else {
+		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no samples</text>\n",
+			IMAGE_WIDTH / 2, TOP_PAD + 12);
+	}
+	fputs("</g>\n", out);
+	fputs(svg_script, out);
+	fputs("</svg>\n", out);
+	folded_stacks_free(st, nst);
+	free(ns.n);
+	if (ferror(out)) {
+		errno = errno ? errno : EIO;
+		ret = -1;
+	}
+	return ret;
+}
