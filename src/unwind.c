@@ -1,3 +1,830 @@
-/* unwind: under construction (see unwind.h). */
+/* unwind: see unwind.h.
+ *
+ * libunwind does the DWARF work; we give it our own accessors (an address
+ * space per process, UNW_CACHE_GLOBAL) so that it never touches ptrace:
+ *   - access_reg: the registers of the snapshot (or the registers an own
+ *     frame-pointer step produced, see below);
+ *   - access_mem: the copied stack window first; a read past the window into
+ *     the stack mapping fails and marks the result UNWIND_WINDOW (the live
+ *     stack has moved on since the copy); the vdso from its copied image;
+ *     pages of read-only file-backed mappings from a page cache filled with
+ *     process_vm_readv (they do not change while mapped); anything else with
+ *     process_vm_readv directly;
+ *   - find_proc_info: per module (one executable file-backed mapping, or the
+ *     vdso) we read the program headers with libelf through the descriptor
+ *     procmaps keeps, locate PT_GNU_EH_FRAME and compute the load bias from
+ *     the mapping and its PT_LOAD (correct for lld's non-page-aligned
+ *     p_offset), check the .eh_frame_hdr encodings ourselves (libunwind
+ *     aborts on a table not encoded datarel|sdata4) and keep a copy of the
+ *     binary-search table. A lookup finds the entry locally and hands
+ *     libunwind a one-entry remote table, so dwarf_search_unwind_table only
+ *     parses that FDE.
+ * Where a frame has no CFI, find_proc_info says so through the context
+ * instead of returning -UNW_ENOINFO (libunwind's own fallback guesses and can
+ * report a broken chain as complete); we then follow the frame-pointer chain
+ * one frame (bounded, strictly increasing, inside the stack mapping; a zero
+ * rbp ends the chain as the ABI prescribes) and restart libunwind from the
+ * registers that step recovered. For the interrupted frame alone, a
+ * frameless leaf without CFI (a JIT stub) is stepped through [rsp] when that
+ * holds an address just past a call.
+ * libunwind 1.6.2 costs two rt_sigprocmask calls per frame (the lock of its
+ * global register-state cache); everything else here is user space once the
+ * caches are warm. */
 #include "config.h"
-typedef int unwind_unbuilt;
+
+#include <dwarf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <libunwind.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "address.h"
+#include "unwind.h"
+
+/* libunwind exports the remote-table search but no header declares it. */
+extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
+					       unw_dyn_info_t *di, unw_proc_info_t *pi,
+					       int need_unwind_info, void *arg);
+
+#define PAGE_SIZE_CACHED 4096u
+#define PAGE_CACHE_SLOTS 1024u              /* 4 MiB of immutable pages */
+#define RS_CACHE_SIZE 16384                 /* libunwind's register-state cache */
+#define EH_FRAME_HDR_MAX (64u << 20)        /* refuse larger .eh_frame_hdr */
+#define MODULES_MAX 4096u
+#define REFRESH_INTERVAL_NS 50000000ull     /* at most one maps reread per 50 ms */
+#define FP_FRAME_MAX (1u << 20)             /* a frame-pointer step spans at most 1 MiB */
+
+/* One executable mapping with what find_proc_info needs. */
+struct module {
+	/* key: the mapping */
+	uint64_t map_start, map_end, map_offset, inode;
+	unsigned dev_major, dev_minor;
+	bool has_table;          /* false: no usable CFI table (no info) */
+	uint64_t text_start, text_end;   /* the executable PT_LOAD, in the target */
+	uint64_t hdr_addr;       /* .eh_frame_hdr in the target (table base) */
+	uint64_t table_addr;     /* its binary-search table in the target */
+	size_t nfde;
+	int32_t *table;          /* nfde pairs (start offset, fde offset) */
+};
+
+struct unwinder {
+	struct procmaps *pm;
+	unsigned max_depth;
+	unw_addr_space_t as;
+	uint64_t generation;     /* of pm when the caches were last valid */
+	uint64_t last_refresh_ns;
+
+	struct module *modules;
+	size_t nmodules, modules_cap;
+	size_t last_module;
+
+	uint64_t *page_tags;     /* page address + 1 (0: empty) */
+	uint8_t *pages;          /* PAGE_CACHE_SLOTS * PAGE_SIZE_CACHED */
+};
+
+/* The state of one unwind_stack call, libunwind's "arg". */
+struct unwind_ctx {
+	struct unwinder *u;
+	const struct unwind_snapshot *s;
+	struct user_regs_struct regs;    /* registers of the cursor's first frame */
+	uint64_t stack_end;              /* end of the mapping holding the stack */
+	const uint8_t *vdso;
+	uint64_t vdso_start;
+	size_t vdso_len;
+	bool refreshed;                  /* procmaps_refresh already tried */
+	bool window_hit;                 /* needed stack beyond the copy */
+	bool no_info;                    /* the last find_proc_info found no CFI */
+};
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- target memory ----------------------------------------------------- */
+
+static bool read_remote(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
+}
+
+/* Pages that cannot change while mapped: read-only views of files. */
+static bool entry_is_immutable(const struct procmaps_entry *e)
+{
+	return e->current && e->readable && !e->writable && !e->shared &&
+	       (e->inode != 0 || (e->path && e->path[0] == '/'));
+}
+
+static size_t page_slot(uint64_t page)
+{
+	return (size_t)(((page / PAGE_SIZE_CACHED) * UINT64_C(0x9E3779B97F4A7C15)) >> 54) %
+	       PAGE_CACHE_SLOTS;
+}
+
+/* The cached copy of the immutable page at PAGE, filling it if needed; NULL
+ * if the page is not immutable or cannot be read. */
+static const uint8_t *cached_page(struct unwind_ctx *c, uint64_t page)
+{
+	struct unwinder *u = c->u;
+	size_t slot = page_slot(page);
+	uint8_t *data = u->pages + slot * PAGE_SIZE_CACHED;
+	if (u->page_tags[slot] == page + 1)
+		return data;
+	const struct procmaps_entry *e = procmaps_find(u->pm, page);
+	if (!e || page < e->start || page + PAGE_SIZE_CACHED > e->end || !entry_is_immutable(e))
+		return NULL;
+	if (!read_remote(c->s->tid, page, data, PAGE_SIZE_CACHED)) {
+		u->page_tags[slot] = 0;
+		return NULL;
+	}
+	u->page_tags[slot] = page + 1;
+	return data;
+}
+
+/* Read LEN bytes (LEN <= a page) of the target at ADDR as of the snapshot. */
+static bool read_target(struct unwind_ctx *c, uint64_t addr, void *buf, size_t len)
+{
+	const struct unwind_snapshot *s = c->s;
+	if (addr + len < addr)
+		return false;
+	/* the copied stack window */
+	uint64_t copy_end = s->stack_start + s->stack_len;
+	if (addr >= s->stack_start && addr + len <= copy_end) {
+		memcpy(buf, s->stack + (addr - s->stack_start), len);
+		return true;
+	}
+	if (addr + len > copy_end && addr < c->stack_end && addr >= s->stack_start) {
+		/* beyond the copy, inside the stack: the live stack has changed */
+		if (s->window_cut)
+			c->window_hit = true;
+		return false;
+	}
+	/* the vdso, from its image */
+	if (c->vdso && addr >= c->vdso_start && addr + len <= c->vdso_start + c->vdso_len) {
+		memcpy(buf, c->vdso + (addr - c->vdso_start), len);
+		return true;
+	}
+	/* immutable pages through the cache */
+	uint64_t page = addr & ~(uint64_t)(PAGE_SIZE_CACHED - 1);
+	if (addr + len <= page + PAGE_SIZE_CACHED) {
+		const uint8_t *p = cached_page(c, page);
+		if (p) {
+			memcpy(buf, p + (addr - page), len);
+			return true;
+		}
+	} else {
+		size_t first = (size_t)(page + PAGE_SIZE_CACHED - addr);
+		const uint8_t *p = cached_page(c, page);
+		const uint8_t *q = p ? cached_page(c, page + PAGE_SIZE_CACHED) : NULL;
+		if (p && q) {
+			memcpy(buf, p + (addr - page), first);
+			memcpy((uint8_t *)buf + first, q, len - first);
+			return true;
+		}
+	}
+	return read_remote(s->tid, addr, buf, len);
+}
+
+/* ---- modules: .eh_frame_hdr tables -------------------------------------- */
+
+static void module_free(struct module *m)
+{
+	free(m->table);
+	m->table = NULL;
+}
+
+/* Size of a value encoded with ENC in .eh_frame_hdr, or 0 if unsupported. */
+static size_t eh_encoded_size(uint8_t enc)
+{
+	if (enc & 0x80)              /* DW_EH_PE_indirect */
+		return 0;
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr: return 8;
+	case DW_EH_PE_udata2: case DW_EH_PE_sdata2: return 2;
+	case DW_EH_PE_udata4: case DW_EH_PE_sdata4: return 4;
+	case DW_EH_PE_udata8: case DW_EH_PE_sdata8: return 8;
+	default: return 0;           /* uleb128/sleb128 and unknown */
+	}
+}
+
+static uint64_t read_le(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+	for (size_t i = n; i > 0; i--)
+		v = v << 8 | p[i - 1];
+	return v;
+}
+
+/* Parse the .eh_frame_hdr copy HDR (LEN bytes) into M. Only the layout
+ * libunwind's remote-table search accepts is taken: version 1, a table
+ * encoded datarel|sdata4, an fde_count of fixed size and absolute value. */
+static bool parse_eh_frame_hdr(struct module *m, const uint8_t *hdr, size_t len)
+{
+	if (len < 4 || hdr[0] != 1)
+		return false;
+	uint8_t ptr_enc = hdr[1], count_enc = hdr[2], table_enc = hdr[3];
+	if (table_enc != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return false;
+	size_t ptr_size = eh_encoded_size(ptr_enc);
+	size_t count_size = eh_encoded_size(count_enc);
+	if (ptr_enc == DW_EH_PE_omit || count_enc == DW_EH_PE_omit || ptr_size == 0 ||
+	    count_size == 0 || (count_enc & 0x70) != DW_EH_PE_absptr)
+		return false;
+	size_t off = 4 + ptr_size;
+	if (off + count_size > len)
+		return false;
+	uint64_t nfde = read_le(hdr + off, count_size);
+	off += count_size;
+	if (nfde == 0 || nfde > (len - off) / 8)
+		return false;
+	m->table = malloc((size_t)nfde * 8);
+	if (!m->table)
+		return false;
+	for (size_t i = 0; i < 2 * nfde; i++)
+		m->table[i] = (int32_t)(uint32_t)read_le(hdr + off + 4 * i, 4);
+	m->nfde = (size_t)nfde;
+	m->table_addr = m->hdr_addr + off;
+	return true;
+}
+
+/* Fill M (key set) from the ELF headers: ELF is the file or the vdso image
+ * mapped at M's mapping; IMAGE/IMAGE_LEN the vdso image (NULL for a file,
+ * read through FD). */
+static void module_load_elf(struct module *m, Elf *elf, int fd, const uint8_t *image,
+			    size_t image_len)
+{
+	size_t phnum;
+	if (elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64 ||
+	    elf_getphdrnum(elf, &phnum) != 0 || phnum > 4096)
+		return;
+	GElf_Phdr text = { 0 }, eh = { 0 };
+	bool have_text = false, have_eh = false;
+	uint64_t map_len = m->map_end - m->map_start;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return;
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && !have_text &&
+		    ph.p_offset < m->map_offset + map_len && m->map_offset < ph.p_offset + ph.p_filesz) {
+			text = ph;
+			have_text = true;
+		} else if (ph.p_type == PT_GNU_EH_FRAME) {
+			eh = ph;
+			have_eh = true;
+		}
+	}
+	if (!have_text || !have_eh || eh.p_filesz < 4 || eh.p_filesz > EH_FRAME_HDR_MAX)
+		return;
+	/* file offset X is at vaddr p_vaddr + (X - p_offset) and at address
+	 * map_start + (X - map_offset): true whatever p_offset's alignment */
+	uint64_t bias = m->map_start - m->map_offset - (text.p_vaddr - text.p_offset);
+	m->text_start = bias + text.p_vaddr;
+	m->text_end = m->text_start + text.p_memsz;
+	if (m->text_start > m->map_start || m->text_end < m->map_end) {
+		/* the segment must cover the mapping; else trust the mapping */
+		m->text_start = m->map_start;
+		m->text_end = m->map_end;
+	}
+	m->hdr_addr = bias + eh.p_vaddr;
+
+	size_t len = (size_t)eh.p_filesz;
+	uint8_t *hdr = malloc(len);
+	if (!hdr)
+		return;
+	bool ok = false;
+	if (image) {
+		if (eh.p_offset <= image_len && len <= image_len - eh.p_offset) {
+			memcpy(hdr, image + eh.p_offset, len);
+			ok = true;
+		}
+	} else {
+		ok = pread(fd, hdr, len, (off_t)eh.p_offset) == (ssize_t)len;
+	}
+	if (ok)
+		m->has_table = parse_eh_frame_hdr(m, hdr, len);
+	free(hdr);
+}
+
+static struct module *module_build(struct unwind_ctx *c, const struct procmaps_entry *e)
+{
+	struct unwinder *u = c->u;
+	if (u->nmodules == u->modules_cap) {
+		if (u->nmodules >= MODULES_MAX)
+			return NULL;
+		size_t cap = u->modules_cap ? u->modules_cap * 2 : 64;
+		struct module *mods = realloc(u->modules, cap * sizeof *mods);
+		if (!mods)
+			return NULL;
+		u->modules = mods;
+		u->modules_cap = cap;
+	}
+	struct module *m = &u->modules[u->nmodules];
+	*m = (struct module){
+		.map_start = e->start, .map_end = e->end, .map_offset = e->offset,
+		.inode = e->inode, .dev_major = e->dev_major, .dev_minor = e->dev_minor,
+	};
+	bool is_vdso = e->path && strcmp(e->path, "[vdso]") == 0;
+	if (is_vdso && c->vdso && c->vdso_start == e->start) {
+		m->map_offset = 0;
+		Elf *elf = elf_memory((char *)(uintptr_t)c->vdso, c->vdso_len);
+		if (elf) {
+			module_load_elf(m, elf, -1, c->vdso, c->vdso_len);
+			elf_end(elf);
+		}
+	} else if (e->fd >= 0) {
+		Elf *elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
+		if (elf) {
+			module_load_elf(m, elf, e->fd, NULL, 0);
+			elf_end(elf);
+		}
+	}
+	u->nmodules++;
+	return m;
+}
+
+static bool module_matches(const struct module *m, const struct procmaps_entry *e)
+{
+	return m->map_start == e->start && m->map_end == e->end && m->inode == e->inode &&
+	       m->dev_major == e->dev_major && m->dev_minor == e->dev_minor &&
+	       (m->map_offset == e->offset || m->inode == 0);
+}
+
+/* The module whose mapping holds IP, building it on first use; NULL if IP is
+ * in no current executable mapping (after one refresh per sample). */
+static struct module *module_for_ip(struct unwind_ctx *c, uint64_t ip)
+{
+	struct unwinder *u = c->u;
+	if (u->last_module < u->nmodules) {
+		struct module *m = &u->modules[u->last_module];
+		if (ip >= m->map_start && ip < m->map_end)
+			return m;
+	}
+	for (size_t i = 0; i < u->nmodules; i++) {
+		if (ip >= u->modules[i].map_start && ip < u->modules[i].map_end) {
+			u->last_module = i;
+			return &u->modules[i];
+		}
+	}
+	const struct procmaps_entry *e = procmaps_find(u->pm, ip);
+	if ((!e || !e->current || ip < e->start || ip >= e->end) && !c->refreshed) {
+		c->refreshed = true;
+		uint64_t now = monotonic_ns();
+		if (now - u->last_refresh_ns >= REFRESH_INTERVAL_NS) {
+			u->last_refresh_ns = now;
+			if (procmaps_refresh(u->pm) > 0)
+				e = procmaps_find(u->pm, ip);
+		}
+	}
+	if (!e || !e->current || ip < e->start || ip >= e->end || !e->executable)
+		return NULL;
+	for (size_t i = 0; i < u->nmodules; i++) {
+		if (module_matches(&u->modules[i], e)) {
+			u->last_module = i;
+			return &u->modules[i];
+		}
+	}
+	struct module *m = module_build(c, e);
+	if (m)
+		u->last_module = (size_t)(m - u->modules);
+	return m;
+}
+
+/* ---- libunwind accessors ------------------------------------------------- */
+
+static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+			  int need_unwind_info, void *arg)
+{
+	struct unwind_ctx *c = arg;
+	c->no_info = false;
+	struct module *m = module_for_ip(c, ip);
+	if (!m)
+		return -UNW_EINVALIDIP;
+	if (!m->has_table || ip < m->text_start || ip >= m->text_end) {
+		c->no_info = true;
+		return -UNW_ESTOPUNWIND;
+	}
+	int64_t rel = (int64_t)(ip - m->hdr_addr);
+	if (rel < INT32_MIN || rel > INT32_MAX) {
+		c->no_info = true;
+		return -UNW_ESTOPUNWIND;
+	}
+	/* the last entry whose start <= rel */
+	size_t lo = 0, hi = m->nfde;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((int64_t)m->table[2 * mid] <= rel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0) {
+		c->no_info = true;
+		return -UNW_ESTOPUNWIND;
+	}
+	unw_dyn_info_t di;
+	memset(&di, 0, sizeof di);
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = m->text_start;
+	di.end_ip = m->text_end;
+	di.u.rti.segbase = m->hdr_addr;
+	di.u.rti.table_data = m->table_addr + (lo - 1) * 8;
+	di.u.rti.table_len = 8 / sizeof(unw_word_t);
+	int ret = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+	if (ret == -UNW_ENOINFO) {
+		/* ip is past the end of the FDE found: a gap without CFI */
+		c->no_info = true;
+		return -UNW_ESTOPUNWIND;
+	}
+	return ret;
+}
+
+static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+	(void)as, (void)pi, (void)arg;
+}
+
+static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *arg)
+{
+	(void)as, (void)addr, (void)arg;
+	return -UNW_ENOINFO;
+}
+
+static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
+		      void *arg)
+{
+	(void)as;
+	if (write)
+		return -UNW_EREADONLYREG;
+	return read_target(arg, addr, valp, sizeof *valp) ? 0 : -UNW_EINVAL;
+}
+
+static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *valp, int write,
+		      void *arg)
+{
+	(void)as;
+	const struct user_regs_struct *r = &((struct unwind_ctx *)arg)->regs;
+	if (write)
+		return -UNW_EREADONLYREG;
+	switch (reg) {
+	case UNW_X86_64_RAX: *valp = r->rax; break;
+	case UNW_X86_64_RDX: *valp = r->rdx; break;
+	case UNW_X86_64_RCX: *valp = r->rcx; break;
+	case UNW_X86_64_RBX: *valp = r->rbx; break;
+	case UNW_X86_64_RSI: *valp = r->rsi; break;
+	case UNW_X86_64_RDI: *valp = r->rdi; break;
+	case UNW_X86_64_RBP: *valp = r->rbp; break;
+	case UNW_X86_64_RSP: *valp = r->rsp; break;
+	case UNW_X86_64_R8: *valp = r->r8; break;
+	case UNW_X86_64_R9: *valp = r->r9; break;
+	case UNW_X86_64_R10: *valp = r->r10; break;
+	case UNW_X86_64_R11: *valp = r->r11; break;
+	case UNW_X86_64_R12: *valp = r->r12; break;
+	case UNW_X86_64_R13: *valp = r->r13; break;
+	case UNW_X86_64_R14: *valp = r->r14; break;
+	case UNW_X86_64_R15: *valp = r->r15; break;
+	case UNW_X86_64_RIP: *valp = r->rip; break;
+	default: return -UNW_EBADREG;
+	}
+	return 0;
+}
+
+static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val, int write,
+			void *arg)
+{
+	(void)as, (void)reg, (void)val, (void)write, (void)arg;
+	return -UNW_EBADREG;
+}
+
+static int resume(unw_addr_space_t as, unw_cursor_t *cursor, void *arg)
+{
+	(void)as, (void)cursor, (void)arg;
+	return -UNW_EINVAL;
+}
+
+static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t len,
+			 unw_word_t *offp, void *arg)
+{
+	(void)as, (void)addr, (void)buf, (void)len, (void)offp, (void)arg;
+	return -UNW_ENOINFO;
+}
+
+/* ---- public API ------------------------------------------------------------ */
+
+struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth)
+{
+	if (!pm || max_depth == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	struct unwinder *u = calloc(1, sizeof *u);
+	if (!u)
+		return NULL;
+	u->pm = pm;
+	u->max_depth = max_depth;
+	u->page_tags = calloc(PAGE_CACHE_SLOTS, sizeof *u->page_tags);
+	u->pages = malloc((size_t)PAGE_CACHE_SLOTS * PAGE_SIZE_CACHED);
+	unw_accessors_t accessors = {   /* copied by unw_create_addr_space */
+		.find_proc_info = find_proc_info,
+		.put_unwind_info = put_unwind_info,
+		.get_dyn_info_list_addr = get_dyn_info_list_addr,
+		.access_mem = access_mem,
+		.access_reg = access_reg,
+		.access_fpreg = access_fpreg,
+		.resume = resume,
+		.get_proc_name = get_proc_name,
+	};
+	if (u->page_tags && u->pages)
+		u->as = unw_create_addr_space(&accessors, 0);
+	if (!u->as) {
+		free(u->page_tags);
+		free(u->pages);
+		free(u);
+		errno = ENOMEM;
+		return NULL;
+	}
+	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
+	unw_set_cache_size(u->as, RS_CACHE_SIZE, 0);
+	u->generation = procmaps_generation(pm);
+	return u;
+}
+
+void unwind_free(struct unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->nmodules; i++)
+		module_free(&u->modules[i]);
+	free(u->modules);
+	unw_destroy_addr_space(u->as);
+	free(u->page_tags);
+	free(u->pages);
+	free(u);
+}
+
+void unwind_flush(struct unwinder *u)
+{
+	unw_flush_cache(u->as, 0, 0);
+	for (size_t i = 0; i < u->nmodules; i++)
+		module_free(&u->modules[i]);
+	u->nmodules = 0;
+	u->last_module = 0;
+	memset(u->page_tags, 0, PAGE_CACHE_SLOTS * sizeof *u->page_tags);
+	u->generation = procmaps_generation(u->pm);
+}
+
+int unwind_snapshot_init(struct unwind_snapshot *s, size_t window)
+{
+	memset(s, 0, sizeof *s);
+	if (window == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	s->stack = malloc(window);
+	if (!s->stack)
+		return -1;
+	s->stack_cap = window;
+	return 0;
+}
+
+void unwind_snapshot_fini(struct unwind_snapshot *s)
+{
+	free(s->stack);
+	memset(s, 0, sizeof *s);
+}
+
+int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct *regs,
+		   struct unwind_snapshot *s)
+{
+	s->tid = tid;
+	s->regs = *regs;
+	s->stack_start = regs->rsp;
+	s->stack_len = 0;
+	s->window_cut = 0;
+	uint64_t sp = regs->rsp;
+	size_t len = s->stack_cap;
+	const struct procmaps_entry *e = procmaps_find(u->pm, sp);
+	bool known = e && e->current && sp >= e->start && sp < e->end;
+	if (known && e->end - sp < len)
+		len = (size_t)(e->end - sp);
+	if (sp + len < sp)
+		len = (size_t)(UINT64_MAX - sp);
+	struct iovec local = { .iov_base = s->stack, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)sp, .iov_len = len };
+	ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	if (n < 0) {
+		if (errno != EFAULT)
+			return -1;
+		n = 0;       /* a bad stack pointer: the leaf alone, then a bad frame */
+	}
+	s->stack_len = (size_t)n;
+	/* an unknown mapping read in full may go on */
+	s->window_cut = known ? e->end - sp > s->stack_cap : (size_t)n == s->stack_cap;
+	return 0;
+}
+
+/* Registers the cursor stands on. */
+static bool cursor_reg(unw_cursor_t *cur, unw_regnum_t reg, uint64_t *val)
+{
+	unw_word_t w;
+	if (unw_get_reg(cur, reg, &w) < 0)
+		return false;
+	*val = w;
+	return true;
+}
+
+enum fp_step { FP_STEPPED, FP_END, FP_FAILED };
+
+/* One frame-pointer step from the cursor's frame: [rbp] is the caller's rbp,
+ * [rbp + 8] the return address. The frame must lie above sp inside the stack
+ * mapping. A zero rbp is the end of the chain (the x86_64 ABI has the
+ * outermost frame, e.g. ld.so's _start, clear it). On success the context
+ * registers are the caller's. */
+static enum fp_step frame_pointer_step(struct unwind_ctx *c, unw_cursor_t *cur)
+{
+	uint64_t sp, rbp;
+	if (!cursor_reg(cur, UNW_X86_64_RSP, &sp) || !cursor_reg(cur, UNW_X86_64_RBP, &rbp))
+		return FP_FAILED;
+	if (rbp == 0)
+		return FP_END;
+	if (rbp < sp || rbp - sp > FP_FRAME_MAX || (rbp & 7) != 0 || rbp + 16 < rbp ||
+	    rbp + 16 > c->stack_end)
+		return FP_FAILED;
+	uint64_t frame[2];
+	if (!read_target(c, rbp, frame, sizeof frame))
+		return FP_FAILED;
+	uint64_t caller_rbp = frame[0], ret = frame[1];
+	if (ret == 0 || ret >= ADDR_ACTIVATION)
+		return FP_FAILED;
+	/* keep what the cursor knows of the callee-saved registers */
+	uint64_t v;
+	if (cursor_reg(cur, UNW_X86_64_RBX, &v)) c->regs.rbx = v;
+	if (cursor_reg(cur, UNW_X86_64_R12, &v)) c->regs.r12 = v;
+	if (cursor_reg(cur, UNW_X86_64_R13, &v)) c->regs.r13 = v;
+	if (cursor_reg(cur, UNW_X86_64_R14, &v)) c->regs.r14 = v;
+	if (cursor_reg(cur, UNW_X86_64_R15, &v)) c->regs.r15 = v;
+	c->regs.rip = ret;
+	c->regs.rsp = rbp + 16;
+	c->regs.rbp = caller_rbp;
+	return FP_STEPPED;
+}
+
+/* Whether the instruction before RET is a call (the common encodings). */
+static bool follows_call(struct unwind_ctx *c, uint64_t ret)
+{
+	uint8_t b[7];
+	if (ret < sizeof b || !read_target(c, ret - sizeof b, b, sizeof b))
+		return false;
+	/* b[6] is the byte at ret - 1 */
+	return b[2] == 0xe8 ||                                   /* call rel32 */
+	       (b[1] == 0xff && b[2] == 0x15) ||                /* call *disp32(%rip) */
+	       (b[1] == 0xff && (b[2] & 0xf8) == 0x90) ||       /* call *disp32(%reg) */
+	       (b[5] == 0xff && (b[6] & 0xf8) == 0xd0) ||       /* call *%reg */
+	       (b[5] == 0xff && (b[6] & 0xf8) == 0x10) ||       /* call *(%reg) */
+	       (b[4] == 0xff && (b[5] & 0xf8) == 0x50) ||       /* call *disp8(%reg) */
+	       (b[3] == 0xff && b[4] == 0x54);                  /* call *disp8(%reg,sib) */
+}
+
+/* The interrupted frame has no CFI and no frame pointer: a frameless leaf
+ * (a JIT stub, a syscall wrapper's uncovered bytes) keeps its return address
+ * at [rsp]. Taken only if it points just past a call in executable code. */
+static bool leaf_return_step(struct unwind_ctx *c)
+{
+	uint64_t sp = c->s->regs.rsp, ret;
+	if ((sp & 7) != 0 || !read_target(c, sp, &ret, sizeof ret) || ret == 0 ||
+	    ret >= ADDR_ACTIVATION || !module_for_ip(c, ret - 1) || !follows_call(c, ret))
+		return false;
+	c->regs.rip = ret;
+	c->regs.rsp = sp + 8;
+	return true;
+}
+
+enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot *s,
+				uint64_t *addrs, unsigned max, unsigned *depth)
+{
+	*depth = 0;
+	unsigned limit = max < u->max_depth ? max : u->max_depth;
+	if (limit == 0)
+		return UNWIND_DEPTH;
+	if (procmaps_generation(u->pm) != u->generation)
+		unwind_flush(u);
+
+	struct unwind_ctx c = { .u = u, .s = s, .regs = s->regs, .stack_end = UINT64_MAX };
+	const struct procmaps_entry *se = procmaps_find(u->pm, s->stack_start);
+	if (se && se->current && s->stack_start >= se->start && s->stack_start < se->end)
+		c.stack_end = se->end;
+	else if (!s->window_cut)
+		c.stack_end = s->stack_start + s->stack_len;
+	c.vdso = procmaps_vdso_image(u->pm, &c.vdso_len, &c.vdso_start);
+
+	unsigned n = 0;
+	addrs[n++] = s->regs.rip | ADDR_ACTIVATION;
+	if (s->regs.rip == 0 || s->regs.rip >= ADDR_ACTIVATION) {
+		*depth = n;
+		return UNWIND_BAD_FRAME;
+	}
+	unw_cursor_t cur;
+	if (unw_init_remote(&cur, u->as, &c) < 0) {
+		*depth = n;
+		return UNWIND_BAD_FRAME;
+	}
+	uint64_t prev_ip = s->regs.rip, prev_sp = s->regs.rsp;
+	enum unwind_result result = UNWIND_DEPTH;
+	bool at_snapshot = true;      /* the cursor stands on the captured registers */
+	/* every iteration stores a frame or ends: at most limit + 1 steps */
+	for (;;) {
+		c.window_hit = false;
+		c.no_info = false;
+		int ret = unw_step(&cur);
+		uint64_t ip, sp;
+		/* After a step, libunwind 1.6's unw_is_signal_frame tells whether
+		 * the frame stepped from (addrs[n - 1]) was a signal frame. */
+		bool signal_frame = ret > 0 && unw_is_signal_frame(&cur) > 0;
+		if (signal_frame) /* resumes at its exact address: no call before it */
+			addrs[n - 1] |= ADDR_ACTIVATION;
+		if (ret == 0) {
+			result = UNWIND_OK;
+			break;
+		}
+		if (ret < 0) {
+			if (c.window_hit) {
+				result = UNWIND_WINDOW;
+				break;
+			}
+			if (!c.no_info) {
+				result = UNWIND_BAD_FRAME;
+				break;
+			}
+			enum fp_step fp = frame_pointer_step(&c, &cur);
+			if (fp == FP_END) {
+				result = UNWIND_OK;
+				break;
+			}
+			if (fp == FP_FAILED && !(at_snapshot && leaf_return_step(&c))) {
+				result = c.window_hit ? UNWIND_WINDOW : UNWIND_NO_INFO;
+				break;
+			}
+			if (unw_init_remote(&cur, u->as, &c) < 0) {
+				result = UNWIND_BAD_FRAME;
+				break;
+			}
+			ip = c.regs.rip;
+			sp = c.regs.rsp;
+		} else if (!cursor_reg(&cur, UNW_REG_IP, &ip) || !cursor_reg(&cur, UNW_REG_SP, &sp)) {
+			result = UNWIND_BAD_FRAME;
+			break;
+		}
+		if (ip == 0) {
+			result = UNWIND_OK;
+			break;
+		}
+		/* progress: the stack pointer grows, except where a signal
+		 * frame switches stacks (sigaltstack) */
+		if (ip >= ADDR_ACTIVATION || (!signal_frame && sp <= prev_sp) ||
+		    (ip == prev_ip && sp == prev_sp)) {
+			result = UNWIND_BAD_FRAME;
+			break;
+		}
+		/* a return address points just past a call in executable code */
+		if (!module_for_ip(&c, signal_frame ? ip : ip - 1)) {
+			result = UNWIND_BAD_FRAME;
+			break;
+		}
+		if (n == limit) {
+			result = UNWIND_DEPTH;
+			break;
+		}
+		addrs[n++] = signal_frame ? ip | ADDR_ACTIVATION : ip;
+		at_snapshot = false;
+		prev_ip = ip;
+		prev_sp = sp;
+	}
+	*depth = n;
+	return result;
+}
+
+const char *unwind_result_name(enum unwind_result r)
+{
+	switch (r) {
+	case UNWIND_OK: return "ok";
+	case UNWIND_DEPTH: return "depth";
+	case UNWIND_WINDOW: return "window";
+	case UNWIND_NO_INFO: return "no-info";
+	case UNWIND_BAD_FRAME: return "bad-frame";
+	case UNWIND_NRESULTS: break;
+	}
+	return "unknown";
+}

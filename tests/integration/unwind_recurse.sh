@@ -1,0 +1,46 @@
+#!/bin/sh
+# unwind_recurse: a 300-frame recursion (-O2 -fomit-frame-pointer) is unwound
+# whole, from bottom_spin through exactly 300 recurse frames to main; with a
+# stack window or a depth bound too small for it, every sample is marked
+# truncated instead of being cut silently.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+
+# frames_hist FILE: "RECURSE-FRAMES MAIN? LEAF COUNT" per line of a folded file.
+frames_hist() {
+	awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); n = split(s, f, ";"); r = 0; m = 0
+		for (i = 1; i <= n; i++) { if (f[i] == "recurse") r++; if (f[i] == "main") m = 1 }
+		print r, m, f[n], c }' "$1"
+}
+
+start_fixture recurse 300 60
+run_csampler -F 199 -d 3 -o "$T/whole.folded" -p "$FIXTURE_PID"
+assert_eq "exit status" "$CS_STATUS" 0
+total=$(folded_total "$T/whole.folded")
+[ "$total" -gt 0 ] || fail "no samples"
+whole=$(frames_hist "$T/whole.folded" | awk '$1 == 300 && $2 == 1 && $3 == "bottom_spin" { s += $4 } END { print s + 0 }')
+note "$whole of $total samples: main, 300 x recurse, bottom_spin"
+awk -v w="$whole" -v t="$total" 'BEGIN { exit !(100 * w >= 99 * t) }' ||
+	fail "only $whole of $total samples unwound whole: $(frames_hist "$T/whole.folded" | sort | uniq -c | head -5)"
+assert_folded_has "$T/whole.folded" '^_start;([^;]+;)*main;(recurse;){300}bottom_spin [0-9]+$'
+grep -q '^\[' "$T/whole.folded" && fail "stacks marked incomplete: $(grep '^\[' "$T/whole.folded" | cut -c1-120 | head -3)"
+
+# 300 frames of about 80 bytes do not fit a 4 KiB window: all truncated
+run_csampler -F 199 -d 1 --stack-window 4k -o "$T/window.folded" -p "$FIXTURE_PID"
+assert_eq "exit status (4k window)" "$CS_STATUS" 0
+total=$(folded_total "$T/window.folded")
+[ "$total" -gt 0 ] || fail "no samples with a 4k window"
+marked=$(folded_count "$T/window.folded" '^\[truncated\];')
+assert_eq "samples marked truncated with a 4k window" "$marked" "$total"
+grep -Eq '(^|;)main(;| )' "$T/window.folded" && fail "a 4k window reached main?"
+assert_match "end-of-run statistics" "$(cat "$T/cs.err")" "window $total"
+
+# --max-depth 100: 99 recurse frames under the leaf, marked truncated
+run_csampler -F 199 -d 1 --max-depth 100 -o "$T/depth.folded" -p "$FIXTURE_PID"
+assert_eq "exit status (max-depth 100)" "$CS_STATUS" 0
+total=$(folded_total "$T/depth.folded")
+[ "$total" -gt 0 ] || fail "no samples with --max-depth 100"
+cut=$(frames_hist "$T/depth.folded" | awk '$1 == 99 && $3 == "bottom_spin" { s += $4 } END { print s + 0 }')
+assert_eq "samples cut at 100 frames" "$cut" "$total"
+assert_eq "samples marked truncated at max-depth" "$(folded_count "$T/depth.folded" '^\[truncated\];')" "$total"
+exit 0
