@@ -430,6 +430,9 @@ static enum options_result validate_options(struct options *o, const struct give
 				   "view instead of writing a profile");
 	if (o->top && g->format)
 		return usage_error("--top cannot be combined with --format: it writes no file");
+	if (o->top && (o->threads || o->ngroups))
+		return usage_error("--top cannot be combined with %s: it ranks functions over "
+				   "all threads", o->threads ? "--threads" : "--thread-group");
 	if (o->addresses && o->no_inline)
 		return usage_error("--no-inline has no effect with --addresses "
 				   "(addresses are not symbolized)");

@@ -359,6 +359,8 @@ static const struct bad_case bad_cases[] = {
 	  "of writing a profile" },
 	{ { "--top", "-f", "svg", "-p", "1" },
 	  "csampler: --top cannot be combined with --format: it writes no file" },
+	{ { "--top", "--threads", "-p", "1" },
+	  "csampler: --top cannot be combined with --threads: it ranks functions over all threads" },
 	{ { "-q", "-v", "-p", "1" }, "csampler: --quiet and --verbose contradict each other" },
 	{ { "-p", "1", "--addresses", "--no-inline" },
 	  "csampler: --no-inline has no effect with --addresses (addresses are not symbolized)" },
