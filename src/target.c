@@ -1,3 +1,1442 @@
-/* target: under construction (see target.h). */
+/* target: see target.h.
+ *
+ * One table of rows, one per traced (or, in per-sample mode, known) thread, in
+ * the order they were first seen; target_threads hands out a parallel array of
+ * (pid, tid) so the order is stable and nothing is rebuilt per tick.
+ *
+ * A row's state says who owns the thread right now:
+ *   RUNNING     resumed by us (or never stopped); a trap may still be due
+ *               (the initial stop of a new thread, or a leftover interrupt)
+ *   GROUP_STOP  in a group-stop, kept there with PTRACE_LISTEN
+ *   COLLECT     target_stop_threads interrupted it and waits for its stop
+ *   HELD        in a ptrace-stop we own; resumed with row->sig (a signal
+ *               that arrived while we collected it is re-injected then)
+ *   DETACH      target_detach interrupted it and waits for its stop
+ * Every report from waitpid goes through handle_report(), whatever we were
+ * waiting for, so a tracee never sits in a stop longer than one drain.
+ *
+ * Kernel facts this relies on (ptrace(2), kernel/signal.c):
+ *   - any ptrace-stop consumes a pending PTRACE_INTERRUPT, so a thread we
+ *     interrupt may report a signal-delivery-stop or an event stop instead;
+ *     each of those is a stop we may hold and sample;
+ *   - a stop that was already queued when we interrupted leaves the interrupt
+ *     pending: it surfaces later as an extra PTRACE_EVENT_STOP/SIGTRAP, which
+ *     we simply continue;
+ *   - the initial stop of an auto-attached thread is PTRACE_EVENT_STOP with
+ *     SIGTRAP and may be reported before the parent's clone event;
+ *   - a LISTENing tracee cannot be detached directly: interrupt it first. */
 #include "config.h"
-typedef int target_unbuilt;
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "target.h"
+
+#define NS_PER_SEC 1000000000LL
+/* How long target_stop_threads waits for the slowest thread to stop. */
+#define COLLECT_TIMEOUT_NS (20 * 1000000LL)
+/* How long target_detach waits for every tracee to stop. */
+#define DETACH_TIMEOUT_NS (5 * NS_PER_SEC)
+/* How long target_start waits for the launched program's execve. */
+#define START_TIMEOUT_NS (30 * NS_PER_SEC)
+/* Reports handled by one target_poll before it yields back to the caller. */
+#define POLL_MAX_REPORTS 4096
+/* Passes over /proc/PID/task while attaching, and entries per pass. */
+#define ATTACH_MAX_PASSES 1000
+#define SCAN_MAX_ENTRIES 1000000
+/* Remembered tids whose clone event must be ignored when it arrives late. */
+#define GHOSTS 64
+/* How far up the parent chain we look for our own ancestors. */
+#define ANCESTRY_MAX 4096
+#define CAP_SYS_PTRACE_BIT 19
+#define PF_KTHREAD_FLAG 0x00200000UL
+
+enum row_state { RS_RUNNING, RS_GROUP_STOP, RS_COLLECT, RS_HELD, RS_DETACH };
+
+struct row {
+	enum row_state state;
+	bool traced;          /* we are its tracer right now */
+	bool intr_out;        /* interrupted (or newly attached), no stop seen yet */
+	bool clone_seen;      /* its parent's clone event was handled (or it was seized) */
+	int sig;              /* HELD: signal to re-inject on resume */
+	unsigned scan_gen;    /* per-sample mode: last /proc scan that listed it */
+};
+
+struct target {
+	struct target_config cfg;
+	pid_t main_pid;
+	bool launched, started, detached, detaching;
+	int exit_status;              /* launch mode, once the program is reaped */
+	int go_fd, err_fd;            /* launch handshake pipes until target_start */
+	char *cmd_name;               /* launch: argv[0], for messages */
+	unsigned long options;        /* PTRACE_O_* for persistent seizing */
+
+	struct row *rows;
+	struct target_thread *pub;    /* parallel to rows */
+	size_t nrows, cap;
+	size_t ncollect;              /* rows in RS_COLLECT */
+	unsigned scan_gen;
+	int stat_fd;                  /* per-sample attach: /proc/PID/stat of the main process */
+
+	pid_t ghosts[GHOSTS];
+	unsigned ghost_next;
+	sigset_t sigchld;
+};
+
+/* ---- small helpers ------------------------------------------------------------- */
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+static long pt(int req, pid_t tid, unsigned long addr, unsigned long data)
+{
+	return ptrace((enum __ptrace_request)req, tid, (void *)addr, (void *)data);
+}
+
+/* Read a small /proc file whole into BUF (NUL-terminated). Length or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t len = 0;
+	while (len + 1 < size) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	buf[len] = '\0';
+	return len > 0 ? (ssize_t)len : -1;
+}
+
+/* The value after "NAME:" on its own line of a status file, or NULL. */
+static const char *status_field(const char *buf, const char *name)
+{
+	size_t nl = strlen(name);
+	const char *p = buf;
+	while (p && *p) {
+		if (strncmp(p, name, nl) == 0 && p[nl] == ':') {
+			p += nl + 1;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			return p;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+static long status_long(const char *buf, const char *name, long dflt)
+{
+	const char *v = status_field(buf, name);
+	if (!v)
+		return dflt;
+	char *end;
+	errno = 0;
+	long x = strtol(v, &end, 10);
+	return (end == v || errno) ? dflt : x;
+}
+
+/* /proc/PID/status into BUF; false if the process is gone. */
+static bool read_status(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	return read_small(path, buf, size) > 0;
+}
+
+/* /proc/PID/task/TID/status into BUF. */
+static bool read_task_status(pid_t pid, pid_t tid, char *buf, size_t size)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	return read_small(path, buf, size) > 0;
+}
+
+static char state_letter(const char *status)
+{
+	const char *s = status_field(status, "State");
+	return s ? *s : '?';
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* The comm of PID (for messages), or "?". Non-printable bytes become '?'. */
+static void read_comm(pid_t pid, char *out, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	if (read_small(path, out, size) < 0) {
+		snprintf(out, size, "?");
+		return;
+	}
+	out[strcspn(out, "\n")] = '\0';
+	for (char *c = out; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			*c = '?';
+}
+
+/* ---- the thread table ------------------------------------------------------------ */
+
+static void emit(struct target *t, enum target_event_kind kind, pid_t pid, pid_t tid)
+{
+	if (t->cfg.verbose >= 3)
+		warn("target: event %d pid %d tid %d", (int)kind, (int)pid, (int)tid);
+	if (t->cfg.on_event) {
+		struct target_event ev = { .kind = kind, .pid = pid, .tid = tid };
+		t->cfg.on_event(t->cfg.ctx, &ev);
+	}
+}
+
+static ssize_t row_find(const struct target *t, pid_t tid)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		if (t->pub[i].tid == tid)
+			return (ssize_t)i;
+	return -1;
+}
+
+static bool process_known(const struct target *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		if (t->pub[i].pid == pid)
+			return true;
+	return false;
+}
+
+static void row_set_state(struct target *t, size_t i, enum row_state st)
+{
+	if (t->rows[i].state == RS_COLLECT)
+		t->ncollect--;
+	if (st == RS_COLLECT)
+		t->ncollect++;
+	t->rows[i].state = st;
+}
+
+/* Add a row; returns its index or -1 when memory runs out. */
+static ssize_t row_add(struct target *t, pid_t pid, pid_t tid, bool traced)
+{
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct row *rows = realloc(t->rows, cap * sizeof *rows);
+		if (!rows)
+			return -1;
+		t->rows = rows;
+		struct target_thread *pub = realloc(t->pub, cap * sizeof *pub);
+		if (!pub)
+			return -1;
+		t->pub = pub;
+		t->cap = cap;
+	}
+	size_t i = t->nrows++;
+	t->rows[i] = (struct row){ .state = RS_RUNNING, .traced = traced, .scan_gen = t->scan_gen };
+	t->pub[i] = (struct target_thread){ .pid = pid, .tid = tid };
+	return (ssize_t)i;
+}
+
+static void ghost_add(struct target *t, pid_t tid)
+{
+	t->ghosts[t->ghost_next++ % GHOSTS] = tid;
+}
+
+static bool ghost_take(struct target *t, pid_t tid)
+{
+	for (size_t i = 0; i < GHOSTS; i++) {
+		if (t->ghosts[i] == tid) {
+			t->ghosts[i] = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Drop row I. ANNOUNCE: tell the other rooms (thread exit, and process exit
+ * when it was the process's last thread). */
+static void row_remove(struct target *t, size_t i, bool announce)
+{
+	pid_t pid = t->pub[i].pid, tid = t->pub[i].tid;
+	if (t->rows[i].state == RS_COLLECT)
+		t->ncollect--;
+	if (!t->rows[i].clone_seen)
+		ghost_add(t, tid);
+	memmove(&t->rows[i], &t->rows[i + 1], (t->nrows - i - 1) * sizeof *t->rows);
+	memmove(&t->pub[i], &t->pub[i + 1], (t->nrows - i - 1) * sizeof *t->pub);
+	t->nrows--;
+	if (!announce)
+		return;
+	emit(t, TARGET_EV_THREAD_EXIT, pid, tid);
+	if (!process_known(t, pid))
+		emit(t, TARGET_EV_PROCESS_EXIT, pid, pid);
+}
+
+/* Drop every row of process PID. */
+static void remove_process(struct target *t, pid_t pid, bool announce)
+{
+	for (size_t i = t->nrows; i-- > 0;)
+		if (t->pub[i].pid == pid)
+			row_remove(t, i, announce);
+}
+
+/* ---- waiting for reports ----------------------------------------------------------- */
+
+/* One waitpid report, waiting until DEADLINE (monotonic ns; 0 = do not wait).
+ * Returns the tid, 0 on timeout, -1 when there is nothing left to wait for. */
+static pid_t wait_report(struct target *t, int *status, long long deadline)
+{
+	for (;;) {
+		pid_t tid = waitpid(-1, status, __WALL | WNOHANG);
+		if (tid > 0)
+			return tid;
+		if (tid < 0 && errno == EINTR)
+			continue;
+		if (tid < 0)
+			return -1;
+		long long left = deadline - now_ns();
+		if (deadline == 0 || left <= 0)
+			return 0;
+		/* SIGCHLD is blocked (target_attach/launch make sure), so it
+		 * stays pending until we take it here. */
+		struct timespec ts = { .tv_sec = (time_t)(left / NS_PER_SEC),
+				       .tv_nsec = (long)(left % NS_PER_SEC) };
+		if (sigtimedwait(&t->sigchld, NULL, &ts) < 0 && errno != EAGAIN && errno != EINTR)
+			return 0;
+	}
+}
+
+/* ---- resuming a stopped thread according to its row ---------------------------------- */
+
+enum stop_kind { STOP_TRAP, STOP_GROUP, STOP_SIGNAL, STOP_EVENT };
+
+/* Detach a stopped tracee; the row (if any) is dropped silently. */
+static void detach_now(struct target *t, ssize_t i, pid_t tid, int sig)
+{
+	if (pt(PTRACE_DETACH, tid, 0, (unsigned long)sig) < 0 && errno != ESRCH && t->cfg.verbose)
+		warn_errno("target: cannot detach thread %d", (int)tid);
+	if (i >= 0) {
+		t->rows[i].traced = false;
+		t->rows[i].clone_seen = true;
+		if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE && !t->detaching)
+			row_set_state(t, (size_t)i, RS_RUNNING);
+		else
+			row_remove(t, (size_t)i, false);
+	}
+}
+
+/* Keep row I in its group-stop (stopped, but still reporting to us). */
+static void keep_group_stopped(struct target *t, size_t i)
+{
+	pid_t tid = t->pub[i].tid;
+	row_set_state(t, i, RS_GROUP_STOP);
+	if (pt(PTRACE_LISTEN, tid, 0, 0) == 0 || errno == ESRCH)
+		return;
+	row_set_state(t, i, RS_RUNNING);
+	pt(PTRACE_CONT, tid, 0, 0);
+}
+
+/* A known thread I reported a stop of KIND (SIG: the signal of a
+ * signal-delivery-stop or the stop signal of a group-stop). Decide who owns
+ * it now and resume, hold, listen or detach. */
+static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int sig)
+{
+	struct row *r = &t->rows[i];
+	pid_t tid = t->pub[i].tid;
+	int inject = kind == STOP_SIGNAL ? sig : 0;
+	bool persistent = t->cfg.mode == TARGET_SEIZE_PERSISTENT;
+
+	r->intr_out = false;
+	if (r->state == RS_DETACH || t->detaching) {
+		detach_now(t, (ssize_t)i, tid, inject);
+		return;
+	}
+	if (r->state == RS_COLLECT) {
+		if (kind == STOP_GROUP) {
+			/* Stopped by the target's own group-stop: not ours to
+			 * sample; it stays stopped as without us. */
+			if (persistent) {
+				keep_group_stopped(t, i);
+			} else {
+				detach_now(t, (ssize_t)i, tid, 0);
+			}
+			return;
+		}
+		row_set_state(t, i, RS_HELD);
+		r->sig = inject;
+		return;
+	}
+	if (!persistent) {
+		/* A per-sample tracee reporting outside a sample (its collection
+		 * timed out): let it go. */
+		detach_now(t, (ssize_t)i, tid, inject);
+		return;
+	}
+	if (kind == STOP_GROUP) {
+		keep_group_stopped(t, i);
+		return;
+	}
+	row_set_state(t, i, RS_RUNNING);
+	if (pt(PTRACE_CONT, tid, 0, (unsigned long)inject) < 0 && errno != ESRCH && t->cfg.verbose)
+		warn_errno("target: cannot resume thread %d", (int)tid);
+}
+
+/* The thread group of TID from /proc, or 0. */
+static pid_t read_tgid(pid_t tid)
+{
+	char buf[2048];
+	if (!read_status(tid, buf, sizeof buf))
+		return 0;
+	return (pid_t)status_long(buf, "Tgid", 0);
+}
+
+/* Add a newly traced thread TID of PID (a new process when PID == TID and it
+ * is not known yet). Returns the row index or -1. */
+static ssize_t add_new_tracee(struct target *t, pid_t pid, pid_t tid, bool clone_seen)
+{
+	bool new_process = !process_known(t, pid);
+	ssize_t i = row_add(t, pid, tid, true);
+	if (i < 0) {
+		warn("out of memory: cannot follow thread %d", (int)tid);
+		return -1;
+	}
+	t->rows[i].intr_out = true;
+	t->rows[i].clone_seen = clone_seen;
+	if (new_process)
+		emit(t, TARGET_EV_PROCESS_NEW, pid, pid);
+	emit(t, TARGET_EV_THREAD_NEW, pid, tid);
+	return i;
+}
+
+/* A clone/fork/vfork event of the thread in row I created NEW. */
+static void handle_new_child(struct target *t, size_t i, int event, pid_t child)
+{
+	if (child <= 0 || row_find(t, child) >= 0) {
+		ssize_t j = child > 0 ? row_find(t, child) : -1;
+		if (j >= 0)
+			t->rows[j].clone_seen = true;
+		return;
+	}
+	if (ghost_take(t, child))
+		return; /* already came and went (or was detached) */
+	pid_t parent_pid = t->pub[i].pid;
+	bool thread = false;
+	if (event == PTRACE_EVENT_CLONE) {
+		char path[96];
+		snprintf(path, sizeof path, "/proc/%d/task/%d", (int)parent_pid, (int)child);
+		thread = access(path, F_OK) == 0;
+	}
+	if (!thread && !t->cfg.children)
+		return; /* detached at its first stop (unknown tid, unknown process) */
+	ssize_t j = add_new_tracee(t, thread ? parent_pid : child, child, true);
+	if (j >= 0 && t->detaching)
+		t->rows[j].state = RS_DETACH;
+}
+
+/* An execve completed in process PID (reported by its new leader, tid ==
+ * PID); FORMER is the tid that called it. All other threads are gone. */
+static void handle_exec(struct target *t, pid_t pid, pid_t former)
+{
+	bool detach = t->detaching;
+	ssize_t leader = row_find(t, pid);
+	if (leader < 0) {
+		/* The old leader was never ours (it had exited when we
+		 * attached): the exec'ing thread takes its tid now. */
+		leader = row_add(t, pid, pid, true);
+		if (leader < 0) {
+			detach_now(t, -1, pid, 0);
+			return;
+		}
+		if (!detach)
+			emit(t, TARGET_EV_THREAD_NEW, pid, pid);
+	}
+	detach = detach || t->rows[leader].state == RS_DETACH;
+	for (size_t k = t->nrows; k-- > 0;)
+		if (t->pub[k].pid == pid && t->pub[k].tid != pid)
+			row_remove(t, k, !detach);
+	leader = row_find(t, pid);
+	t->rows[leader].intr_out = false;
+	t->rows[leader].clone_seen = true;
+	t->rows[leader].traced = true;
+	if (detach) {
+		detach_now(t, leader, pid, 0);
+		return;
+	}
+	if (t->cfg.verbose >= 2)
+		warn("target: process %d executed a new program (thread %d)", (int)pid, (int)former);
+	emit(t, TARGET_EV_EXEC, pid, pid);
+	row_set_state(t, (size_t)leader, RS_RUNNING);
+	if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE) {
+		detach_now(t, leader, pid, 0);
+		return;
+	}
+	if (pt(PTRACE_CONT, pid, 0, 0) < 0 && errno != ESRCH && t->cfg.verbose)
+		warn_errno("target: cannot resume process %d after exec", (int)pid);
+}
+
+/* A thread reported death. */
+static void handle_death(struct target *t, pid_t tid, int status)
+{
+	if (t->launched && tid == t->main_pid && t->exit_status < 0)
+		t->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	ssize_t i = row_find(t, tid);
+	if (i < 0)
+		return;
+	pid_t pid = t->pub[i].pid;
+	row_remove(t, (size_t)i, !t->detaching);
+	/* A leader reports last; untraced (per-sample) rows never report. */
+	if (tid == pid)
+		remove_process(t, pid, !t->detaching);
+}
+
+/* A stop of a tid we have no row for: a new thread whose clone event has not
+ * been reported yet, a --children process, or something to let go. */
+static void handle_unknown_stop(struct target *t, pid_t tid, int status)
+{
+	int sig = WSTOPSIG(status), event = status >> 16;
+	int inject = event == 0 ? sig : 0;
+	pid_t tgid = read_tgid(tid);
+	bool keep = !t->detaching && t->cfg.mode == TARGET_SEIZE_PERSISTENT && tgid > 0 &&
+		    (process_known(t, tgid) || t->cfg.children);
+	if (!keep) {
+		ghost_add(t, tid);
+		detach_now(t, -1, tid, inject);
+		return;
+	}
+	ssize_t i = add_new_tracee(t, tgid, tid, false);
+	if (i < 0) {
+		detach_now(t, -1, tid, inject);
+		return;
+	}
+	if (event == PTRACE_EVENT_STOP)
+		dispose_stop(t, (size_t)i, is_stop_signal(sig) ? STOP_GROUP : STOP_TRAP, sig);
+	else if (event == 0)
+		dispose_stop(t, (size_t)i, STOP_SIGNAL, sig);
+	else
+		dispose_stop(t, (size_t)i, STOP_EVENT, 0);
+}
+
+/* Every waitpid report goes through here. */
+static void handle_report(struct target *t, pid_t tid, int status)
+{
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		handle_death(t, tid, status);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	ssize_t i = row_find(t, tid);
+	int sig = WSTOPSIG(status), event = status >> 16;
+	if (event == PTRACE_EVENT_EXEC) {
+		unsigned long former = 0;
+		pt(PTRACE_GETEVENTMSG, tid, 0, (unsigned long)&former);
+		if (i < 0 && !process_known(t, tid)) {
+			handle_unknown_stop(t, tid, status);
+			return;
+		}
+		handle_exec(t, tid, (pid_t)former);
+		return;
+	}
+	if (i < 0) {
+		handle_unknown_stop(t, tid, status);
+		return;
+	}
+	switch (event) {
+	case PTRACE_EVENT_STOP:
+		dispose_stop(t, (size_t)i, is_stop_signal(sig) ? STOP_GROUP : STOP_TRAP, sig);
+		break;
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK: {
+		unsigned long child = 0;
+		if (pt(PTRACE_GETEVENTMSG, tid, 0, (unsigned long)&child) == 0)
+			handle_new_child(t, (size_t)i, event, (pid_t)child);
+		i = row_find(t, tid); /* the table may have moved */
+		if (i >= 0)
+			dispose_stop(t, (size_t)i, STOP_EVENT, 0);
+		break;
+	}
+	case 0:
+		dispose_stop(t, (size_t)i, STOP_SIGNAL, sig);
+		break;
+	default:
+		dispose_stop(t, (size_t)i, STOP_EVENT, 0);
+		break;
+	}
+}
+
+/* Handle every report already queued (at most MAX). Returns how many. */
+static int drain(struct target *t, int max)
+{
+	int n = 0, status;
+	pid_t tid;
+	while (n < max && (tid = wait_report(t, &status, 0)) > 0) {
+		handle_report(t, tid, status);
+		n++;
+	}
+	return n;
+}
+
+/* ---- per-sample mode: threads from /proc ------------------------------------------------ */
+
+/* Is the main process gone (reaped, or a zombie with no live thread)? Uses
+ * the kept-open /proc/PID/stat. */
+static bool main_process_gone(struct target *t, size_t listed)
+{
+	if (t->stat_fd < 0)
+		return false;
+	char buf[512];
+	ssize_t n = pread(t->stat_fd, buf, sizeof buf - 1, 0);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	if (!p || !p[1] || !p[2])
+		return true;
+	return (p[2] == 'Z' || p[2] == 'X') && listed <= 1;
+}
+
+/* Reread /proc/MAIN/task: add new threads, drop vanished ones. */
+static void rescan_tasks(struct target *t)
+{
+	if (t->detached || t->cfg.mode != TARGET_SEIZE_PER_SAMPLE || !process_known(t, t->main_pid))
+		return;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)t->main_pid);
+	DIR *d = opendir(path);
+	size_t listed = 0;
+	unsigned gen = ++t->scan_gen;
+	if (d) {
+		struct dirent *de;
+		while (listed < SCAN_MAX_ENTRIES && (de = readdir(d))) {
+			char *end;
+			long tid = strtol(de->d_name, &end, 10);
+			if (*end || tid <= 0)
+				continue;
+			listed++;
+			ssize_t i = row_find(t, (pid_t)tid);
+			if (i < 0) {
+				i = row_add(t, t->main_pid, (pid_t)tid, false);
+				if (i < 0)
+					break;
+				t->rows[i].clone_seen = true;
+				emit(t, TARGET_EV_THREAD_NEW, t->main_pid, (pid_t)tid);
+			}
+			t->rows[i].scan_gen = gen;
+		}
+		closedir(d);
+	}
+	/* A launched program stays listed until we reap it (handle_death). */
+	if (!t->launched && (!d || main_process_gone(t, listed))) {
+		remove_process(t, t->main_pid, true);
+		return;
+	}
+	if (!d)
+		return;
+	for (size_t i = t->nrows; i-- > 0;)
+		if (t->rows[i].scan_gen != gen && !t->rows[i].traced)
+			row_remove(t, i, true);
+}
+
+/* ---- attach ----------------------------------------------------------------------- */
+
+/* Is ANC csampler itself or one of its ancestors? */
+static bool is_self_or_ancestor(pid_t anc)
+{
+	pid_t p = getpid();
+	char buf[4096];
+	for (int depth = 0; depth < ANCESTRY_MAX && p > 0; depth++) {
+		if (p == anc)
+			return true;
+		if (!read_status(p, buf, sizeof buf))
+			return false;
+		p = (pid_t)status_long(buf, "PPid", 0);
+	}
+	return false;
+}
+
+static bool has_cap_sys_ptrace(void)
+{
+	char buf[4096];
+	if (!read_status(getpid(), buf, sizeof buf))
+		return false;
+	const char *v = status_field(buf, "CapEff");
+	if (!v)
+		return false;
+	unsigned long long caps = strtoull(v, NULL, 16);
+	return (caps >> CAP_SYS_PTRACE_BIT) & 1;
+}
+
+/* Do all of uid/euid/suid (or gid/...) of the status line NAME equal ID? */
+static bool ids_all_equal(const char *status, const char *name, unsigned long id)
+{
+	const char *v = status_field(status, name);
+	if (!v)
+		return false;
+	for (int k = 0; k < 3; k++) {
+		char *end;
+		unsigned long x = strtoul(v, &end, 10);
+		if (end == v || x != id)
+			return false;
+		v = end;
+	}
+	return true;
+}
+
+/* Why did PTRACE_SEIZE of PID fail with EPERM? Print one line. */
+static void explain_eperm(pid_t pid)
+{
+	char st[4096], path[64], link[PATH_MAX];
+	bool cap = has_cap_sys_ptrace();
+	bool have_status = read_status(pid, st, sizeof st);
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+	/* /proc/PID/exe needs the same owner/dumpable/capability check as
+	 * ptrace itself, without the attach-only Yama rule. */
+	bool basic_ok = readlink(path, link, sizeof link) >= 0 || errno == ENOENT;
+
+	if (!basic_ok && have_status && !cap &&
+	    (!ids_all_equal(st, "Uid", (unsigned long)getuid()) ||
+	     !ids_all_equal(st, "Gid", (unsigned long)getgid()))) {
+		long uid = status_long(st, "Uid", -1);
+		warn("cannot trace process %d: it belongs to uid %ld and csampler runs as uid %ld "
+		     "without CAP_SYS_PTRACE; run csampler as that user or as root",
+		     (int)pid, uid, (long)getuid());
+		return;
+	}
+	if (!basic_ok && !cap) {
+		warn("cannot trace process %d: it is not dumpable (set-id program or "
+		     "prctl(PR_SET_DUMPABLE, 0)) and csampler lacks CAP_SYS_PTRACE; run csampler "
+		     "as root with CAP_SYS_PTRACE",
+		     (int)pid);
+		return;
+	}
+	char yama[32];
+	if (read_small("/proc/sys/kernel/yama/ptrace_scope", yama, sizeof yama) > 0) {
+		int scope = atoi(yama);
+		if (scope >= 3 || (scope >= 1 && !cap)) {
+			warn("cannot trace process %d: kernel.yama.ptrace_scope is %d (%s); %s", (int)pid,
+			     scope,
+			     scope == 1 ? "only descendants may be traced" :
+			     scope == 2 ? "only CAP_SYS_PTRACE may trace" : "ptrace attach is disabled",
+			     scope >= 3 ? "it cannot be lowered until reboot; launch the program "
+					  "under csampler instead (csampler -- PROGRAM)" :
+					  "run csampler as root, launch the program under it, or "
+					  "set sysctl kernel.yama.ptrace_scope=0");
+			return;
+		}
+	}
+	if (read_status(getpid(), st, sizeof st) && status_long(st, "Seccomp", 0) != 0) {
+		warn("cannot trace process %d: csampler runs under a seccomp filter (Seccomp: %ld in "
+		     "/proc/self/status) that refuses ptrace; run csampler outside that sandbox or "
+		     "allow ptrace in its filter",
+		     (int)pid, status_long(st, "Seccomp", 0));
+		return;
+	}
+	warn("cannot trace process %d: operation not permitted (refused by a security module "
+	     "such as SELinux or AppArmor?)", (int)pid);
+}
+
+/* Check PID before touching it. Prints and returns a CS_EXIT_* status, or 0
+ * and sets *TGID (PID may name a thread: we profile its process). */
+static int check_attachable(pid_t pid, pid_t *tgid)
+{
+	char st[4096], path[64];
+	if (pid <= 0 || !read_status(pid, st, sizeof st)) {
+		warn("no such process: %d", (int)pid);
+		return CS_EXIT_NO_PROCESS;
+	}
+	*tgid = (pid_t)status_long(st, "Tgid", pid);
+	if (*tgid != pid && !read_status(*tgid, st, sizeof st)) {
+		warn("no such process: %d", (int)pid);
+		return CS_EXIT_NO_PROCESS;
+	}
+	pid = *tgid;
+	if (pid == getpid()) {
+		warn("cannot profile process %d: it is csampler itself", (int)pid);
+		return CS_EXIT_BAD_TARGET;
+	}
+	if (is_self_or_ancestor(pid)) {
+		warn("cannot profile process %d: it is an ancestor of csampler (stopping it could "
+		     "deadlock the session)", (int)pid);
+		return CS_EXIT_BAD_TARGET;
+	}
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	char stat[1024];
+	if (read_small(path, stat, sizeof stat) > 0) {
+		const char *p = strrchr(stat, ')');
+		unsigned long flags = 0;
+		if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
+		    (flags & PF_KTHREAD_FLAG)) {
+			warn("cannot profile process %d: it is a kernel thread", (int)pid);
+			return CS_EXIT_BAD_TARGET;
+		}
+	}
+	char s = state_letter(st);
+	if (s == 'Z' || s == 'X') {
+		/* The leader may be a zombie while other threads run on. */
+		bool live = false;
+		snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+		DIR *d = opendir(path);
+		struct dirent *de;
+		char tst[4096];
+		size_t seen = 0;
+		while (d && seen++ < SCAN_MAX_ENTRIES && !live && (de = readdir(d))) {
+			long tid = atol(de->d_name);
+			if (tid > 0 && read_task_status(pid, (pid_t)tid, tst, sizeof tst)) {
+				char ts = state_letter(tst);
+				live = ts != 'Z' && ts != 'X';
+			}
+		}
+		if (d)
+			closedir(d);
+		if (!live) {
+			warn("cannot profile process %d: it is a zombie (it has exited and waits for its "
+			     "parent to reap it)", (int)pid);
+			return CS_EXIT_BAD_TARGET;
+		}
+	}
+	long tracer = status_long(st, "TracerPid", 0);
+	if (tracer > 0) {
+		char comm[64];
+		read_comm((pid_t)tracer, comm, sizeof comm);
+		warn("cannot profile process %d: it is already traced by process %ld (%s); detach "
+		     "that tracer first", (int)pid, tracer, comm);
+		return CS_EXIT_TRACED;
+	}
+	return 0;
+}
+
+static struct target *target_new(const struct target_config *cfg)
+{
+	struct target *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	t->cfg = *cfg;
+	t->exit_status = -1;
+	t->go_fd = t->err_fd = t->stat_fd = -1;
+	t->options = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
+	if (cfg->children)
+		t->options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+	sigemptyset(&t->sigchld);
+	sigaddset(&t->sigchld, SIGCHLD);
+	/* Reports are waited for with sigtimedwait(SIGCHLD); the profiler
+	 * reads SIGCHLD from a signalfd, which needs it blocked anyway. */
+	sigprocmask(SIG_BLOCK, &t->sigchld, NULL);
+	return t;
+}
+
+/* Is TID of PID exiting or gone (so a failed seize of it is no error)? */
+static bool thread_exiting(pid_t pid, pid_t tid)
+{
+	char st[4096];
+	if (!read_task_status(pid, tid, st, sizeof st))
+		return true;
+	char s = state_letter(st);
+	return s == 'Z' || s == 'X';
+}
+
+/* Is TID already traced by us (auto-attached through a clone event we have
+ * not read yet)? */
+static bool traced_by_us(pid_t pid, pid_t tid)
+{
+	char st[4096];
+	return read_task_status(pid, tid, st, sizeof st) &&
+	       status_long(st, "TracerPid", 0) == (long)getpid();
+}
+
+/* Seize every thread of PID, passing over /proc/PID/task until a pass finds
+ * nothing new. Returns 0, or a CS_EXIT_* status (message printed). */
+static int seize_all_threads(struct target *t, pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	for (int pass = 0; pass < ATTACH_MAX_PASSES; pass++) {
+		DIR *d = opendir(path);
+		if (!d) {
+			warn("no such process: %d (it exited while csampler attached)", (int)pid);
+			return CS_EXIT_NO_PROCESS;
+		}
+		bool found_new = false;
+		struct dirent *de;
+		size_t seen = 0;
+		while (seen++ < SCAN_MAX_ENTRIES && (de = readdir(d))) {
+			char *end;
+			long ltid = strtol(de->d_name, &end, 10);
+			if (*end || ltid <= 0)
+				continue;
+			pid_t tid = (pid_t)ltid;
+			if (row_find(t, tid) >= 0)
+				continue;
+			found_new = true;
+			bool mine = pt(PTRACE_SEIZE, tid, 0, t->options) == 0;
+			int err = errno;
+			if (!mine && err == EPERM && traced_by_us(pid, tid))
+				mine = true;
+			if (!mine) {
+				if (err == ESRCH || thread_exiting(pid, tid))
+					continue;
+				closedir(d);
+				if (err == EPERM) {
+					char st[4096];
+					long tracer = read_task_status(pid, tid, st, sizeof st) ?
+						      status_long(st, "TracerPid", 0) : 0;
+					if (tracer > 0) {
+						char comm[64];
+						read_comm((pid_t)tracer, comm, sizeof comm);
+						warn("cannot profile process %d: it is already traced by "
+						     "process %ld (%s); detach that tracer first",
+						     (int)pid, tracer, comm);
+						return CS_EXIT_TRACED;
+					}
+					explain_eperm(pid);
+					return CS_EXIT_PERMISSION;
+				}
+				errno = err;
+				warn_errno("cannot trace thread %d of process %d", (int)tid, (int)pid);
+				return CS_EXIT_FAILURE;
+			}
+			ssize_t i = row_add(t, pid, tid, true);
+			if (i < 0) {
+				closedir(d);
+				warn("out of memory while attaching");
+				return CS_EXIT_SYSTEM;
+			}
+			t->rows[i].clone_seen = true;
+		}
+		closedir(d);
+		if (!found_new)
+			return t->nrows ? 0 : (warn("no such process: %d", (int)pid), CS_EXIT_NO_PROCESS);
+	}
+	warn("process %d creates threads faster than csampler can attach to them", (int)pid);
+	return CS_EXIT_FAILURE;
+}
+
+/* Per-sample mode: seize the main thread of process (row I) once, so
+ * permission errors show at attach, and let it go again. 0 or CS_EXIT_*. */
+static int probe_per_sample(struct target *t, size_t i, pid_t asked)
+{
+	pid_t tid = t->pub[i].tid;
+	if (pt(PTRACE_SEIZE, tid, 0, PTRACE_O_TRACEEXEC) < 0) {
+		if (errno == ESRCH) {
+			warn("no such process: %d", (int)asked);
+			return CS_EXIT_NO_PROCESS;
+		}
+		if (errno == EPERM && thread_exiting(tid, tid))
+			return 0; /* an exited leader: its threads are probed per sample */
+		if (errno != EPERM) {
+			warn_errno("cannot trace process %d", (int)tid);
+			return CS_EXIT_FAILURE;
+		}
+		explain_eperm(tid);
+		return CS_EXIT_PERMISSION;
+	}
+	t->rows[i].traced = true;
+	t->rows[i].intr_out = true;
+	row_set_state(t, i, RS_COLLECT);
+	if (pt(PTRACE_INTERRUPT, tid, 0, 0) < 0)
+		row_set_state(t, i, RS_RUNNING);
+	long long deadline = now_ns() + COLLECT_TIMEOUT_NS;
+	int st;
+	pid_t r;
+	while (t->ncollect && (r = wait_report(t, &st, deadline)) > 0)
+		handle_report(t, r, st);
+	ssize_t k = row_find(t, tid);
+	if (k >= 0 && t->rows[k].state == RS_COLLECT)
+		row_set_state(t, (size_t)k, RS_RUNNING); /* detached when its stop comes */
+	if (k >= 0 && t->rows[k].state == RS_HELD)
+		detach_now(t, k, tid, t->rows[k].sig);
+	return 0;
+}
+
+int target_attach(struct target **out, pid_t pid, const struct target_config *cfg)
+{
+	*out = NULL;
+	pid_t tgid = pid;
+	int status = check_attachable(pid, &tgid);
+	if (status)
+		return status;
+	struct target *t = target_new(cfg);
+	if (!t) {
+		warn("out of memory");
+		return CS_EXIT_SYSTEM;
+	}
+	t->main_pid = tgid;
+	t->started = true;
+	if (cfg->mode == TARGET_SEIZE_PER_SAMPLE) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/stat", (int)tgid);
+		t->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t i = row_add(t, tgid, tgid, false);
+		if (i < 0 || t->stat_fd < 0) {
+			target_free(t);
+			warn("no such process: %d", (int)pid);
+			return CS_EXIT_NO_PROCESS;
+		}
+		t->rows[i].clone_seen = true;
+		status = probe_per_sample(t, (size_t)i, pid);
+		if (status) {
+			target_free(t);
+			return status;
+		}
+		emit(t, TARGET_EV_PROCESS_NEW, tgid, tgid);
+		emit(t, TARGET_EV_THREAD_NEW, tgid, tgid);
+		rescan_tasks(t);
+		*out = t;
+		return 0;
+	}
+	status = seize_all_threads(t, tgid);
+	if (status) {
+		target_free(t);
+		return status;
+	}
+	if (cfg->verbose)
+		warn("attached to process %d (%zu threads)", (int)tgid, t->nrows);
+	emit(t, TARGET_EV_PROCESS_NEW, tgid, tgid);
+	for (size_t i = 0; i < t->nrows; i++)
+		emit(t, TARGET_EV_THREAD_NEW, t->pub[i].pid, t->pub[i].tid);
+	*out = t;
+	return 0;
+}
+
+/* ---- launch ------------------------------------------------------------------------ */
+
+/* Find NAME the way a shell does. 0 and the path in OUT, or ENOENT (not
+ * found), EACCES (found, not executable), EISDIR. */
+static int find_command(const char *name, char *out, size_t size)
+{
+	struct stat sb;
+	if (!*name)
+		return ENOENT;
+	if (strchr(name, '/')) {
+		if (strlen(name) >= size)
+			return ENAMETOOLONG;
+		strcpy(out, name);
+		if (stat(name, &sb) < 0)
+			return errno;
+		if (S_ISDIR(sb.st_mode))
+			return EISDIR;
+		return access(name, X_OK) == 0 ? 0 : EACCES;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	int result = ENOENT;
+	char cand[PATH_MAX];
+	for (const char *p = path;; p++) {
+		const char *colon = strchr(p, ':');
+		size_t dl = colon ? (size_t)(colon - p) : strlen(p);
+		int n = dl ? snprintf(cand, sizeof cand, "%.*s/%s", (int)dl, p, name) :
+			     snprintf(cand, sizeof cand, "%s", name);
+		if (n > 0 && (size_t)n < sizeof cand && stat(cand, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+			if (access(cand, X_OK) == 0 && (size_t)n < size) {
+				strcpy(out, cand);
+				return 0;
+			}
+			if (result == ENOENT && (size_t)n < size) {
+				strcpy(out, cand);
+				result = EACCES;
+			}
+		}
+		if (!colon)
+			break;
+		p = colon;
+	}
+	return result;
+}
+
+/* The launched child, between fork and exec. Only async-signal-safe calls. */
+static _Noreturn void run_child(int go_fd, int err_fd, const char *path, char *const argv[],
+				char **sh_argv)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	char go;
+	ssize_t n;
+	do
+		n = read(go_fd, &go, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(CS_EXIT_NOT_FOUND); /* csampler went away before target_start */
+	close(go_fd);
+	execv(path, argv);
+	if (errno == ENOEXEC) /* a script without #!: run it with sh, as shells do */
+		execv("/bin/sh", sh_argv);
+	int err = errno;
+	ssize_t w = write(err_fd, &err, sizeof err);
+	(void)w;
+	_exit(err == ENOENT ? CS_EXIT_NOT_FOUND : CS_EXIT_NOT_EXEC);
+}
+
+int target_launch(struct target **out, char *const argv[], const struct target_config *cfg)
+{
+	*out = NULL;
+	char path[PATH_MAX];
+	const char *name = argv[0] ? argv[0] : "";
+	int err = find_command(name, path, sizeof path);
+	if (err == ENOENT && !strchr(name, '/')) {
+		warn("%s: command not found", name);
+		return CS_EXIT_NOT_FOUND;
+	}
+	if (err) {
+		warn("%s: %s", name, strerror(err));
+		return err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG ? CS_EXIT_NOT_FOUND :
+										  CS_EXIT_NOT_EXEC;
+	}
+	size_t argc = 0;
+	while (argv[argc])
+		argc++;
+	char **sh_argv = calloc(argc + 3, sizeof *sh_argv);
+	struct target *t = sh_argv ? target_new(cfg) : NULL;
+	if (!t || !(t->cmd_name = strdup(name))) {
+		free(sh_argv);
+		target_free(t);
+		warn("out of memory");
+		return CS_EXIT_SYSTEM;
+	}
+	sh_argv[0] = (char *)"sh";
+	sh_argv[1] = path;
+	for (size_t k = 1; k < argc; k++)
+		sh_argv[k + 1] = argv[k];
+
+	int go[2], ep[2];
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		warn_errno("pipe");
+		free(sh_argv);
+		target_free(t);
+		return CS_EXIT_SYSTEM;
+	}
+	if (pipe2(ep, O_CLOEXEC) < 0) {
+		warn_errno("pipe");
+		close(go[0]);
+		close(go[1]);
+		free(sh_argv);
+		target_free(t);
+		return CS_EXIT_SYSTEM;
+	}
+	fflush(NULL);
+	pid_t child = fork();
+	if (child == 0) {
+		close(go[1]);
+		close(ep[0]);
+		run_child(go[0], ep[1], path, argv, sh_argv);
+	}
+	free(sh_argv);
+	close(go[0]);
+	close(ep[1]);
+	if (child < 0) {
+		warn_errno("fork");
+		close(go[1]);
+		close(ep[0]);
+		target_free(t);
+		return CS_EXIT_SYSTEM;
+	}
+	t->launched = true;
+	t->main_pid = child;
+	t->go_fd = go[1];
+	t->err_fd = ep[0];
+	bool persistent = cfg->mode == TARGET_SEIZE_PERSISTENT;
+	if (persistent && pt(PTRACE_SEIZE, child, 0, t->options) < 0) {
+		err = errno;
+		/* The child waits on the pipe: closing it makes it exit. */
+		close(t->go_fd);
+		t->go_fd = -1;
+		int st;
+		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+			;
+		errno = err;
+		if (err == EPERM) {
+			explain_eperm(child);
+		} else {
+			warn_errno("cannot trace %s", name);
+		}
+		target_free(t);
+		return err == EPERM ? CS_EXIT_PERMISSION : CS_EXIT_FAILURE;
+	}
+	ssize_t i = row_add(t, child, child, persistent);
+	if (i < 0) {
+		target_free(t);
+		warn("out of memory");
+		return CS_EXIT_SYSTEM;
+	}
+	t->rows[i].clone_seen = true;
+	emit(t, TARGET_EV_PROCESS_NEW, child, child);
+	emit(t, TARGET_EV_THREAD_NEW, child, child);
+	*out = t;
+	return 0;
+}
+
+int target_start(struct target *t)
+{
+	if (!t->launched || t->started)
+		return 0;
+	t->started = true;
+	char go = 'g';
+	ssize_t w;
+	do
+		w = write(t->go_fd, &go, 1);
+	while (w < 0 && errno == EINTR);
+	close(t->go_fd);
+	t->go_fd = -1;
+	if (w != 1) {
+		warn_errno("cannot start %s", t->cmd_name);
+		return -1;
+	}
+	/* Wait for execve (the error pipe closes on success), servicing the
+	 * child's ptrace stops meanwhile so it never waits for us. */
+	long long deadline = now_ns() + START_TIMEOUT_NS;
+	int err = 0;
+	while (now_ns() < deadline) {
+		struct pollfd pfd = { .fd = t->err_fd, .events = POLLIN };
+		int r = poll(&pfd, 1, 10);
+		target_poll(t);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r <= 0)
+			continue;
+		ssize_t n = read(t->err_fd, &err, sizeof err);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof err)
+			err = 0;
+		break;
+	}
+	close(t->err_fd);
+	t->err_fd = -1;
+	if (err) {
+		warn("%s: %s", t->cmd_name, strerror(err));
+		return 0; /* the child exits 126/127; target_exit_status tells */
+	}
+	return 0;
+}
+
+/* ---- the event loop ------------------------------------------------------------------ */
+
+int target_poll(struct target *t)
+{
+	int n = drain(t, POLL_MAX_REPORTS);
+	if (n >= POLL_MAX_REPORTS)
+		raise(SIGCHLD); /* more are queued: make sure the caller comes back */
+	rescan_tasks(t);
+	return n;
+}
+
+bool target_done(const struct target *t)
+{
+	if (t->launched && t->exit_status < 0)
+		return false;
+	if (t->detached)
+		return true;
+	return t->nrows == 0;
+}
+
+int target_exit_status(const struct target *t)
+{
+	return t->launched ? t->exit_status : -1;
+}
+
+size_t target_threads(const struct target *t, const struct target_thread **out)
+{
+	*out = t->pub;
+	return t->detached ? 0 : t->nrows;
+}
+
+pid_t target_main_pid(const struct target *t)
+{
+	return t->main_pid;
+}
+
+/* ---- stopping and resuming for a sample ---------------------------------------------- */
+
+/* Per-sample mode: seize and interrupt TID. */
+static bool seize_for_sample(struct target *t, size_t i)
+{
+	pid_t tid = t->pub[i].tid;
+	if (pt(PTRACE_SEIZE, tid, 0, PTRACE_O_TRACEEXEC) < 0)
+		return false;
+	t->rows[i].traced = true;
+	return true;
+}
+
+size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *stopped)
+{
+	for (size_t k = 0; k < n; k++)
+		stopped[k] = false;
+	if (t->detached)
+		return 0;
+	bool persistent = t->cfg.mode == TARGET_SEIZE_PERSISTENT;
+	if (!persistent)
+		rescan_tasks(t);
+	else
+		drain(t, POLL_MAX_REPORTS);
+
+	for (size_t k = 0; k < n; k++) {
+		ssize_t i = row_find(t, tids[k]);
+		if (i < 0 || t->rows[i].state != RS_RUNNING)
+			continue;
+		if (!persistent) {
+			if (!seize_for_sample(t, (size_t)i))
+				continue;
+		} else if (t->rows[i].intr_out) {
+			/* Still owes us a stop from before (a new thread, or one
+			 * in uninterruptible sleep): do not wait on it again. */
+			continue;
+		}
+		if (pt(PTRACE_INTERRUPT, tids[k], 0, 0) < 0) {
+			if (errno == ESRCH && persistent)
+				row_remove(t, (size_t)i, true);
+			continue;
+		}
+		t->rows[i].intr_out = true;
+		row_set_state(t, (size_t)i, RS_COLLECT);
+	}
+
+	long long deadline = now_ns() + COLLECT_TIMEOUT_NS;
+	while (t->ncollect > 0) {
+		int status;
+		pid_t tid = wait_report(t, &status, deadline);
+		if (tid <= 0)
+			break;
+		handle_report(t, tid, status);
+	}
+	if (t->ncollect > 0) {
+		/* Those that did not stop in time: their stop comes later and
+		 * is continued (or detached) then. */
+		for (size_t i = 0; i < t->nrows; i++)
+			if (t->rows[i].state == RS_COLLECT)
+				row_set_state(t, i, RS_RUNNING);
+	}
+	if (persistent)
+		drain(t, POLL_MAX_REPORTS);
+
+	size_t count = 0;
+	for (size_t k = 0; k < n; k++) {
+		ssize_t i = row_find(t, tids[k]);
+		stopped[k] = i >= 0 && t->rows[i].state == RS_HELD;
+		count += stopped[k];
+	}
+	return count;
+}
+
+int target_get_regs(struct target *t, pid_t tid, struct user_regs_struct *regs)
+{
+	ssize_t i = row_find(t, tid);
+	if (i < 0 || t->rows[i].state != RS_HELD) {
+		errno = ESRCH;
+		return -1;
+	}
+	return pt(PTRACE_GETREGS, tid, 0, (unsigned long)regs) < 0 ? -1 : 0;
+}
+
+void target_resume_threads(struct target *t, const pid_t *tids, size_t n, const bool *stopped)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (!stopped[k])
+			continue;
+		ssize_t i = row_find(t, tids[k]);
+		if (i < 0 || t->rows[i].state != RS_HELD)
+			continue;
+		int sig = t->rows[i].sig;
+		t->rows[i].sig = 0;
+		if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE) {
+			detach_now(t, i, tids[k], sig);
+			continue;
+		}
+		row_set_state(t, (size_t)i, RS_RUNNING);
+		if (pt(PTRACE_CONT, tids[k], 0, (unsigned long)sig) < 0 && errno != ESRCH &&
+		    t->cfg.verbose)
+			warn_errno("target: cannot resume thread %d", (int)tids[k]);
+	}
+}
+
+/* ---- detaching ------------------------------------------------------------------------ */
+
+static size_t count_detaching(const struct target *t)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < t->nrows; i++)
+		c += t->rows[i].state == RS_DETACH;
+	return c;
+}
+
+void target_detach(struct target *t)
+{
+	if (!t || t->detached)
+		return;
+	t->detaching = true;
+	/* A launched program not started yet: let it exit without running. */
+	if (t->go_fd >= 0) {
+		close(t->go_fd);
+		t->go_fd = -1;
+	}
+	for (size_t i = t->nrows; i-- > 0;) {
+		struct row *r = &t->rows[i];
+		pid_t tid = t->pub[i].tid;
+		if (!r->traced) {
+			continue;
+		} else if (r->state == RS_HELD) {
+			detach_now(t, (ssize_t)i, tid, r->sig);
+		} else {
+			row_set_state(t, i, RS_DETACH);
+			if (pt(PTRACE_INTERRUPT, tid, 0, 0) < 0)
+				row_remove(t, i, false);
+		}
+	}
+	long long deadline = now_ns() + DETACH_TIMEOUT_NS;
+	while (count_detaching(t) > 0) {
+		int status;
+		pid_t tid = wait_report(t, &status, deadline);
+		if (tid <= 0)
+			break;
+		handle_report(t, tid, status);
+	}
+	if (count_detaching(t) > 0)
+		warn("%zu threads did not stop to be detached; they are released when csampler exits",
+		     count_detaching(t));
+	t->nrows = 0;
+	t->ncollect = 0;
+	t->detached = true;
+	t->detaching = false;
+}
+
+void target_free(struct target *t)
+{
+	if (!t)
+		return;
+	target_detach(t);
+	if (t->go_fd >= 0)
+		close(t->go_fd);
+	if (t->err_fd >= 0)
+		close(t->err_fd);
+	if (t->stat_fd >= 0)
+		close(t->stat_fd);
+	free(t->cmd_name);
+	free(t->rows);
+	free(t->pub);
+	free(t);
+}

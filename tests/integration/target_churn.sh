@@ -1,0 +1,24 @@
+#!/bin/sh
+# target_churn: a program creating and joining 5000 short threads runs to
+# completion under csampler (launch and attach), every thread intact, and
+# the short threads appear in the samples (their own function when launched;
+# when attached, as many distinct threads seen by the sampler).
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+
+run_csampler -q -F 499 -o "$T/launch.folded" -- "$PROGS/churn" 5000
+assert_eq "launch: exit status" "$CS_STATUS" 0
+assert_match "launch: churn result" "$(grep '^done' "$T/cs.out")" '^done 5000 wrong 0$'
+assert_folded_has "$T/launch.folded" 'short_thread_work'
+
+start_fixture churn 20000
+pid=$FIXTURE_PID
+run_csampler -F 499 -d 1 -o "$T/attach.folded" -p "$pid"
+assert_eq "attach: exit status" "$CS_STATUS" 0
+seen=$(sed -n 's/^csampler: .* \([0-9][0-9]*\) threads seen.*/\1/p' "$T/cs.err")
+[ -n "$seen" ] || fail "attach: no statistics line: $(cat "$T/cs.err")"
+[ "$seen" -ge 20 ] || fail "attach: only $seen threads seen"
+assert_untraced_running "$pid"
+wait "$pid" || fail "churn failed after attach: $(cat "$T/churn.out")"
+assert_match "attach: churn result" "$(grep '^done' "$T/churn.out")" '^done 20000 wrong 0$'
+exit 0
