@@ -73,6 +73,7 @@ struct sampler {
 	struct stackmap *map;
 	struct sampler_config cfg;
 	uint64_t period_ns;
+	uint64_t min_progress_ns;      /* run time that counts as having run */
 	unsigned max_per_tick;
 
 	struct process_state **procs;
@@ -410,6 +411,7 @@ struct sampler *sampler_new(struct target *t, struct stackmap *m, const struct s
 	if (s->cfg.rate == 0)
 		s->cfg.rate = 99;
 	s->period_ns = 1000000000u / s->cfg.rate;
+	s->min_progress_ns = s->period_ns / 4 < 50000 ? s->period_ns / 4 : 50000;
 	s->max_per_tick = cfg->max_threads_per_tick;
 	if (s->max_per_tick == 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -580,7 +582,11 @@ int sampler_tick(struct sampler *s)
 		if (pread_text(t->schedstat_fd, buf, sizeof buf) <= 0)
 			continue;
 		t->runtime_ns = strtoull(buf, NULL, 10);
-		bool ran = t->runtime_ns > t->sampled_runtime_ns || t->key == UINT32_MAX;
+		/* The ptrace stop of the previous sample counts as run time too:
+		 * a thread waiting for a CPU must not look busy because we
+		 * sampled it. Require real progress. */
+		bool ran = t->runtime_ns > t->sampled_runtime_ns + s->min_progress_ns ||
+			   t->key == UINT32_MAX;
 		char state = '?';
 		if (!ran && !s->cfg.idle)
 			continue;
