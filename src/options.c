@@ -220,6 +220,78 @@ static enum options_result add_output(struct options *o, const char *path)
 	return OPTIONS_RUN;
 }
 
+/* glibc's regcomp copies the subexpression of every '+' and of every {m,n}
+ * (up to max(m,n) times), so nested repetitions cost exponential memory:
+ * "a" followed by 30 '+' takes gigabytes. Bound the product of those copy
+ * factors (an over-estimate: repetitions side by side add, they do not
+ * multiply) before compiling. Bracket expressions and escaped characters
+ * repeat nothing. */
+#define REGEX_MAX_COPIES 4096
+/* Its epsilon closures grow with the cube of the nesting depth: "((a)*)*..."
+ * 4000 bytes long takes a minute. Thread names have at most 15 bytes. */
+#define REGEX_MAX_LEN 512
+static bool regex_too_complex(const char *re, size_t len)
+{
+	unsigned long copies = 1;
+	size_t i = 0;
+
+	if (len > REGEX_MAX_LEN)
+		return true;
+	while (i < len) {
+		unsigned long factor = 1;
+		if (re[i] == '\\') {
+			i += 2;
+			continue;
+		}
+		if (re[i] == '[') {
+			/* skip to the closing ']': a leading '^' and ']' are part of
+			 * the set, and so are [:class:], [=equiv=] and [.coll.] */
+			i++;
+			if (i < len && re[i] == '^')
+				i++;
+			if (i < len && re[i] == ']')
+				i++;
+			while (i < len && re[i] != ']') {
+				if (re[i] == '[' && i + 1 < len &&
+				    (re[i + 1] == ':' || re[i + 1] == '=' || re[i + 1] == '.')) {
+					char end = re[i + 1];
+					i += 2;
+					while (i + 1 < len && !(re[i] == end && re[i + 1] == ']'))
+						i++;
+					i += 2;
+					continue;
+				}
+				i++;
+			}
+			i++;
+			continue;
+		}
+		if (re[i] == '+') {
+			factor = 2;
+		} else if (re[i] == '{') {
+			unsigned long m = 0;
+			i++;
+			while (i < len && re[i] != '}') {
+				if (re[i] >= '0' && re[i] <= '9')
+					m = m * 10 + (unsigned long)(re[i] - '0');
+				else
+					factor = m > factor ? m : factor, m = 0;
+				if (m > REGEX_MAX_COPIES)
+					return true;
+				i++;
+			}
+			factor = m > factor ? m : factor;
+			if (factor == 0)
+				factor = 1;
+		}
+		copies *= factor;
+		if (copies > REGEX_MAX_COPIES)
+			return true;
+		i++;
+	}
+	return false;
+}
+
 /* 'REGEX=NAME': split at the last '=' (a name has none; a regex may). The
  * regex is compiled alone first, so that a pattern such as "a)|(b" cannot
  * escape the ^(...)$ anchoring added around it. */
@@ -242,6 +314,10 @@ static enum options_result add_thread_group(struct options *o, const char *arg)
 		return usage_error("too many --thread-group options (at most %d)", OPTIONS_MAX_GROUPS);
 
 	relen = (size_t)(eq - arg);
+	if (regex_too_complex(arg, relen))
+		return usage_error("regular expression '%.*s' in --thread-group is too complex "
+				   "(longer than %d bytes or too many repetitions)",
+				   (int)relen, arg, REGEX_MAX_LEN);
 	pattern = malloc(relen + 5);
 	if (!pattern)
 		return usage_error("out of memory reading --thread-group");
@@ -433,6 +509,10 @@ static enum options_result validate_options(struct options *o, const struct give
 	if (o->top && (o->threads || o->ngroups))
 		return usage_error("--top cannot be combined with %s: it ranks functions over "
 				   "all threads", o->threads ? "--threads" : "--thread-group");
+	if (o->seize_mode == TARGET_SEIZE_PER_SAMPLE && (o->command || o->children))
+		return usage_error("--attach-mode=per-sample works with -p PID only, without "
+				   "--children: between samples it could not see %s",
+				   o->command ? "the program's exec" : "new children");
 	if (o->addresses && o->no_inline)
 		return usage_error("--no-inline has no effect with --addresses "
 				   "(addresses are not symbolized)");
@@ -470,7 +550,7 @@ void options_print_help(FILE *out)
 "                           their execs\n"
 "      --attach-mode=MODE   persistent (default): stay attached for the run;\n"
 "                           per-sample: attach around each sample only, for\n"
-"                           targets that receive many signals\n"
+"                           targets that receive many signals (-p only)\n"
 "\n"
 "Sampling:\n"
 "  -d, --duration=TIME      stop after TIME: 30, 30s, 2m, 1h, 1.5s, 500ms\n"

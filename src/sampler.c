@@ -62,7 +62,7 @@ struct thread_state {
 	unsigned last_depth;
 	uint32_t last_flags;
 	bool has_last;
-	bool seen_this_tick;
+	bool retired;                 /* gone during a tick; released after it */
 };
 
 /* A log-linear histogram of pause times: 8 sub-buckets per power of two. */
@@ -95,6 +95,8 @@ struct sampler {
 	struct unwind_snapshot *snaps;
 	uint64_t *addrs;
 
+	bool in_tick;                  /* target events now are deferred */
+	uint64_t round_start_ns;
 	uint64_t pause_hist[PAUSE_BUCKETS];
 	uint64_t pause_count;
 	struct sampler_stats stats;
@@ -346,6 +348,29 @@ static int grow_scratch(struct sampler *s, size_t want)
 	return 0;
 }
 
+/* Make room for WANT more threads up front: thread_add must not move the
+ * table while a tick holds pointers into it. */
+static int reserve_thread_slots(struct sampler *s, size_t want)
+{
+	size_t used = 0;
+	for (size_t i = 0; i < s->nthreads_cap; i++)
+		used += s->threads[i].tid != 0;
+	if (s->nthreads_cap - used >= want)
+		return 0;
+	size_t cap = s->nthreads_cap ? s->nthreads_cap : 16;
+	while (cap - used < want)
+		cap *= 2;
+	struct thread_state *nt = realloc(s->threads, cap * sizeof *nt);
+	if (!nt)
+		return -1;
+	memset(nt + s->nthreads_cap, 0, (cap - s->nthreads_cap) * sizeof *nt);
+	s->threads = nt;
+	s->nthreads_cap = cap;
+	if (tid_index_rebuild(s, cap * 2) < 0 || grow_scratch(s, cap) < 0)
+		return -1;
+	return 0;
+}
+
 static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 {
 	struct process_state *proc = process_get(s, pid);
@@ -357,17 +382,8 @@ static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 			slot = i;
 			break;
 		}
-	if (slot == s->nthreads_cap) {
-		size_t cap = s->nthreads_cap ? s->nthreads_cap * 2 : 16;
-		struct thread_state *nt = realloc(s->threads, cap * sizeof *nt);
-		if (!nt)
-			return NULL;
-		memset(nt + s->nthreads_cap, 0, (cap - s->nthreads_cap) * sizeof *nt);
-		s->threads = nt;
-		s->nthreads_cap = cap;
-		if (tid_index_rebuild(s, cap * 2) < 0 || grow_scratch(s, cap) < 0)
-			return NULL;
-	}
+	if (slot == s->nthreads_cap)
+		return NULL;  /* reserve_thread_slots was not called */
 	struct thread_state *t = &s->threads[slot];
 	memset(t, 0, sizeof *t);
 	t->pid = pid;
@@ -458,6 +474,23 @@ void sampler_free(struct sampler *s)
 	free(s);
 }
 
+/* A thread is gone (event). During a tick the thread may be among the chosen
+ * ones, so it is only marked and released when the tick ends. */
+static void thread_retire(struct sampler *s, struct thread_state *t)
+{
+	if (s->in_tick)
+		t->retired = true;
+	else
+		thread_release(s, t);
+}
+
+static void release_retired(struct sampler *s)
+{
+	for (size_t i = 0; i < s->nthreads_cap; i++)
+		if (s->threads[i].tid && s->threads[i].retired)
+			thread_release(s, &s->threads[i]);
+}
+
 void sampler_on_event(struct sampler *s, const struct target_event *ev)
 {
 	struct process_state *p;
@@ -482,7 +515,7 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 		 * /proc files now describe the new image: reopen lazily. */
 		for (size_t i = 0; i < s->nthreads_cap; i++)
 			if (s->threads[i].tid && s->threads[i].pid == ev->pid)
-				thread_release(s, &s->threads[i]);
+				thread_retire(s, &s->threads[i]);
 		break;
 	case TARGET_EV_PROCESS_EXIT:
 		p = process_find(s, ev->pid);
@@ -492,14 +525,14 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 		}
 		for (size_t i = 0; i < s->nthreads_cap; i++)
 			if (s->threads[i].tid && s->threads[i].pid == ev->pid)
-				thread_release(s, &s->threads[i]);
+				thread_retire(s, &s->threads[i]);
 		break;
 	case TARGET_EV_THREAD_NEW:
 		break; /* picked up from target_threads at the next tick */
 	case TARGET_EV_THREAD_EXIT:
 		t = thread_find(s, ev->tid);
 		if (t)
-			thread_release(s, t);
+			thread_retire(s, t);
 		break;
 	}
 }
@@ -558,14 +591,49 @@ static long thread_syscall(const struct thread_state *t)
 	return strtol(buf, NULL, 10);
 }
 
+/* A thread's pause: from our interrupt to its resume. A thread that was not
+ * on a CPU when interrupted (its stop came more than PAUSE_OFFCPU_NS after
+ * the interrupt) was waiting for a CPU anyway: its pause counts from the
+ * moment we saw it stop. */
+#define PAUSE_OFFCPU_NS 1000000u
+
+/* target_sample_threads callback: the thread is stopped; copy and return. */
+static void capture_thread(void *ctx, size_t i, pid_t tid)
+{
+	struct sampler *s = ctx;
+	uint64_t seen = monotonic_ns();
+	struct user_regs_struct regs;
+
+	if (s->chosen[i]->retired)
+		return;
+
+	s->stopped[i] = target_get_regs(s->target, tid, &regs) == 0 &&
+			unwind_capture(s->chosen[i]->proc->unwinder, tid, &regs, &s->snaps[i]) == 0;
+	uint64_t done = monotonic_ns();
+	uint64_t from = seen - s->round_start_ns > PAUSE_OFFCPU_NS ? seen : s->round_start_ns;
+	s->pause_hist[pause_bucket(done - from)]++;
+	s->pause_count++;
+}
+
+static int sampler_tick_locked(struct sampler *s);
+
 int sampler_tick(struct sampler *s)
+{
+	s->in_tick = true;
+	int ret = sampler_tick_locked(s);
+	s->in_tick = false;
+	release_retired(s);
+	return ret;
+}
+
+static int sampler_tick_locked(struct sampler *s)
 {
 	const struct target_thread *tl;
 	size_t n = target_threads(s->target, &tl);
 	size_t nchosen = 0;
 
 	s->stats.ticks++;
-	if (grow_scratch(s, n) < 0)
+	if (grow_scratch(s, n) < 0 || reserve_thread_slots(s, n) < 0)
 		return -1;
 
 	/* 1. read run times, choose */
@@ -632,29 +700,19 @@ int sampler_tick(struct sampler *s)
 	if (nchosen == 0)
 		return 0;
 
-	/* 2. stop together, copy, resume */
-	for (size_t i = 0; i < nchosen; i++)
-		s->chosen_tids[i] = s->chosen[i]->tid;
-	uint64_t t0 = monotonic_ns();
-	target_stop_threads(s->target, s->chosen_tids, nchosen, s->stopped);
+	/* 2. stop together; copy each thread as soon as it stops and resume it */
 	for (size_t i = 0; i < nchosen; i++) {
-		if (!s->stopped[i])
-			continue;
-		struct user_regs_struct regs;
-		if (target_get_regs(s->target, s->chosen_tids[i], &regs) < 0 ||
-		    unwind_capture(s->chosen[i]->proc->unwinder, s->chosen_tids[i], &regs, &s->snaps[i]) < 0)
-			s->stopped[i] = false;
+		s->chosen_tids[i] = s->chosen[i]->tid;
+		s->stopped[i] = false;
 	}
-	target_resume_threads(s->target, s->chosen_tids, nchosen, s->stopped);
-	uint64_t pause = monotonic_ns() - t0;
-	s->pause_hist[pause_bucket(pause)]++;
-	s->pause_count++;
+	s->round_start_ns = monotonic_ns();
+	target_sample_threads(s->target, s->chosen_tids, nchosen, capture_thread, s);
 
 	/* 3. unwind the copies and count */
 	for (size_t i = 0; i < nchosen; i++) {
-		if (!s->stopped[i])
-			continue;
 		struct thread_state *t = s->chosen[i];
+		if (!s->stopped[i] || t->retired)
+			continue;
 		unsigned depth = 0;
 		enum unwind_result r = unwind_stack(t->proc->unwinder, &s->snaps[i], s->addrs,
 						    s->cfg.max_depth, &depth);

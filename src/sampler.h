@@ -3,8 +3,9 @@
  * Each tick: read every thread's CPU time (kept-open /proc/.../schedstat,
  * pread), choose the threads that ran since the last tick (on-CPU mode) or all
  * of them (--idle, where a thread that did not run reuses its last stack
- * without being interrupted), stop the chosen threads together, capture
- * registers and stack windows, resume them, then unwind the copies and count
+ * without being interrupted), interrupt the chosen threads together, capture
+ * registers and stack window of each as soon as it stops and resume it at
+ * once (no thread waits for a slower one), then unwind the copies and count
  * them in the stackmap. After warm-up a tick allocates nothing and opens no
  * file except /proc thread state. Per process it keeps a procmaps and an
  * unwinder, updated on target events. */
@@ -43,7 +44,9 @@ struct sampler_stats {
 	uint64_t unwind_results[UNWIND_NRESULTS];
 	uint64_t truncated;
 	uint64_t not_captured;          /* --idle: blocked threads counted without a stack */
-	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sampling round */
+	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample: interrupt to
+	                                      * resume (from its stop, for a thread
+	                                      * that was waiting for a CPU) */
 	uint64_t cpu_ns_sampled;        /* CPU time the samples stand for */
 };
 

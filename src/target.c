@@ -48,6 +48,8 @@
 #define NS_PER_SEC 1000000000LL
 /* How long target_stop_threads waits for the slowest thread to stop. */
 #define COLLECT_TIMEOUT_NS (20 * 1000000LL)
+/* How long a sampling round polls for stops before it sleeps. */
+#define SPIN_NS (50 * 1000LL)
 /* How long target_detach waits for every tracee to stop. */
 #define DETACH_TIMEOUT_NS (5 * NS_PER_SEC)
 /* How long target_start waits for the launched program's execve. */
@@ -308,9 +310,14 @@ static void remove_process(struct target *t, pid_t pid, bool announce)
 /* ---- waiting for reports ----------------------------------------------------------- */
 
 /* One waitpid report, waiting until DEADLINE (monotonic ns; 0 = do not wait).
+ * For the first SPIN_NS it polls instead of sleeping: an interrupted running
+ * thread stops within microseconds, and sleeping would add the wake-up
+ * latency of an idle CPU (tens of microseconds) to the target's pause.
  * Returns the tid, 0 on timeout, -1 when there is nothing left to wait for. */
-static pid_t wait_report(struct target *t, int *status, long long deadline)
+static pid_t wait_report_spin(struct target *t, int *status, long long deadline,
+			      long long spin_ns)
 {
+	long long spin_until = spin_ns > 0 ? now_ns() + spin_ns : 0;
 	for (;;) {
 		pid_t tid = waitpid(-1, status, __WALL | WNOHANG);
 		if (tid > 0)
@@ -319,9 +326,11 @@ static pid_t wait_report(struct target *t, int *status, long long deadline)
 			continue;
 		if (tid < 0)
 			return -1;
-		long long left = deadline - now_ns();
+		long long now = now_ns(), left = deadline - now;
 		if (deadline == 0 || left <= 0)
 			return 0;
+		if (now < spin_until)
+			continue;
 		/* SIGCHLD is blocked (target_attach/launch make sure), so it
 		 * stays pending until we take it here. */
 		struct timespec ts = { .tv_sec = (time_t)(left / NS_PER_SEC),
@@ -329,6 +338,11 @@ static pid_t wait_report(struct target *t, int *status, long long deadline)
 		if (sigtimedwait(&t->sigchld, NULL, &ts) < 0 && errno != EAGAIN && errno != EINTR)
 			return 0;
 	}
+}
+
+static pid_t wait_report(struct target *t, int *status, long long deadline)
+{
+	return wait_report_spin(t, status, deadline, 0);
 }
 
 /* ---- resuming a stopped thread according to its row ---------------------------------- */
@@ -1283,12 +1297,10 @@ static bool seize_for_sample(struct target *t, size_t i)
 	return true;
 }
 
-size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *stopped)
+/* Interrupt the given threads (seizing them first in per-sample mode); the
+ * ones interrupted are in RS_COLLECT. */
+static void interrupt_threads(struct target *t, const pid_t *tids, size_t n)
 {
-	for (size_t k = 0; k < n; k++)
-		stopped[k] = false;
-	if (t->detached)
-		return 0;
 	bool persistent = t->cfg.mode == TARGET_SEIZE_PERSISTENT;
 	if (!persistent)
 		rescan_tasks(t);
@@ -1315,24 +1327,50 @@ size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *
 		t->rows[i].intr_out = true;
 		row_set_state(t, (size_t)i, RS_COLLECT);
 	}
+}
 
+/* Those that did not stop in time: their stop comes later and is continued
+ * (or detached) then. */
+static void end_collect(struct target *t)
+{
+	if (t->ncollect > 0)
+		for (size_t i = 0; i < t->nrows; i++)
+			if (t->rows[i].state == RS_COLLECT)
+				row_set_state(t, i, RS_RUNNING);
+	if (t->cfg.mode == TARGET_SEIZE_PERSISTENT)
+		drain(t, POLL_MAX_REPORTS);
+}
+
+/* Resume held row I (tid TID), re-injecting the signal its stop carried. */
+static void resume_held(struct target *t, size_t i, pid_t tid)
+{
+	int sig = t->rows[i].sig;
+	t->rows[i].sig = 0;
+	if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE) {
+		detach_now(t, (ssize_t)i, tid, sig);
+		return;
+	}
+	row_set_state(t, i, RS_RUNNING);
+	if (pt(PTRACE_CONT, tid, 0, (unsigned long)sig) < 0 && errno != ESRCH && t->cfg.verbose)
+		warn_errno("target: cannot resume thread %d", (int)tid);
+}
+
+size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *stopped)
+{
+	for (size_t k = 0; k < n; k++)
+		stopped[k] = false;
+	if (t->detached)
+		return 0;
+	interrupt_threads(t, tids, n);
 	long long deadline = now_ns() + COLLECT_TIMEOUT_NS;
 	while (t->ncollect > 0) {
 		int status;
-		pid_t tid = wait_report(t, &status, deadline);
+		pid_t tid = wait_report_spin(t, &status, deadline, SPIN_NS);
 		if (tid <= 0)
 			break;
 		handle_report(t, tid, status);
 	}
-	if (t->ncollect > 0) {
-		/* Those that did not stop in time: their stop comes later and
-		 * is continued (or detached) then. */
-		for (size_t i = 0; i < t->nrows; i++)
-			if (t->rows[i].state == RS_COLLECT)
-				row_set_state(t, i, RS_RUNNING);
-	}
-	if (persistent)
-		drain(t, POLL_MAX_REPORTS);
+	end_collect(t);
 
 	size_t count = 0;
 	for (size_t k = 0; k < n; k++) {
@@ -1341,6 +1379,37 @@ size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *
 		count += stopped[k];
 	}
 	return count;
+}
+
+size_t target_sample_threads(struct target *t, const pid_t *tids, size_t n,
+			     target_sample_fn fn, void *ctx)
+{
+	size_t sampled = 0;
+	if (t->detached)
+		return 0;
+	interrupt_threads(t, tids, n);
+	long long deadline = now_ns() + COLLECT_TIMEOUT_NS;
+	while (t->ncollect > 0) {
+		int status;
+		pid_t tid = wait_report_spin(t, &status, deadline, SPIN_NS);
+		if (tid <= 0)
+			break;
+		handle_report(t, tid, status);
+		ssize_t i = row_find(t, tid);
+		if (i < 0 || t->rows[i].state != RS_HELD)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (tids[k] == tid) {
+				fn(ctx, k, tid);
+				sampled++;
+				break;
+			}
+		i = row_find(t, tid);
+		if (i >= 0 && t->rows[i].state == RS_HELD)
+			resume_held(t, (size_t)i, tid);
+	}
+	end_collect(t);
+	return sampled;
 }
 
 int target_get_regs(struct target *t, pid_t tid, struct user_regs_struct *regs)
@@ -1359,18 +1428,8 @@ void target_resume_threads(struct target *t, const pid_t *tids, size_t n, const 
 		if (!stopped[k])
 			continue;
 		ssize_t i = row_find(t, tids[k]);
-		if (i < 0 || t->rows[i].state != RS_HELD)
-			continue;
-		int sig = t->rows[i].sig;
-		t->rows[i].sig = 0;
-		if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE) {
-			detach_now(t, i, tids[k], sig);
-			continue;
-		}
-		row_set_state(t, (size_t)i, RS_RUNNING);
-		if (pt(PTRACE_CONT, tids[k], 0, (unsigned long)sig) < 0 && errno != ESRCH &&
-		    t->cfg.verbose)
-			warn_errno("target: cannot resume thread %d", (int)tids[k]);
+		if (i >= 0 && t->rows[i].state == RS_HELD)
+			resume_held(t, (size_t)i, tids[k]);
 	}
 }
 

@@ -84,6 +84,14 @@ pid_t target_main_pid(const struct target *t);
  * interrupt-stop, servicing other events meanwhile). stopped[i] tells whether
  * tids[i] is now in an interrupt-stop we own. Returns the number stopped. */
 size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *stopped);
+/* The sampling round: interrupt the given threads together, and as soon as
+ * each one is in a stop we own call FN(CTX, index in tids, tid) — FN may call
+ * target_get_regs and read the thread's memory — then resume that thread at
+ * once, so no thread waits stopped for a slower one. Returns how many
+ * threads FN was called for. */
+typedef void (*target_sample_fn)(void *ctx, size_t index, pid_t tid);
+size_t target_sample_threads(struct target *t, const pid_t *tids, size_t n,
+			     target_sample_fn fn, void *ctx);
 /* Registers of a thread stopped by target_stop_threads. 0, or -1 with errno. */
 int target_get_regs(struct target *t, pid_t tid, struct user_regs_struct *regs);
 /* Resume the threads marked stopped[i]. */

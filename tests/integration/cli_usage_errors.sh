@@ -64,6 +64,8 @@ check "--dump --top -p $P"        "csampler: --dump cannot be combined with --to
 check "--dump --children -p $P"   "csampler: --dump cannot be combined with --children: it prints one snapshot of every thread to standard output"
 check "--top -o x -p $P"          "csampler: --top cannot be combined with --output: it shows a live view instead of writing a profile"
 check "--top -f svg -p $P"        "csampler: --top cannot be combined with --format: it writes no file"
+check "--attach-mode per-sample -- true" "csampler: --attach-mode=per-sample works with -p PID only, without --children: between samples it could not see the program's exec"
+check "--attach-mode=per-sample --children -p $P" "csampler: --attach-mode=per-sample works with -p PID only, without --children: between samples it could not see new children"
 check "--top --threads -p $P"     "csampler: --top cannot be combined with --threads: it ranks functions over all threads"
 check "--top --thread-group a=b -p $P" "csampler: --top cannot be combined with --thread-group: it ranks functions over all threads"
 check "-q -v -p $P"               "csampler: --quiet and --verbose contradict each other"

@@ -12,10 +12,12 @@ for mode in persistent per-sample; do
 	"$CSAMPLER" -q --attach-mode "$mode" -F 499 -d 60 -o "$T/out.folded" -p "$pid" \
 		>"$T/cs.out" 2>"$T/cs.err" &
 	cs=$!
+	# Sampling has begun once csampler holds the fixture's thread state
+	# open (per-sample mode is attached only for microseconds at a time).
 	i=0
-	while [ "$(tracer_pid "$pid")" != "$cs" ]; do
+	until ls -l "/proc/$cs/fd" 2>/dev/null | grep -q "/proc/$pid/task/.*/schedstat"; do
 		i=$((i + 1))
-		[ $i -lt 400 ] || fail "$mode: csampler never attached: $(cat "$T/cs.err")"
+		[ $i -lt 400 ] || fail "$mode: csampler never started sampling: $(cat "$T/cs.err")"
 		sleep 0.05
 	done
 	"$PROGS/sigcount" send "$pid" 20000 >/dev/null || fail "$mode: sending real-time signals failed"
