@@ -48,6 +48,9 @@
 #define NS_PER_SEC 1000000000LL
 /* How long target_stop_threads waits for the slowest thread to stop. */
 #define COLLECT_TIMEOUT_NS (20 * 1000000LL)
+/* How long a sampling round waits for a thread to stop: one that takes
+ * longer was not on a CPU (it waits for one); its stop is handled later. */
+#define SAMPLE_TIMEOUT_NS (2 * 1000000LL)
 /* How long a sampling round polls for stops before it sleeps. */
 #define SPIN_NS (50 * 1000LL)
 /* How long target_detach waits for every tracee to stop. */
@@ -1388,7 +1391,7 @@ size_t target_sample_threads(struct target *t, const pid_t *tids, size_t n,
 	if (t->detached)
 		return 0;
 	interrupt_threads(t, tids, n);
-	long long deadline = now_ns() + COLLECT_TIMEOUT_NS;
+	long long deadline = now_ns() + SAMPLE_TIMEOUT_NS;
 	while (t->ncollect > 0) {
 		int status;
 		pid_t tid = wait_report_spin(t, &status, deadline, SPIN_NS);
