@@ -2,17 +2,33 @@
  * main: parse the options, run one profile, map the result to an exit status. */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "options.h"
 #include "profiler.h"
+
+/* A closed descriptor 0, 1 or 2 would be reused by the first file csampler
+ * opens (the signalfd, a temp file), and "-o -" or a message would then write
+ * into it. Hold each closed one with /dev/null opened read-only, so that
+ * writing to a closed stdout still fails (EBADF) with a clear message. */
+static void hold_closed_standard_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", O_RDONLY | O_NOCTTY) != fd)
+			_exit(CS_EXIT_SYSTEM);
+}
 
 int main(int argc, char **argv)
 {
 	struct options opts;
 	int status;
 
+	hold_closed_standard_fds();
 	switch (options_parse(&opts, argc, argv)) {
 	case OPTIONS_EXIT_OK:
 		options_free(&opts);

@@ -228,17 +228,25 @@ static enum options_result add_output(struct options *o, const char *path)
  * repeat nothing. */
 #define REGEX_MAX_COPIES 4096
 /* Its epsilon closures grow with the cube of the nesting depth: "((a)*)*..."
- * 4000 bytes long takes a minute. Thread names have at most 15 bytes. */
+ * 4000 bytes long takes a minute. Thread names have at most 15 bytes.
+ * Adjacent repetitions ("a**", "a*+"; undefined in POSIX EREs) grow
+ * exponentially inside a group: "(x*************++)" does not compile in
+ * minutes. They are refused. */
 #define REGEX_MAX_LEN 512
 static bool regex_too_complex(const char *re, size_t len)
 {
 	unsigned long copies = 1;
 	size_t i = 0;
+	bool after_repetition = false;
 
 	if (len > REGEX_MAX_LEN)
 		return true;
 	while (i < len) {
 		unsigned long factor = 1;
+		bool repetition = re[i] == '*' || re[i] == '+' || re[i] == '?' || re[i] == '{';
+		if (repetition && after_repetition)
+			return true;
+		after_repetition = repetition;
 		if (re[i] == '\\') {
 			i += 2;
 			continue;
@@ -316,7 +324,7 @@ static enum options_result add_thread_group(struct options *o, const char *arg)
 	relen = (size_t)(eq - arg);
 	if (regex_too_complex(arg, relen))
 		return usage_error("regular expression '%.*s' in --thread-group is too complex "
-				   "(longer than %d bytes or too many repetitions)",
+				   "(longer than %d bytes, adjacent or too many repetitions)",
 				   (int)relen, arg, REGEX_MAX_LEN);
 	pattern = malloc(relen + 5);
 	if (!pattern)

@@ -505,15 +505,9 @@ int profiler_run(const struct options *o)
 	if (o->top)
 		return top_run(o);
 
-	struct run r = { .opt = o };
-	int status = start_target(&r);
-	if (status != 0)
-		return status;
-	error_set_cleanup(detach_on_die, r.target);
-
 	/* Stop signals and SIGCHLD are read from a signalfd, never handled
-	 * asynchronously. Blocked only now: the launched child is already forked
-	 * and must not inherit the mask. */
+	 * asynchronously. Blocked before attaching, so a Ctrl-C during a slow
+	 * attach ends the run cleanly (the launched child resets its mask). */
 	sigset_t mask, oldmask;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
@@ -522,8 +516,17 @@ int profiler_run(const struct options *o)
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+
+	struct run r = { .opt = o };
+	int status = start_target(&r);
+	if (status != 0) {
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		return status;
+	}
+	error_set_cleanup(detach_on_die, r.target);
 	int sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	/* A closed stdout (-o - | head) must be an error we report, not a kill. */
+	/* A closed stdout (-o - | head) must be an error we report, not a kill.
+	 * Set after the launch fork: an ignored signal stays ignored across exec. */
 	signal(SIGPIPE, SIG_IGN);
 
 	r.map = stackmap_new(o->max_stacks, o->max_depth);

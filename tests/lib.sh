@@ -81,7 +81,8 @@ assert_untraced_running() {
 	for task in /proc/"$pid"/task/*; do
 		s=$(awk '/^State:/ {print $2}' "$task/status" 2>/dev/null) || continue
 		tp=$(awk '/^TracerPid:/ {print $2}' "$task/status" 2>/dev/null)
-		[ -z "$s" ] && continue
+		# a thread that exited between the two reads has no TracerPid
+		[ -z "$s" ] || [ -z "$tp" ] && continue
 		[ "$s" = t ] && fail "thread ${task##*/} left in tracing stop"
 		[ "$s" = T ] && fail "thread ${task##*/} left stopped"
 		[ "$tp" = 0 ] || fail "thread ${task##*/} still traced by $tp"
@@ -92,7 +93,9 @@ assert_untraced_running() {
 # $T/cs.out / $T/cs.err; sets CS_STATUS.
 run_csampler() {
 	CS_STATUS=0
-	timeout -k 5 "${CS_TIMEOUT:-60}" "$CSAMPLER" "$@" >"$T/cs.out" 2>"$T/cs.err" || CS_STATUS=$?
+	# CSAMPLER_WRAPPER (e.g. "valgrind -q --error-exitcode=1") runs csampler
+	# under a checker: make check-valgrind sets it.
+	timeout -k 5 "${CS_TIMEOUT:-60}" ${CSAMPLER_WRAPPER:-} "$CSAMPLER" "$@" >"$T/cs.out" 2>"$T/cs.err" || CS_STATUS=$?
 	[ "$CS_STATUS" = 124 ] && fail "csampler timed out: $(cat "$T/cs.err")"
 	return 0
 }

@@ -1,8 +1,6 @@
 /* libFuzzer harness for procmaps_parse_perf_map_line (any bytes, any size).
- * Build (not wired into make):
- *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
- *     -I$BUILD -Isrc tests/fuzz/fuzz_perf_map_line.c src/procmaps.c -o fuzz_perf_map_line
- * Run: ./fuzz_perf_map_line -max_total_time=120 -max_len=8192 */
+ * Built and run by make fuzz (tests/Makefile.am); replayed over
+ * corpus/perf_map_line/ by make check. */
 #include "config.h"
 
 #include <stdint.h>

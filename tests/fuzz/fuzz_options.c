@@ -1,0 +1,63 @@
+/* libFuzzer harness for options_parse (src/options.c): the input is split on
+ * NUL bytes into argv[1..] (argv[0] is "csampler"); parse, then free. Every
+ * outcome must be one of the three results, and parsing never exits (no
+ * exit() in the library; stdout goes to /dev/null, messages to stderr).
+ * Built by make fuzz; replayed over corpus/options/ by make check. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+#define MAX_ARGS 64
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	if (!freopen("/dev/null", "w", stdout))
+		abort();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 1);
+	char *argv[MAX_ARGS + 2];
+	int argc = 0;
+	if (!buf)
+		abort();
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	argv[argc++] = (char *)"csampler";
+	for (size_t i = 0; i <= size && argc <= MAX_ARGS;) {
+		argv[argc++] = buf + i;
+		i += strlen(buf + i) + 1;
+	}
+	argv[argc] = NULL;
+
+	struct options o;
+	enum options_result r = options_parse(&o, argc, argv);
+	if (r != OPTIONS_RUN && r != OPTIONS_EXIT_OK && r != OPTIONS_EXIT_USAGE)
+		abort();
+	if (r == OPTIONS_RUN) {
+		/* what validation promises the other rooms */
+		if ((o.pid != 0) == (o.command != NULL) && !o.dump && !o.top)
+			abort();
+		if (o.rate < 1 || o.rate > 10000 || o.noutputs > OPTIONS_MAX_OUTPUTS ||
+		    o.ngroups > OPTIONS_MAX_GROUPS)
+			abort();
+		for (size_t i = 0; i < o.noutputs; i++)
+			if (!o.outputs[i].path || o.outputs[i].format == FORMAT_AUTO)
+				abort();
+	}
+	options_free(&o);
+	free(buf);
+	return 0;
+}
