@@ -112,6 +112,37 @@ static int write_stdout(const struct profile *p, enum output_format f,
 	return 0;
 }
 
+/* PATH names a device, FIFO or socket (/dev/null, a named pipe): write into
+ * it directly; a temp file renamed over it would replace the node itself. */
+static int write_special(const struct profile *p, const char *path, enum output_format f,
+			 const struct write_options *opt)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!out) {
+		int err = errno;
+		if (fd >= 0)
+			close(fd);
+		errno = err;
+		warn_errno("cannot open %s", path);
+		return -1;
+	}
+	errno = 0;
+	int failed = write_format(p, out, f, opt) < 0 || fflush(out) == EOF || ferror(out);
+	int err = stream_errno(errno);
+	errno = 0;
+	if (fclose(out) == EOF && !failed) {
+		failed = 1;
+		err = stream_errno(errno);
+	}
+	if (failed) {
+		errno = err;
+		warn_errno("cannot write %s", path);
+		return -1;
+	}
+	return 0;
+}
+
 /* The permissions a new file gets from open(0666) under the current umask. */
 static mode_t creation_mode(void)
 {
@@ -170,6 +201,9 @@ int write_output(const struct profile *p, const char *path, enum output_format f
 	}
 	if (strcmp(path, "-") == 0)
 		return write_stdout(p, f, opt);
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return write_special(p, path, f, opt);
 
 	n = strlen(path) + sizeof ".XXXXXX";
 	tmp = malloc(n);
