@@ -17,10 +17,12 @@
 
 #define NOINLINE __attribute__((noinline, noclone))
 
-/* One unit of work: a fixed number of dependent multiply-adds. */
+/* One unit of work: a fixed number of dependent multiply-adds (~25 us), so a
+ * round (10 units) is much shorter than a sampling period and the shares do
+ * not alias with the sampling clock. */
 #define SPIN(seed, salt)                                                     \
 	do {                                                                  \
-		for (unsigned i_ = 0; i_ < 200000u; i_++) {                   \
+		for (unsigned i_ = 0; i_ < 20000u; i_++) {                    \
 			seed = seed * 6364136223846793005ull + (salt);        \
 			__asm__ volatile("" : "+r"(seed));                    \
 		}                                                             \
