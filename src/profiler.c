@@ -443,10 +443,11 @@ static void print_stats(const struct run *r)
 						(unsigned long long)st.unwind_results[i]);
 	fprintf(stderr,
 		"csampler: %llu samples, %llu threads seen, %llu ticks missed, unwind stops: %s, "
-		"%llu truncated, pause p50 %.1f us p99 %.1f us\n",
+		"%llu truncated, %llu off-CPU skipped, pause p50 %.1f us p99 %.1f us\n",
 		(unsigned long long)st.samples, (unsigned long long)st.threads_seen,
 		(unsigned long long)st.ticks_missed, off ? unw : "none",
-		(unsigned long long)st.truncated, (double)st.pause_p50_ns / 1e3,
+		(unsigned long long)st.truncated, (unsigned long long)st.offcpu_skipped,
+		(double)st.pause_p50_ns / 1e3,
 		(double)st.pause_p99_ns / 1e3);
 }
 

@@ -54,6 +54,7 @@ struct thread_state {
 	pid_t pid, tid;               /* tid 0: free slot */
 	int schedstat_fd, stat_fd, syscall_fd;
 	uint64_t runtime_ns;          /* last read */
+	uint64_t run_delay_ns;        /* time spent waiting for a CPU, last read */
 	uint64_t sampled_runtime_ns;  /* run time at the last sample */
 	uint32_t key;                 /* current thread key */
 	struct process_state *proc;
@@ -92,6 +93,7 @@ struct sampler {
 	pid_t *chosen_tids;
 	struct thread_state **chosen;
 	bool *stopped;
+	bool *offcpu;                  /* stopped, but had been waiting for a CPU */
 	struct unwind_snapshot *snaps;
 	uint64_t *addrs;
 
@@ -332,10 +334,13 @@ static int grow_scratch(struct sampler *s, size_t want)
 	bool *st = realloc(s->stopped, cap * sizeof *st);
 	if (st)
 		s->stopped = st;
+	bool *oc = realloc(s->offcpu, cap * sizeof *oc);
+	if (oc)
+		s->offcpu = oc;
 	struct unwind_snapshot *sn = realloc(s->snaps, cap * sizeof *sn);
 	if (sn)
 		s->snaps = sn;
-	if (!tids || !ch || !st || !sn)
+	if (!tids || !ch || !st || !oc || !sn)
 		return -1;
 	for (size_t i = s->scratch_cap; i < cap; i++) {
 		if (unwind_snapshot_init(&s->snaps[i], s->cfg.stack_window) < 0) {
@@ -463,6 +468,7 @@ void sampler_free(struct sampler *s)
 	free(s->chosen_tids);
 	free(s->chosen);
 	free(s->stopped);
+	free(s->offcpu);
 	free(s->addrs);
 	for (size_t i = 0; i < s->nprocs; i++) {
 		unwind_free(s->procs[i]->unwinder);
@@ -609,6 +615,20 @@ static void capture_thread(void *ctx, size_t i, pid_t tid)
 
 	s->stopped[i] = target_get_regs(s->target, tid, &regs) == 0 &&
 			unwind_capture(s->chosen[i]->proc->unwinder, tid, &regs, &s->snaps[i]) == 0;
+	/* On-CPU mode: a thread that waited for a CPU between our look at it
+	 * and its stop was not running when interrupted; it stopped where the
+	 * scheduler preempted it, at points regular in its own run time, which
+	 * would bias the profile. Its CPU time goes to its next sample. */
+	s->offcpu[i] = false;
+	if (s->stopped[i] && !s->cfg.idle) {
+		char buf[128];
+		struct thread_state *t = s->chosen[i];
+		if (pread_text(t->schedstat_fd, buf, sizeof buf) > 0) {
+			char *end;
+			strtoull(buf, &end, 10);
+			s->offcpu[i] = strtoull(end, NULL, 10) > t->run_delay_ns;
+		}
+	}
 	uint64_t done = monotonic_ns();
 	uint64_t from = seen - s->round_start_ns > PAUSE_OFFCPU_NS ? seen : s->round_start_ns;
 	s->pause_hist[pause_bucket(done - from)]++;
@@ -649,7 +669,9 @@ static int sampler_tick_locked(struct sampler *s)
 		char buf[128];
 		if (pread_text(t->schedstat_fd, buf, sizeof buf) <= 0)
 			continue;
-		t->runtime_ns = strtoull(buf, NULL, 10);
+		char *end;
+		t->runtime_ns = strtoull(buf, &end, 10);
+		t->run_delay_ns = strtoull(end, NULL, 10);
 		/* The ptrace stop of the previous sample counts as run time too:
 		 * a thread waiting for a CPU must not look busy because we
 		 * sampled it. Require real progress. */
@@ -713,6 +735,10 @@ static int sampler_tick_locked(struct sampler *s)
 		struct thread_state *t = s->chosen[i];
 		if (!s->stopped[i] || t->retired)
 			continue;
+		if (s->offcpu[i]) {
+			s->stats.offcpu_skipped++;
+			continue;
+		}
 		unsigned depth = 0;
 		enum unwind_result r = unwind_stack(t->proc->unwinder, &s->snaps[i], s->addrs,
 						    s->cfg.max_depth, &depth);

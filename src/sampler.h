@@ -44,6 +44,9 @@ struct sampler_stats {
 	uint64_t unwind_results[UNWIND_NRESULTS];
 	uint64_t truncated;
 	uint64_t not_captured;          /* --idle: blocked threads counted without a stack */
+	uint64_t offcpu_skipped;        /* on-CPU mode: stopped threads that had been waiting
+	                                 * for a CPU, not counted (their CPU time is carried
+	                                 * to their next sample) */
 	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample: interrupt to
 	                                      * resume (from its stop, for a thread
 	                                      * that was waiting for a CPU) */

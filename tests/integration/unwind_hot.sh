@@ -24,6 +24,10 @@ assert_near() {
 }
 
 start_fixture hot 60
+# Shares need the fixture to get its CPU: make check runs tests in parallel,
+# some with busy threads. Raise the fixture's priority (root; nice only).
+renice -n -10 -p "$FIXTURE_PID" >/dev/null || harness "renice failed"
+CSAMPLER_WRAPPER="${CSAMPLER_WRAPPER:-nice -n -10}"
 run_csampler -F 199 -d 8 -o "$T/out.folded" -p "$FIXTURE_PID"
 assert_eq "exit status" "$CS_STATUS" 0
 F=$T/out.folded
