@@ -363,22 +363,9 @@ static char *join_command(const struct run *r, const struct sampler_thread_info 
 		*p = '\0';
 		return s;
 	}
-	/* Attach mode: /proc/PID/cmdline, NULs as spaces, bounded. */
-	char path[64], buf[4096];
-	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)o->pid);
-	FILE *f = fopen(path, "re");
-	size_t n = 0;
-	if (f) {
-		n = fread(buf, 1, sizeof buf - 1, f);
-		fclose(f);
-	}
-	while (n > 0 && buf[n - 1] == '\0')
-		n--;
-	for (size_t i = 0; i < n; i++)
-		if (buf[i] == '\0')
-			buf[i] = ' ';
-	buf[n] = '\0';
-	if (n == 0 && first)
+	/* Attach mode: the process's own command line. */
+	char buf[4096];
+	if (target_read_cmdline(o->pid, buf, sizeof buf) == 0 && first)
 		snprintf(buf, sizeof buf, "%s", first->process);
 	return strdup(buf);
 }

@@ -1358,40 +1358,15 @@ static void resume_held(struct target *t, size_t i, pid_t tid)
 		warn_errno("target: cannot resume thread %d", (int)tid);
 }
 
-size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *stopped)
-{
-	for (size_t k = 0; k < n; k++)
-		stopped[k] = false;
-	if (t->detached)
-		return 0;
-	interrupt_threads(t, tids, n);
-	long long deadline = now_ns() + COLLECT_TIMEOUT_NS;
-	while (t->ncollect > 0) {
-		int status;
-		pid_t tid = wait_report_spin(t, &status, deadline, SPIN_NS);
-		if (tid <= 0)
-			break;
-		handle_report(t, tid, status);
-	}
-	end_collect(t);
-
-	size_t count = 0;
-	for (size_t k = 0; k < n; k++) {
-		ssize_t i = row_find(t, tids[k]);
-		stopped[k] = i >= 0 && t->rows[i].state == RS_HELD;
-		count += stopped[k];
-	}
-	return count;
-}
-
-size_t target_sample_threads(struct target *t, const pid_t *tids, size_t n,
-			     target_sample_fn fn, void *ctx)
+/* Interrupt TIDS and wait up to TIMEOUT for their stops. With FN, each thread
+ * that stops is handed to FN and resumed at once (a sampling round); without,
+ * the stopped threads are held. Returns how many FN was called for. */
+static size_t collect_stops(struct target *t, const pid_t *tids, size_t n, long long timeout,
+			    target_sample_fn fn, void *ctx)
 {
 	size_t sampled = 0;
-	if (t->detached)
-		return 0;
 	interrupt_threads(t, tids, n);
-	long long deadline = now_ns() + SAMPLE_TIMEOUT_NS;
+	long long deadline = now_ns() + timeout;
 	while (t->ncollect > 0) {
 		int status;
 		pid_t tid = wait_report_spin(t, &status, deadline, SPIN_NS);
@@ -1399,7 +1374,7 @@ size_t target_sample_threads(struct target *t, const pid_t *tids, size_t n,
 			break;
 		handle_report(t, tid, status);
 		ssize_t i = row_find(t, tid);
-		if (i < 0 || t->rows[i].state != RS_HELD)
+		if (!fn || i < 0 || t->rows[i].state != RS_HELD)
 			continue;
 		for (size_t k = 0; k < n; k++)
 			if (tids[k] == tid) {
@@ -1413,6 +1388,28 @@ size_t target_sample_threads(struct target *t, const pid_t *tids, size_t n,
 	}
 	end_collect(t);
 	return sampled;
+}
+
+size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *stopped)
+{
+	size_t count = 0;
+	for (size_t k = 0; k < n; k++)
+		stopped[k] = false;
+	if (t->detached)
+		return 0;
+	collect_stops(t, tids, n, COLLECT_TIMEOUT_NS, NULL, NULL);
+	for (size_t k = 0; k < n; k++) {
+		ssize_t i = row_find(t, tids[k]);
+		stopped[k] = i >= 0 && t->rows[i].state == RS_HELD;
+		count += stopped[k];
+	}
+	return count;
+}
+
+size_t target_sample_threads(struct target *t, const pid_t *tids, size_t n,
+			     target_sample_fn fn, void *ctx)
+{
+	return t->detached ? 0 : collect_stops(t, tids, n, SAMPLE_TIMEOUT_NS, fn, ctx);
 }
 
 int target_get_regs(struct target *t, pid_t tid, struct user_regs_struct *regs)
@@ -1434,6 +1431,27 @@ void target_resume_threads(struct target *t, const pid_t *tids, size_t n, const 
 		if (i >= 0 && t->rows[i].state == RS_HELD)
 			resume_held(t, (size_t)i, tids[k]);
 	}
+}
+
+size_t target_read_cmdline(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	size_t n = 0;
+	if (size == 0)
+		return 0;
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		n = fread(buf, 1, size - 1, f);
+		fclose(f);
+	}
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return n;
 }
 
 /* ---- detaching ------------------------------------------------------------------------ */

@@ -97,6 +97,11 @@ int target_get_regs(struct target *t, pid_t tid, struct user_regs_struct *regs);
 /* Resume the threads marked stopped[i]. */
 void target_resume_threads(struct target *t, const pid_t *tids, size_t n, const bool *stopped);
 
+/* PID's command line from /proc/PID/cmdline, arguments joined by spaces,
+ * truncated to size-1 bytes (raw target text: callers escape it). Returns its
+ * length (0 if unreadable). Needs no tracing. */
+size_t target_read_cmdline(pid_t pid, char *buf, size_t size);
+
 /* Stop being a tracer: every tracee ends untraced and running as it would
  * without us. Safe to call more than once and from the die() hook. */
 void target_detach(struct target *t);

@@ -466,20 +466,8 @@ static int close_second(struct top *tp, uint64_t now)
 
 static void read_command(struct top *tp)
 {
-	char path[64], buf[4096];
-	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)tp->pid);
-	size_t n = 0;
-	FILE *f = fopen(path, "re");
-	if (f) {
-		n = fread(buf, 1, sizeof buf - 1, f);
-		fclose(f);
-	}
-	while (n > 0 && buf[n - 1] == '\0')
-		n--;
-	for (size_t i = 0; i < n; i++)
-		if (buf[i] == '\0')
-			buf[i] = ' ';
-	buf[n] = '\0';
+	char buf[4096];
+	target_read_cmdline(tp->pid, buf, sizeof buf);
 	text_escape(buf, tp->command, sizeof tp->command);
 }
 
