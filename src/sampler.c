@@ -98,6 +98,7 @@ struct sampler {
 	uint64_t *addrs;
 
 	bool in_tick;                  /* target events now are deferred */
+	uint64_t tick_start_ns;
 	uint64_t round_start_ns;
 	uint64_t pause_hist[PAUSE_BUCKETS];
 	uint64_t pause_count;
@@ -603,6 +604,9 @@ static long thread_syscall(const struct thread_state *t)
  * moment we saw it stop. */
 #define PAUSE_OFFCPU_NS 1000000u
 
+/* Slack on "csampler itself displaced the thread" for our own wake-up. */
+#define DISPLACED_SLACK_NS 200000u
+
 /* target_sample_threads callback: the thread is stopped; copy and return. */
 static void capture_thread(void *ctx, size_t i, pid_t tid)
 {
@@ -626,7 +630,11 @@ static void capture_thread(void *ctx, size_t i, pid_t tid)
 		if (pread_text(t->schedstat_fd, buf, sizeof buf) > 0) {
 			char *end;
 			strtoull(buf, &end, 10);
-			s->offcpu[i] = strtoull(end, NULL, 10) > t->run_delay_ns;
+			uint64_t delay = strtoull(end, NULL, 10);
+			uint64_t waited = delay > t->run_delay_ns ? delay - t->run_delay_ns : 0;
+			/* Waiting no longer than this tick has run is our own doing
+			 * (csampler took its CPU): it was running until we woke. */
+			s->offcpu[i] = waited > seen - s->tick_start_ns + DISPLACED_SLACK_NS;
 		}
 	}
 	uint64_t done = monotonic_ns();
@@ -648,6 +656,7 @@ int sampler_tick(struct sampler *s)
 
 static int sampler_tick_locked(struct sampler *s)
 {
+	s->tick_start_ns = monotonic_ns();
 	const struct target_thread *tl;
 	size_t n = target_threads(s->target, &tl);
 	size_t nchosen = 0;

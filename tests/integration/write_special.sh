@@ -15,7 +15,7 @@ ls "$T" | grep -q 'null.folded\.' && fail "a temporary file was left next to the
 mkfifo "$T/pipe.folded"
 cat "$T/pipe.folded" >"$T/from-pipe" &
 reader=$!
-run_csampler -q -F 199 -o "$T/pipe.folded" -- "$PROGS/hot" 0.5
+run_csampler -q -F 199 -o "$T/pipe.folded" -- "$PROGS/hot" 1.5
 wait "$reader"
 assert_eq "exit status (FIFO)" "$CS_STATUS" 0
 [ -p "$T/pipe.folded" ] || fail "the FIFO was replaced by a regular file"
