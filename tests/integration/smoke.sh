@@ -6,7 +6,7 @@ need_root
 
 # Shares need the fixture to get its CPU while other tests run in parallel.
 CSAMPLER_WRAPPER="${CSAMPLER_WRAPPER:-nice -n -10}"
-run_csampler -F 199 -o "$T/out.folded" -- "$PROGS/hot" 3
+run_csampler -F 999 -o "$T/out.folded" -- "$PROGS/hot" 3
 assert_eq "exit status" "$CS_STATUS" 0
 assert_folded_has "$T/out.folded" '^_start;.*main;.*work_round;a1;a2;a3;a4;a5;a6;a7;a8;a9;a10;leaf_a [0-9]+$'
 assert_folded_has "$T/out.folded" 'work_round;b1;b2;b3;b4;b5;b6;b7;b8;b9;b10;leaf_b [0-9]+$'

@@ -62,12 +62,20 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* One round: 5 units in chain a, 3 in b, 2 in c -> 50/30/20. */
+/* One round: 5 units in chain a, 3 in b, 2 in c -> 50/30/20, in an order
+ * shuffled every round, so that no sampling clock can lock onto the phase of
+ * the round and over-count one chain. */
 NOINLINE void work_round(unsigned long long *x)
 {
-	for (int i = 0; i < 5; i++) *x = a1(*x);
-	for (int i = 0; i < 3; i++) *x = b1(*x);
-	for (int i = 0; i < 2; i++) *x = c1(*x);
+	static __thread unsigned rng = 2463534242u;
+	char order[10] = { 'a', 'a', 'a', 'a', 'a', 'b', 'b', 'b', 'c', 'c' };
+	for (int i = 9; i > 0; i--) {
+		rng ^= rng << 13; rng ^= rng >> 17; rng ^= rng << 5;  /* xorshift32 */
+		int j = (int)(rng % (unsigned)(i + 1));
+		char t = order[i]; order[i] = order[j]; order[j] = t;
+	}
+	for (int i = 0; i < 10; i++)
+		*x = order[i] == 'a' ? a1(*x) : order[i] == 'b' ? b1(*x) : c1(*x);
 }
 
 static void *worker(void *arg)
