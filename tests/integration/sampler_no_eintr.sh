@@ -3,7 +3,7 @@
 # blocked in epoll_wait and sigtimedwait (which a ptrace interrupt would end
 # with EINTR) see no EINTR while csampler samples at 999 Hz, in the default
 # on-CPU mode and in --idle mode, in both attach modes; the spinning thread
-# is sampled, and in --idle mode the blocked threads are counted too.
+# is sampled, the thread that never wakes only in --idle mode.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 
@@ -28,8 +28,8 @@ for args in "" "--idle" "--attach-mode=per-sample" "--idle --attach-mode=per-sam
 		assert_folded_has "$T/out.folded" '^epoll-[0-9]+;'
 		assert_folded_has "$T/out.folded" '^sigwait-[0-9]+;' ;;
 	*)
-		grep -q '^epoll-' "$T/out.folded" && fail "on-CPU mode sampled the blocked epoll thread"
-		grep -q '^sigwait-' "$T/out.folded" && fail "on-CPU mode sampled the blocked sigwait thread" ;;
+		# (the sigwait thread wakes once a second and may be caught running)
+		grep -q '^epoll-' "$T/out.folded" && fail "on-CPU mode sampled the blocked epoll thread" ;;
 	esac
 	note "$args: EINTR after detach: $(last_eintr) (epoll_wait sigtimedwait)"
 	kill -KILL "$pid"

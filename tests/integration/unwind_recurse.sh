@@ -40,7 +40,12 @@ run_csampler -F 199 -d 1 --max-depth 100 -o "$T/depth.folded" -p "$FIXTURE_PID"
 assert_eq "exit status (max-depth 100)" "$CS_STATUS" 0
 total=$(folded_total "$T/depth.folded")
 [ "$total" -gt 0 ] || fail "no samples with --max-depth 100"
+# every sample is cut at 100 frames; nearly all of them in bottom_spin (a
+# sample may land in its clock read, one frame deeper)
+deep=$(frames_hist "$T/depth.folded" | awk '$1 < 98 { s += $4 } END { print s + 0 }')
+assert_eq "samples shorter than the cut" "$deep" 0
 cut=$(frames_hist "$T/depth.folded" | awk '$1 == 99 && $3 == "bottom_spin" { s += $4 } END { print s + 0 }')
-assert_eq "samples cut at 100 frames" "$cut" "$total"
+awk -v c="$cut" -v t="$total" 'BEGIN { exit !(100 * c >= 98 * t) }' ||
+	fail "samples cut at 100 frames in bottom_spin: $cut of $total"
 assert_eq "samples marked truncated at max-depth" "$(folded_count "$T/depth.folded" '^\[truncated\];')" "$total"
 exit 0
