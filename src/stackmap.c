@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "stackmap.h"
+#include "tempfile.h"
 
 #define SLOTS 8
 #define CHUNK_WORDS 16
@@ -248,20 +249,9 @@ static void gather_addrs(const struct stackmap *m, const struct slot *s, uint64_
 
 static int open_spill(struct stackmap *m)
 {
-	int fd = open(m->tmpdir, O_TMPFILE | O_RDWR | O_CLOEXEC | O_EXCL, 0600);
-	if (fd < 0) {
-		size_t len = strlen(m->tmpdir) + sizeof("/csampler-stacks-XXXXXX");
-		char *tmpl = malloc(len);
-		if (!tmpl)
-			return -1;
-		snprintf(tmpl, len, "%s/csampler-stacks-XXXXXX", m->tmpdir);
-		fd = mkostemp(tmpl, O_CLOEXEC);
-		if (fd >= 0)
-			unlink(tmpl);
-		free(tmpl);
-		if (fd < 0)
-			return -1;
-	}
+	int fd = tempfile_open(m->tmpdir, "stacks");
+	if (fd < 0)
+		return -1;
 	m->spill_fd = fd;
 	return 0;
 }
