@@ -5,15 +5,24 @@
  * locations, threads, samples). A table slot holds index + 1 (0 = empty) and
  * the element's hash, so growing never rehashes the elements themselves.
  * Strings are interned too: equal strings share one copy, so the other
- * tables compare string pointers. */
+ * tables compare string pointers.
+ *
+ * The sample store: records {count, cpu_ns, thread, flags, nlocs, pad} and
+ * nlocs uint32 location indexes (padded to 8 bytes) are appended to one
+ * buffer; a record that does not fit sends the buffer to the temp file first
+ * (opened at the first overflow, O_TMPFILE or mkstemp + unlink). Reading
+ * goes through the file with pread (the profile stays const and can be read
+ * by several writers in turn), then through the buffer. */
 #include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profile.h"
+#include "tempfile.h"
 
 struct index_table {
 	uint32_t *slot;          /* index + 1, 0 = empty */
@@ -31,8 +40,16 @@ struct string_pool {
 struct profile_priv {
 	struct string_pool strings;
 	size_t functions_cap, mappings_cap, locations_cap, lines_cap, threads_cap;
-	size_t samples_cap, sample_locs_cap;
-	struct index_table functions, mappings, locations, threads, samples;
+	struct index_table functions, mappings, locations, threads;
+	struct sample_store {
+		unsigned char *buf;
+		size_t cap;              /* the buffer's size */
+		size_t limit;            /* bytes to keep in memory */
+		size_t used;
+		size_t max_record;       /* the largest record stored */
+		int fd;                  /* the temp file, -1 until needed */
+		uint64_t file_bytes;
+	} store;
 };
 
 /* ---- hashing ------------------------------------------------------------ */
@@ -222,6 +239,8 @@ struct profile *profile_new(void)
 		free(p);
 		return NULL;
 	}
+	((struct profile_priv *)p->priv)->store.fd = -1;
+	((struct profile_priv *)p->priv)->store.limit = PROFILE_SAMPLE_BUFFER;
 	p->command = "";
 	return p;
 }
@@ -241,15 +260,15 @@ void profile_free(struct profile *p)
 	table_free(&pv->mappings);
 	table_free(&pv->locations);
 	table_free(&pv->threads);
-	table_free(&pv->samples);
+	if (pv->store.fd >= 0)
+		close(pv->store.fd);
+	free(pv->store.buf);
 	free(pv);
 	free(p->functions);
 	free(p->mappings);
 	free(p->locations);
 	free(p->lines);
 	free(p->threads);
-	free(p->samples);
-	free(p->sample_locs);
 	free(p);
 }
 
@@ -458,66 +477,175 @@ const char *profile_thread_label(const struct profile *p, uint32_t thread, char 
 
 /* ---- samples ------------------------------------------------------------ */
 
-struct sample_key {
-	uint32_t thread, flags;
-	const uint32_t *locs;
-	size_t nlocs;
+struct sample_record {
+	uint64_t count;
+	uint64_t cpu_ns;
+	uint32_t thread;
+	uint32_t flags;
+	uint32_t nlocs;
+	uint32_t pad;
 };
 
-static bool sample_equal(const struct profile *p, uint32_t index, const void *key)
+static size_t record_bytes(size_t nlocs)
 {
-	const struct profile_sample *a = &p->samples[index];
-	const struct sample_key *k = key;
-
-	return a->thread == k->thread && a->flags == k->flags && a->nlocs == k->nlocs &&
-	       (!k->nlocs ||
-		memcmp(&p->sample_locs[a->first_loc], k->locs, k->nlocs * sizeof *k->locs) == 0);
+	return sizeof(struct sample_record) + (nlocs * sizeof(uint32_t) + 7) / 8 * 8;
 }
 
-uint32_t profile_add_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
-			    size_t nlocs, uint32_t flags, uint64_t count, uint64_t cpu_ns)
+int profile_set_sample_buffer(struct profile *p, size_t bytes)
 {
 	struct profile_priv *pv = p->priv;
-	struct sample_key k = { thread, flags, locs, nlocs };
-	struct profile_sample *s;
-	uint64_t h;
-	uint32_t i;
 
-	if (thread >= p->nthreads || nlocs > UINT32_MAX || (nlocs && !locs)) {
-		errno = EINVAL;
-		return PROFILE_NONE;
+	if (p->nsamples) {
+		errno = EBUSY;
+		return -1;
 	}
-	h = hash_mix(hash_mix(5, thread), flags);
+	if (!bytes) {
+		errno = EINVAL;
+		return -1;
+	}
+	pv->store.limit = bytes;
+	return 0;
+}
+
+/* Append the buffer to the temp file and empty it. */
+static int flush_store(struct sample_store *st)
+{
+	if (st->fd < 0 && (st->fd = tempfile_open(NULL, "samples")) < 0)
+		return -1;
+	/* on failure the records stay in the buffer, whole */
+	if (tempfile_write_at(st->fd, st->buf, st->used, st->file_bytes) < 0)
+		return -1;
+	st->file_bytes += st->used;
+	st->used = 0;
+	return 0;
+}
+
+int profile_add_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
+		       size_t nlocs, uint32_t flags, uint64_t count, uint64_t cpu_ns)
+{
+	struct profile_priv *pv = p->priv;
+	struct sample_store *st = &pv->store;
+	struct sample_record r = { count, cpu_ns, thread, flags, (uint32_t)nlocs, 0 };
+	size_t need;
+
+	if (thread >= p->nthreads || nlocs > (SIZE_MAX / 8 - sizeof r) / sizeof(uint32_t) ||
+	    nlocs > UINT32_MAX || (nlocs && !locs)) {
+		errno = EINVAL;
+		return -1;
+	}
 	for (size_t j = 0; j < nlocs; j++) {
 		if (locs[j] >= p->nlocations) {
 			errno = EINVAL;
-			return PROFILE_NONE;
+			return -1;
 		}
-		h = hash_mix(h, locs[j]);
 	}
-	i = table_find(p, &pv->samples, hash_fold(h), sample_equal, &k);
-	if (i != PROFILE_NONE) {
-		s = &p->samples[i];
-		s->count += count;
-		s->cpu_ns += cpu_ns;
-		p->total_samples += count;
-		return i;
+	need = record_bytes(nlocs);
+	if (st->used && st->used + need > st->limit && flush_store(st) < 0)
+		return -1;
+	if (st->used + need > st->cap) {
+		size_t cap = st->limit > need ? st->limit : need;
+		unsigned char *b;
+		if (st->used + need > cap)
+			cap = st->used + need;
+		b = realloc(st->buf, cap);
+		if (!b) {
+			errno = ENOMEM;
+			return -1;
+		}
+		st->buf = b;
+		st->cap = cap;
 	}
-	if (p->nsamples >= PROFILE_NONE - 1 || p->nsample_locs + nlocs >= PROFILE_NONE ||
-	    GROW(p->samples, pv->samples_cap, p->nsamples, 1) < 0 ||
-	    GROW(p->sample_locs, pv->sample_locs_cap, p->nsample_locs, nlocs) < 0 ||
-	    table_insert(&pv->samples, hash_fold(h), (uint32_t)p->nsamples) < 0)
-		return PROFILE_NONE;
-	s = &p->samples[p->nsamples];
-	s->thread = thread;
-	s->first_loc = (uint32_t)p->nsample_locs;
-	s->nlocs = (uint32_t)nlocs;
-	s->flags = flags;
-	s->count = count;
-	s->cpu_ns = cpu_ns;
+	memcpy(st->buf + st->used, &r, sizeof r);
 	if (nlocs)
-		memcpy(&p->sample_locs[p->nsample_locs], locs, nlocs * sizeof *locs);
-	p->nsample_locs += nlocs;
+		memcpy(st->buf + st->used + sizeof r, locs, nlocs * sizeof *locs);
+	st->used += need;
+	if (need > st->max_record)
+		st->max_record = need;
+	p->nsamples++;
 	p->total_samples += count;
-	return (uint32_t)p->nsamples++;
+	return 0;
+}
+
+/* Call fn for each whole record in buf[0, len); returns the bytes consumed
+ * through *used and fn's first non-zero result. */
+static int walk_records(const unsigned char *buf, size_t len, size_t *used,
+			int (*fn)(void *ctx, const struct profile_sample *s), void *ctx)
+{
+	size_t off = 0;
+	int ret = 0;
+
+	while (ret == 0 && len - off >= sizeof(struct sample_record)) {
+		struct sample_record r;
+		struct profile_sample s;
+		memcpy(&r, buf + off, sizeof r);
+		if (len - off < record_bytes(r.nlocs))
+			break;
+		s.thread = r.thread;
+		s.nlocs = r.nlocs;
+		s.flags = r.flags;
+		s.count = r.count;
+		s.cpu_ns = r.cpu_ns;
+		/* records start 8-aligned in an allocation, so the indexes are aligned */
+		s.locs = (const uint32_t *)(const void *)(buf + off + sizeof r);
+		ret = fn(ctx, &s);
+		off += record_bytes(r.nlocs);
+	}
+	*used = off;
+	return ret;
+}
+
+int profile_foreach_sample(const struct profile *p,
+			   int (*fn)(void *ctx, const struct profile_sample *s), void *ctx)
+{
+	const struct profile_priv *pv = p->priv;
+	const struct sample_store *st = &pv->store;
+	size_t used;
+	int ret = 0;
+
+	if (st->file_bytes) {
+		size_t cap = st->limit > st->max_record ? st->limit : st->max_record;
+		unsigned char *rbuf;
+		uint64_t pos = 0;
+		size_t have = 0;
+
+		if (cap > 4 * 1024 * 1024 && cap > st->max_record)
+			cap = st->max_record > 4 * 1024 * 1024 ? st->max_record : 4 * 1024 * 1024;
+		rbuf = malloc(cap);
+		if (!rbuf) {
+			errno = ENOMEM;
+			return -1;
+		}
+		while (ret == 0 && (pos < st->file_bytes || have)) {
+			size_t want = cap - have;
+			if (want > st->file_bytes - pos)
+				want = (size_t)(st->file_bytes - pos);
+			while (want) {
+				ssize_t r = pread(st->fd, rbuf + have, want, (off_t)pos);
+				if (r < 0 && errno == EINTR)
+					continue;
+				if (r <= 0) {
+					if (r == 0)
+						errno = EIO;
+					free(rbuf);
+					return -1;
+				}
+				have += (size_t)r;
+				pos += (uint64_t)r;
+				want -= (size_t)r;
+			}
+			ret = walk_records(rbuf, have, &used, fn, ctx);
+			if (ret == 0 && used == 0) {
+				/* a record larger than the buffer: cannot happen (cap >= max_record) */
+				free(rbuf);
+				errno = EIO;
+				return -1;
+			}
+			memmove(rbuf, rbuf + used, have - used);
+			have -= used;
+		}
+		free(rbuf);
+		if (ret)
+			return ret;
+	}
+	return walk_records(st->buf, st->used, &used, fn, ctx);
 }

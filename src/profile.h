@@ -4,9 +4,17 @@
  * a location is one address with its lines (innermost inline frame first);
  * a sample is a thread, a stack of locations (leaf first), a count and a
  * weight (CPU nanoseconds). Adding an existing function/mapping/location/
- * thread returns the existing index; adding a sample with an existing
- * (thread, stack, flags) adds to it. Strings are copied in. Indexes are
- * 0-based. Allocation failure aborts via the returned -1/NULL contract. */
+ * thread returns the existing index. Strings are copied in. Indexes are
+ * 0-based. Allocation failure is reported through the -1/NULL/PROFILE_NONE
+ * returns.
+ *
+ * Bounded memory: the interned tables grow with the code seen (unique
+ * addresses), never with the run's length. Samples, which do grow with the
+ * number of distinct stacks, are appended as records to a buffer of a fixed
+ * size; when it is full, it goes to a temp file in $TMPDIR (unlinked at
+ * creation) and the buffer is reused. Samples are kept as added, never
+ * merged (the writers merge equal stacks), and read back in order by
+ * profile_foreach_sample, as often as needed. */
 #ifndef CSAMPLER_PROFILE_H
 #define CSAMPLER_PROFILE_H
 #include <stdbool.h>
@@ -53,12 +61,15 @@ struct profile_thread {
 
 struct profile_sample {
 	uint32_t thread;
-	uint32_t first_loc;      /* index into profile.sample_locs */
-	uint32_t nlocs;          /* leaf first */
+	uint32_t nlocs;
 	uint32_t flags;
 	uint64_t count;
 	uint64_t cpu_ns;
+	const uint32_t *locs;    /* nlocs location indexes, leaf first */
 };
+
+/* Default size of the sample buffer (profile_set_sample_buffer). */
+#define PROFILE_SAMPLE_BUFFER (1024 * 1024)
 
 struct profile {
 	struct profile_function *functions; size_t nfunctions;
@@ -66,8 +77,7 @@ struct profile {
 	struct profile_location *locations; size_t nlocations;
 	struct profile_line *lines;         size_t nlines;
 	struct profile_thread *threads;     size_t nthreads;
-	struct profile_sample *samples;     size_t nsamples;
-	uint32_t *sample_locs;              size_t nsample_locs;
+	size_t nsamples;                    /* records added (not merged) */
 
 	/* metadata */
 	const char *command;     /* the target's command line, space-joined */
@@ -77,7 +87,7 @@ struct profile {
 	uint64_t period_nanos;   /* 1e9 / rate */
 	uint64_t total_samples;  /* sum of sample counts */
 
-	void *priv;              /* interning tables */
+	void *priv;              /* interning tables, the sample store */
 };
 
 struct profile *profile_new(void);
@@ -92,9 +102,18 @@ uint32_t profile_add_location(struct profile *p, uint64_t address, uint32_t mapp
 			      const struct profile_line *lines, size_t nlines, bool jit);
 uint32_t profile_add_thread(struct profile *p, int32_t pid, int32_t tid, const char *name,
 			    const char *process);
-/* locs[0] is the leaf. Returns the sample index or PROFILE_NONE on ENOMEM. */
-uint32_t profile_add_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
-			    size_t nlocs, uint32_t flags, uint64_t count, uint64_t cpu_ns);
+/* Store one sample; locs[0] is the leaf. 0, or -1 with errno: EINVAL for an
+ * unknown thread or location, ENOMEM, or the temp file's write error. */
+int profile_add_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
+		       size_t nlocs, uint32_t flags, uint64_t count, uint64_t cpu_ns);
+/* Keep at most BYTES of samples in memory (at least one sample's record is
+ * always held). Only before the first sample; 0 or -1 with EBUSY/EINVAL. */
+int profile_set_sample_buffer(struct profile *p, size_t bytes);
+/* Call fn once per sample, in the order added; the sample (and its locs) is
+ * valid during the call only. fn returning non-zero stops the walk and is
+ * returned; -1 with errno on a read error of the temp file. */
+int profile_foreach_sample(const struct profile *p,
+			   int (*fn)(void *ctx, const struct profile_sample *s), void *ctx);
 
 /* A thread's root-frame label for the thread view: "name-tid", or "name" when
  * tid is 0. Writes at most bufsz bytes, returns buf. */

@@ -341,8 +341,8 @@ static int add_entry(void *ctx, const struct stackmap_entry *e)
 	uint32_t flags = (e->flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW | STACK_UNWIND_ERROR))
 				 ? PROFILE_SAMPLE_TRUNCATED : 0;
 	if (thread == PROFILE_NONE ||
-	    profile_add_sample(b->profile, thread, b->locs, n, flags, e->count, e->weight) == PROFILE_NONE) {
-		b->error = ENOMEM;
+	    profile_add_sample(b->profile, thread, b->locs, n, flags, e->count, e->weight) < 0) {
+		b->error = errno ? errno : ENOMEM;
 		return 1;
 	}
 	return 0;
@@ -388,6 +388,8 @@ static struct profile *build_profile(struct run *r, const struct symbolize_optio
 			warn_errno("cannot symbolize pid %d", (int)b.sym_pids[i]);
 	}
 	if (stackmap_foreach(r->map, add_entry, &b) != 0 || b.error) {
+		if (b.error)
+			errno = b.error;
 		warn_errno("cannot build the profile");
 		goto fail;
 	}
@@ -398,9 +400,6 @@ static struct profile *build_profile(struct run *r, const struct symbolize_optio
 	b.profile->time_nanos = r->start_realtime_ns;
 	b.profile->duration_nanos = r->end_ns - r->start_ns;
 	b.profile->period_nanos = 1000000000u / r->opt->rate;
-	b.profile->total_samples = 0;
-	for (size_t i = 0; i < b.profile->nsamples; i++)
-		b.profile->total_samples += b.profile->samples[i].count;
 	goto done;
 fail:
 	profile_free(b.profile);

@@ -271,3 +271,72 @@ fail:
 	errno = err;
 	return -1;
 }
+
+/* ---- interned names --------------------------------------------------------- */
+
+static uint32_t name_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;   /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static int name_table_grow_slots(struct name_table *t)
+{
+	size_t nslots = t->nslots ? t->nslots * 2 : 256;
+	uint32_t *slot = calloc(nslots, sizeof *slot);
+
+	if (!slot)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j = name_hash(t->names[i], strlen(t->names[i])) & (nslots - 1);
+		while (slot[j])
+			j = (j + 1) & (nslots - 1);
+		slot[j] = (uint32_t)i + 1;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->nslots = nslots;
+	return 0;
+}
+
+int64_t name_table_intern(struct name_table *t, const char *name, size_t len)
+{
+	size_t j;
+	char *copy;
+
+	if (t->n >= UINT32_MAX - 1 ||
+	    ((t->n + 1) * 2 > t->nslots && name_table_grow_slots(t) < 0))
+		return -1;
+	for (j = name_hash(name, len) & (t->nslots - 1); t->slot[j]; j = (j + 1) & (t->nslots - 1)) {
+		const char *s = t->names[t->slot[j] - 1];
+		if (strncmp(s, name, len) == 0 && s[len] == '\0')
+			return t->slot[j] - 1;
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		char **names = realloc(t->names, cap * sizeof *names);
+		if (!names)
+			return -1;
+		t->names = names;
+		t->cap = cap;
+	}
+	copy = malloc(len + 1);
+	if (!copy)
+		return -1;
+	memcpy(copy, name, len);
+	copy[len] = '\0';
+	t->names[t->n] = copy;
+	t->slot[j] = (uint32_t)t->n + 1;
+	return (int64_t)t->n++;
+}
+
+void name_table_free(struct name_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->names[i]);
+	free(t->names);
+	free(t->slot);
+	memset(t, 0, sizeof *t);
+}

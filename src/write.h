@@ -27,7 +27,12 @@ struct write_options {
 	bool threads;            /* root frame per thread ("name-tid") */
 	bool annotate;           /* folded: _[i] inline, _[j] JIT suffixes */
 	const char *title;       /* SVG title; NULL for a default */
+	size_t memory;           /* bytes for sorting stacks; 0: WRITE_MEMORY_DEFAULT */
 };
+
+/* The writers' memory for sorting and merging stacks; beyond it they use a
+ * temp file in $TMPDIR, so their memory does not grow with the stacks. */
+#define WRITE_MEMORY_DEFAULT (8u * 1024 * 1024)
 
 /* Format named by PATH's extension (.pb .pb.gz .pprof .folded .collapsed .svg
  * .txt); FORMAT_AUTO if none matches. */
@@ -71,18 +76,31 @@ struct write_frame {
 
 /* One merged stack: escaped frames root first, joined by ';' (no count). */
 struct folded_stack {
-	char *line;
-	struct write_frame *frames; /* root first, one per frame of line */
+	const char *line;
+	const struct write_frame *frames; /* root first, one per frame of line */
 	size_t nframes;
 	uint64_t count;
 };
 
-/* Every sample of P as a folded stack (thread root frame and _[i]/_[j]
- * suffixes as OPT says), identical stacks merged, sorted frame by frame.
- * 0, or -1 with errno. */
-int folded_stacks(const struct profile *p, const struct write_options *opt,
-		  struct folded_stack **stacks, size_t *nstacks);
-void folded_stacks_free(struct folded_stack *stacks, size_t nstacks);
+/* Call fn once per distinct folded stack of P (thread root frame and _[i]/_[j]
+ * suffixes as OPT says), identical stacks merged, in frame-by-frame order;
+ * the stack is valid during the call only. Memory is bounded by opt->memory
+ * whatever the number of stacks (sorted runs in a temp file, then merged).
+ * fn returning non-zero stops the walk and is returned; -1 with errno. */
+int folded_foreach(const struct profile *p, const struct write_options *opt,
+		   int (*fn)(void *ctx, const struct folded_stack *s), void *ctx);
+/* Interned names: each distinct byte string gets the next index from 0 and
+ * a NUL-terminated copy in names[]. */
+struct name_table {
+	char **names;
+	size_t n, cap;
+	uint32_t *slot;          /* index + 1, 0 = empty; nslots a power of two */
+	size_t nslots;
+};
+/* The index of NAME[0, LEN), added if new; -1 on ENOMEM. */
+int64_t name_table_intern(struct name_table *t, const char *name, size_t len);
+void name_table_free(struct name_table *t);
+
 /* Frame-by-frame order of two folded lines (';' sorts before any name byte). */
 int folded_line_compare(const char *a, const char *b);
 

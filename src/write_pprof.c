@@ -7,7 +7,14 @@
  * value is the measured CPU time when the hot path recorded one, otherwise
  * count * period. Each sample carries the labels thread (name), pid and tid
  * (numbers; no tid for a group of threads), and truncated="true" when its
- * stack did not reach the root. */
+ * stack did not reach the root.
+ *
+ * Streamed, so memory does not grow with the samples: protobuf merges
+ * concatenated messages of one type (repeated fields append, absent scalars
+ * stay), so the output is one Profile message with everything but the
+ * samples (tables bounded by the code seen), then one Profile message per
+ * chunk of SAMPLES_PER_CHUNK samples holding only those, each packed by
+ * protobuf-c and fed to one gzip stream. */
 #include "config.h"
 
 #include <errno.h>
@@ -18,73 +25,12 @@
 #include "profile.pb-c.h"
 #include "write.h"
 
-/* ---- the string table --------------------------------------------------- */
-
-struct string_table {
-	char **str;              /* borrowed pointers; str[0] = "" */
-	size_t n, cap;
-	uint32_t *slot;          /* index + 1, 0 = empty */
-	size_t nslots;           /* power of two */
-};
-
-static uint32_t string_hash(const char *s)
+/* The index of S (NULL is "") in the string table, adding it; -1 on ENOMEM. */
+static int64_t string_index(struct name_table *t, const char *s)
 {
-	uint32_t h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-static int string_table_grow_slots(struct string_table *t)
-{
-	size_t nslots = t->nslots ? t->nslots * 2 : 256;
-	uint32_t *slot = calloc(nslots, sizeof *slot);
-
-	if (!slot)
-		return -1;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j = string_hash(t->str[i]) & (nslots - 1);
-		while (slot[j])
-			j = (j + 1) & (nslots - 1);
-		slot[j] = (uint32_t)i + 1;
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->nslots = nslots;
-	return 0;
-}
-
-/* The index of S (NULL is ""), adding it; -1 on ENOMEM. */
-static int64_t string_index(struct string_table *t, const char *s)
-{
-	size_t j;
-
 	if (!s)
 		s = "";
-	if ((t->n + 1) * 2 > t->nslots && string_table_grow_slots(t) < 0)
-		return -1;
-	for (j = string_hash(s) & (t->nslots - 1); t->slot[j]; j = (j + 1) & (t->nslots - 1))
-		if (strcmp(t->str[t->slot[j] - 1], s) == 0)
-			return t->slot[j] - 1;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		char **str = realloc(t->str, cap * sizeof *str);
-		if (!str)
-			return -1;
-		t->str = str;
-		t->cap = cap;
-	}
-	if (t->n >= UINT32_MAX - 1)
-		return -1;
-	t->str[t->n] = (char *)s;
-	t->slot[j] = (uint32_t)t->n + 1;
-	return (int64_t)t->n++;
-}
-
-static void string_table_free(struct string_table *t)
-{
-	free(t->str);
-	free(t->slot);
+	return name_table_intern(t, s, strlen(s));
 }
 
 /* ---- building the message ----------------------------------------------- */
@@ -92,7 +38,7 @@ static void string_table_free(struct string_table *t)
 /* Everything the message points into, freed together. */
 struct pprof_build {
 	Perftools__Profiles__Profile msg;
-	struct string_table strings;
+	struct name_table strings;
 	Perftools__Profiles__ValueType value_types[3], *sample_type[2];
 	int64_t comment[1];
 	Perftools__Profiles__Mapping *mappings, **mapping_ptrs;
@@ -102,9 +48,6 @@ struct pprof_build {
 	Perftools__Profiles__Label *labels;      /* 4 per thread */
 	Perftools__Profiles__Label **label_ptrs; /* 4 per thread */
 	size_t *nlabels;                         /* per thread, without truncated */
-	Perftools__Profiles__Sample *samples, **sample_ptrs;
-	uint64_t *location_ids;
-	int64_t *values;                         /* 2 per sample */
 };
 
 static void *alloc_array(size_t n, size_t size, bool *failed)
@@ -117,7 +60,7 @@ static void *alloc_array(size_t n, size_t size, bool *failed)
 
 static void pprof_build_free(struct pprof_build *b)
 {
-	string_table_free(&b->strings);
+	name_table_free(&b->strings);
 	free(b->mappings);
 	free(b->mapping_ptrs);
 	free(b->functions);
@@ -129,10 +72,6 @@ static void pprof_build_free(struct pprof_build *b)
 	free(b->labels);
 	free(b->label_ptrs);
 	free(b->nlabels);
-	free(b->samples);
-	free(b->sample_ptrs);
-	free(b->location_ids);
-	free(b->values);
 }
 
 #define STR(b, s, fail) ({ int64_t i_ = string_index(&(b)->strings, (s)); if (i_ < 0) goto fail; i_; })
@@ -147,7 +86,6 @@ static int pprof_build(struct pprof_build *b, const struct profile *p)
 	static const Perftools__Profiles__Line line_init = PERFTOOLS__PROFILES__LINE__INIT;
 	static const Perftools__Profiles__Location loc_init = PERFTOOLS__PROFILES__LOCATION__INIT;
 	static const Perftools__Profiles__Label label_init = PERFTOOLS__PROFILES__LABEL__INIT;
-	static const Perftools__Profiles__Sample sample_init = PERFTOOLS__PROFILES__SAMPLE__INIT;
 	bool failed = false;
 	int64_t truncated_key, truncated_value;
 	size_t i;
@@ -188,10 +126,6 @@ static int pprof_build(struct pprof_build *b, const struct profile *p)
 	b->labels = alloc_array(p->nthreads, 4 * sizeof *b->labels, &failed);
 	b->label_ptrs = alloc_array(p->nthreads, 4 * sizeof *b->label_ptrs, &failed);
 	b->nlabels = alloc_array(p->nthreads, sizeof *b->nlabels, &failed);
-	b->samples = alloc_array(p->nsamples, sizeof *b->samples, &failed);
-	b->sample_ptrs = alloc_array(p->nsamples, sizeof *b->sample_ptrs, &failed);
-	b->location_ids = alloc_array(p->nsample_locs, sizeof *b->location_ids, &failed);
-	b->values = alloc_array(p->nsamples, 2 * sizeof *b->values, &failed);
 	if (failed)
 		goto fail;
 
@@ -274,30 +208,8 @@ static int pprof_build(struct pprof_build *b, const struct profile *p)
 		b->nlabels[i] = n;
 	}
 
-	for (i = 0; i < p->nsamples; i++) {
-		const struct profile_sample *ps = &p->samples[i];
-		Perftools__Profiles__Sample *sm = &b->samples[i];
-		*sm = sample_init;
-		for (uint32_t k = 0; k < ps->nlocs; k++)
-			b->location_ids[ps->first_loc + k] =
-				(uint64_t)p->sample_locs[ps->first_loc + k] + 1;
-		sm->n_location_id = ps->nlocs;
-		sm->location_id = ps->nlocs ? &b->location_ids[ps->first_loc] : NULL;
-		b->values[2 * i] = (int64_t)ps->count;
-		b->values[2 * i + 1] = (int64_t)(ps->cpu_ns ? ps->cpu_ns
-						 : ps->count * p->period_nanos);
-		sm->n_value = 2;
-		sm->value = &b->values[2 * i];
-		sm->label = &b->label_ptrs[4 * ps->thread];
-		sm->n_label = b->nlabels[ps->thread] +
-			      ((ps->flags & PROFILE_SAMPLE_TRUNCATED) ? 1 : 0);
-		b->sample_ptrs[i] = sm;
-	}
-	m->n_sample = p->nsamples;
-	m->sample = b->sample_ptrs;
-
 	m->n_string_table = b->strings.n;
-	m->string_table = b->strings.str;
+	m->string_table = b->strings.names;
 	return 0;
 fail:
 	errno = ENOMEM;
@@ -306,74 +218,184 @@ fail:
 
 /* ---- gzip and write ----------------------------------------------------- */
 
-static int write_gzip(const uint8_t *data, size_t len, FILE *out)
-{
-	uint8_t buf[65536];
+struct gzip_out {
 	z_stream z;
-	int zr, ret = 0;
+	FILE *out;
+	uint8_t buf[65536];
+};
 
-	memset(&z, 0, sizeof z);
+static int gzip_open(struct gzip_out *g, FILE *out)
+{
+	memset(&g->z, 0, sizeof g->z);
+	g->out = out;
 	/* 15 + 16: a gzip header and trailer (with a zero mtime: deterministic) */
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+	if (deflateInit2(&g->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK) {
 		errno = ENOMEM;
 		return -1;
 	}
+	return 0;
+}
+
+/* Compress LEN bytes of DATA (FINISH: and end the stream). */
+static int gzip_write(struct gzip_out *g, const uint8_t *data, size_t len, bool finish)
+{
+	int zr;
+
 	do {
 		size_t chunk = len > UINT32_MAX ? UINT32_MAX : len;
-		z.next_in = (Bytef *)data;
-		z.avail_in = (uInt)chunk;
+		bool last = finish && chunk == len;
+		g->z.next_in = (Bytef *)data;
+		g->z.avail_in = (uInt)chunk;
 		data += chunk;
 		len -= chunk;
 		do {
-			z.next_out = buf;
-			z.avail_out = sizeof buf;
-			zr = deflate(&z, len ? Z_NO_FLUSH : Z_FINISH);
+			g->z.next_out = g->buf;
+			g->z.avail_out = sizeof g->buf;
+			zr = deflate(&g->z, last ? Z_FINISH : Z_NO_FLUSH);
 			if (zr == Z_STREAM_ERROR) {
 				errno = EINVAL;
-				ret = -1;
-				break;
+				return -1;
 			}
-			size_t have = sizeof buf - z.avail_out;
-			if (have && fwrite(buf, 1, have, out) != have) {
+			size_t have = sizeof g->buf - g->z.avail_out;
+			if (have && fwrite(g->buf, 1, have, g->out) != have) {
 				errno = errno ? errno : EIO;
-				ret = -1;
-				break;
+				return -1;
 			}
-		} while (z.avail_out == 0);
-	} while (ret == 0 && len);
-	if (ret == 0 && zr != Z_STREAM_END) {
-		errno = EIO;
-		ret = -1;
+		} while (g->z.avail_out == 0 || (last && zr != Z_STREAM_END));
+	} while (len);
+	return 0;
+}
+
+/* Pack MSG into *buf (grown as needed) and compress it. */
+static int pack_and_write(struct gzip_out *g, const Perftools__Profiles__Profile *msg,
+			  uint8_t **buf, size_t *cap)
+{
+	size_t len = perftools__profiles__profile__get_packed_size(msg);
+
+	if (len > *cap) {
+		uint8_t *nb = realloc(*buf, len);
+		if (!nb) {
+			errno = ENOMEM;
+			return -1;
+		}
+		*buf = nb;
+		*cap = len;
 	}
-	deflateEnd(&z);
-	return ret;
+	perftools__profiles__profile__pack(msg, *buf);
+	return gzip_write(g, *buf, len, false);
+}
+
+#define SAMPLES_PER_CHUNK 4096
+
+/* The samples waiting to be packed: their location ids in one array. */
+struct sample_chunk {
+	const struct profile *p;
+	struct pprof_build *b;
+	struct gzip_out *g;
+	Perftools__Profiles__Sample samples[SAMPLES_PER_CHUNK];
+	Perftools__Profiles__Sample *ptrs[SAMPLES_PER_CHUNK];
+	int64_t values[2 * SAMPLES_PER_CHUNK];
+	size_t first_id[SAMPLES_PER_CHUNK];
+	size_t n;
+	uint64_t *ids;
+	size_t nids, ids_cap;
+	uint8_t *pack;
+	size_t pack_cap;
+};
+
+static int flush_chunk(struct sample_chunk *c)
+{
+	static const Perftools__Profiles__Profile profile_init = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__Profile m = profile_init;
+
+	if (!c->n)
+		return 0;
+	for (size_t i = 0; i < c->n; i++) {
+		c->samples[i].location_id = c->samples[i].n_location_id ? &c->ids[c->first_id[i]] : NULL;
+		c->ptrs[i] = &c->samples[i];
+	}
+	m.n_sample = c->n;
+	m.sample = c->ptrs;
+	c->n = 0;
+	c->nids = 0;
+	return pack_and_write(c->g, &m, &c->pack, &c->pack_cap);
+}
+
+static int add_sample(void *ctx, const struct profile_sample *ps)
+{
+	static const Perftools__Profiles__Sample sample_init = PERFTOOLS__PROFILES__SAMPLE__INIT;
+	struct sample_chunk *c = ctx;
+	Perftools__Profiles__Sample *sm;
+
+	if (c->n == SAMPLES_PER_CHUNK && flush_chunk(c) < 0)
+		return -1;
+	if (ps->nlocs > c->ids_cap - c->nids) {
+		size_t cap = c->ids_cap ? c->ids_cap : 4096;
+		while (cap - c->nids < ps->nlocs)
+			cap *= 2;
+		uint64_t *ids = realloc(c->ids, cap * sizeof *ids);
+		if (!ids) {
+			errno = ENOMEM;
+			return -1;
+		}
+		c->ids = ids;
+		c->ids_cap = cap;
+	}
+	sm = &c->samples[c->n];
+	*sm = sample_init;
+	c->first_id[c->n] = c->nids;
+	for (uint32_t k = 0; k < ps->nlocs; k++)
+		c->ids[c->nids++] = (uint64_t)ps->locs[k] + 1;
+	sm->n_location_id = ps->nlocs;
+	c->values[2 * c->n] = (int64_t)ps->count;
+	c->values[2 * c->n + 1] = (int64_t)(ps->cpu_ns ? ps->cpu_ns : ps->count * c->p->period_nanos);
+	sm->n_value = 2;
+	sm->value = &c->values[2 * c->n];
+	sm->label = &c->b->label_ptrs[4 * ps->thread];
+	sm->n_label = c->b->nlabels[ps->thread] + ((ps->flags & PROFILE_SAMPLE_TRUNCATED) ? 1 : 0);
+	c->n++;
+	return 0;
 }
 
 int write_pprof(const struct profile *p, FILE *out, const struct write_options *opt)
 {
 	struct pprof_build b;
-	uint8_t *buf;
-	size_t len;
-	int ret;
+	struct gzip_out *g = malloc(sizeof *g);
+	struct sample_chunk *c = calloc(1, sizeof *c);
+	int ret = -1, err;
 
 	(void)opt;  /* pprof always carries the thread labels */
 	memset(&b, 0, sizeof b);
-	if (pprof_build(&b, p) < 0) {
-		pprof_build_free(&b);
+	if (!g || !c) {
+		free(g);
+		free(c);
 		errno = ENOMEM;
 		return -1;
 	}
-	len = perftools__profiles__profile__get_packed_size(&b.msg);
-	buf = malloc(len ? len : 1);
-	if (!buf) {
-		pprof_build_free(&b);
-		errno = ENOMEM;
+	if (gzip_open(g, out) < 0) {
+		free(g);
+		free(c);
 		return -1;
 	}
-	perftools__profiles__profile__pack(&b.msg, buf);
+	c->p = p;
+	c->b = &b;
+	c->g = g;
+	errno = 0;
+	if (pprof_build(&b, p) == 0 &&
+	    pack_and_write(g, &b.msg, &c->pack, &c->pack_cap) == 0 &&
+	    profile_foreach_sample(p, add_sample, c) == 0 &&
+	    flush_chunk(c) == 0 &&
+	    gzip_write(g, NULL, 0, true) == 0)
+		ret = 0;
+	err = errno ? errno : ENOMEM;
+	deflateEnd(&g->z);
 	pprof_build_free(&b);
-	ret = write_gzip(buf, len, out);
-	free(buf);
+	free(c->ids);
+	free(c->pack);
+	free(c);
+	free(g);
+	if (ret < 0)
+		errno = err;
 	return ret;
 }

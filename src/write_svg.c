@@ -33,116 +33,131 @@
 #define TITLE_MAX 160                  /* characters of the title shown */
 
 struct svg_node {
-	const char *name;        /* into a folded line, not NUL-terminated */
+	const char *name;        /* owned (but the root's), not NUL-terminated */
 	size_t len;
 	uint64_t start, count;
 	size_t depth;
 	struct write_frame frame;
 };
 
-struct svg_nodes {
-	struct svg_node *n;
-	size_t len, cap;
-	size_t max_depth;
-};
-
-static int node_add(struct svg_nodes *ns, const char *name, size_t len, uint64_t start,
-		    uint64_t count, size_t depth, const struct write_frame *f)
-{
-	if (ns->len == ns->cap) {
-		size_t cap = ns->cap ? ns->cap * 2 : 256;
-		struct svg_node *n = realloc(ns->n, cap * sizeof *n);
-		if (!n)
-			return -1;
-		ns->n = n;
-		ns->cap = cap;
-	}
-	ns->n[ns->len++] = (struct svg_node){ name, len, start, count, depth, *f };
-	if (depth > ns->max_depth)
-		ns->max_depth = depth;
-	return 0;
-}
-
 struct open_frame {
-	const char *name;
+	char *name;              /* owned */
 	size_t len;
 	uint64_t start;
 	struct write_frame frame;
 };
 
-/* Turn the sorted stacks into frames with a start and a width in samples. */
-static int build_nodes(const struct folded_stack *st, size_t nst, struct svg_nodes *ns,
-		       uint64_t *total)
+/* Frames are laid out as the sorted stacks stream by: the frames of the
+ * previous stack stay open; a frame closes when a stack leaves it, its width
+ * being the samples that passed while it was open. Only frames at least
+ * MIN_WIDTH wide are kept (a frame's callees are no wider than it), so the
+ * nodes held are bounded by the image, not by the number of stacks. */
+struct svg_layout {
+	struct svg_node *n;
+	size_t len, cap;
+	size_t max_depth;
+	struct open_frame *open;
+	size_t nopen, open_cap;
+	uint64_t offset;         /* samples laid out so far */
+	uint64_t expected;       /* the profile's total, for the width cut */
+};
+
+static bool wide_enough(uint64_t count, uint64_t total)
 {
-	struct open_frame *open = NULL;
-	size_t nopen = 0, cap = 0;
-	uint64_t offset = 0;
+	return total && (double)count * (IMAGE_WIDTH - 2 * SIDE_PAD) / (double)total >= MIN_WIDTH;
+}
+
+/* Close the open frames deeper than K, keeping the wide ones as nodes. */
+static int close_frames(struct svg_layout *lay, size_t k)
+{
+	while (lay->nopen > k) {
+		struct open_frame *o = &lay->open[--lay->nopen];
+		uint64_t count = lay->offset - o->start;
+		if (!wide_enough(count, lay->expected)) {
+			free(o->name);
+			continue;
+		}
+		if (lay->len == lay->cap) {
+			size_t cap = lay->cap ? lay->cap * 2 : 256;
+			struct svg_node *n = realloc(lay->n, cap * sizeof *n);
+			if (!n) {
+				free(o->name);
+				return -1;
+			}
+			lay->n = n;
+			lay->cap = cap;
+		}
+		lay->n[lay->len++] = (struct svg_node){ o->name, o->len, o->start, count,
+							lay->nopen + 1, o->frame };
+		if (lay->nopen + 1 > lay->max_depth)
+			lay->max_depth = lay->nopen + 1;
+	}
+	return 0;
+}
+
+static int open_frame(struct svg_layout *lay, const char *name, size_t len,
+		      const struct write_frame *f)
+{
+	char *copy;
+
+	if (lay->nopen == lay->open_cap) {
+		size_t cap = lay->open_cap ? lay->open_cap * 2 : 64;
+		struct open_frame *o = realloc(lay->open, cap * sizeof *o);
+		if (!o)
+			return -1;
+		lay->open = o;
+		lay->open_cap = cap;
+	}
+	copy = malloc(len + 1);
+	if (!copy)
+		return -1;
+	memcpy(copy, name, len);
+	copy[len] = '\0';
+	lay->open[lay->nopen++] = (struct open_frame){ copy, len, lay->offset, *f };
+	return 0;
+}
+
+static int layout_stack(void *ctx, const struct folded_stack *st)
+{
+	struct svg_layout *lay = ctx;
+	const char *s = st->line;
+	size_t k = 0, depth = 0;
 	static const struct write_frame unknown = { WRITE_FRAME_UNKNOWN, PROFILE_NONE,
 						    PROFILE_NONE };
 
-	for (size_t i = 0; i < nst; i++) {
-		const char *s = st[i].line;
-		size_t k = 0, depth = 0;
-
-		while (*s) {
-			const char *e = strchr(s, ';');
-			size_t len = e ? (size_t)(e - s) : strlen(s);
-			const struct write_frame *f = depth < st[i].nframes ? &st[i].frames[depth]
-									    : &unknown;
-			if (k == depth && k < nopen && open[k].len == len &&
-			    memcmp(open[k].name, s, len) == 0) {
-				k++;
-			} else {
-				if (k == depth) {
-					/* first difference: close what the previous stack left open */
-					while (nopen > k) {
-						nopen--;
-						if (node_add(ns, open[nopen].name, open[nopen].len,
-							     open[nopen].start,
-							     offset - open[nopen].start, nopen + 1,
-							     &open[nopen].frame) < 0)
-							goto fail;
-					}
-				}
-				if (nopen == cap) {
-					size_t ncap = cap ? cap * 2 : 64;
-					struct open_frame *o = realloc(open, ncap * sizeof *o);
-					if (!o)
-						goto fail;
-					open = o;
-					cap = ncap;
-				}
-				open[nopen++] = (struct open_frame){ s, len, offset, *f };
-				k = SIZE_MAX;
-			}
-			depth++;
-			s = e ? e + 1 : s + len;
+	while (*s) {
+		const char *e = strchr(s, ';');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		const struct write_frame *f = depth < st->nframes ? &st->frames[depth] : &unknown;
+		if (k == depth && k < lay->nopen && lay->open[k].len == len &&
+		    memcmp(lay->open[k].name, s, len) == 0) {
+			k++;
+		} else {
+			/* first difference: close what the previous stack left open */
+			if (k == depth && close_frames(lay, k) < 0)
+				return -1;
+			if (open_frame(lay, s, len, f) < 0)
+				return -1;
+			k = SIZE_MAX;
 		}
-		if (k != SIZE_MAX) {
-			/* a prefix of the previous stack: close its deeper frames */
-			while (nopen > k) {
-				nopen--;
-				if (node_add(ns, open[nopen].name, open[nopen].len, open[nopen].start,
-					     offset - open[nopen].start, nopen + 1,
-					     &open[nopen].frame) < 0)
-					goto fail;
-			}
-		}
-		offset += st[i].count;
+		depth++;
+		s = e ? e + 1 : s + len;
 	}
-	while (nopen > 0) {
-		nopen--;
-		if (node_add(ns, open[nopen].name, open[nopen].len, open[nopen].start,
-			     offset - open[nopen].start, nopen + 1, &open[nopen].frame) < 0)
-			goto fail;
-	}
-	free(open);
-	*total = offset;
+	/* a prefix of the previous stack: close its deeper frames */
+	if (k != SIZE_MAX && close_frames(lay, k) < 0)
+		return -1;
+	lay->offset += st->count;
 	return 0;
-fail:
-	free(open);
-	errno = ENOMEM;
-	return -1;
+}
+
+static void layout_free(struct svg_layout *lay)
+{
+	for (size_t i = 0; i < lay->len; i++)
+		free((char *)lay->n[i].name);
+	for (size_t i = 0; i < lay->nopen; i++)
+		free(lay->open[i].name);
+	free(lay->n);
+	free(lay->open);
 }
 
 /* ---- escaping ----------------------------------------------------------- */
@@ -465,25 +480,23 @@ static void write_node(const struct profile *p, FILE *out, const struct svg_node
 int write_svg(const struct profile *p, FILE *out, const struct write_options *opt)
 {
 	struct write_options o = opt ? *opt : (struct write_options){ 0 };
-	struct folded_stack *st;
-	struct svg_nodes ns = { 0 };
+	struct svg_layout lay = { .expected = p->total_samples };
 	struct svg_node root;
 	uint64_t total = 0;
-	size_t nst;
 	int height, ret = 0;
 	static const struct write_frame root_frame = { WRITE_FRAME_UNKNOWN, PROFILE_NONE,
 						       PROFILE_NONE };
 
 	o.annotate = false;      /* kinds are shown by color, not by suffix */
-	if (folded_stacks(p, &o, &st, &nst) < 0)
-		return -1;
-	if (build_nodes(st, nst, &ns, &total) < 0) {
-		folded_stacks_free(st, nst);
-		free(ns.n);
+	if (folded_foreach(p, &o, layout_stack, &lay) != 0 || close_frames(&lay, 0) < 0) {
+		int err = errno ? errno : ENOMEM;
+		layout_free(&lay);
+		errno = err;
 		return -1;
 	}
+	total = lay.offset;
 	root = (struct svg_node){ "all", 3, 0, total, 0, root_frame };
-	height = TOP_PAD + (int)(ns.max_depth + 1) * FRAME_HEIGHT + BOTTOM_PAD;
+	height = TOP_PAD + (int)(lay.max_depth + 1) * FRAME_HEIGHT + BOTTOM_PAD;
 
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
@@ -512,12 +525,9 @@ int write_svg(const struct profile *p, FILE *out, const struct write_options *op
 	fputs("<g id=\"frames\">\n", out);
 	if (total) {
 		write_node(p, out, &root, total, height);
-		for (size_t i = 0; i < ns.len; i++) {
-			double w = (double)ns.n[i].count * (IMAGE_WIDTH - 2 * SIDE_PAD) /
-				   (double)total;
-			if (w >= MIN_WIDTH)
-				write_node(p, out, &ns.n[i], total, height);
-		}
+		for (size_t i = 0; i < lay.len; i++)
+			if (wide_enough(lay.n[i].count, total))
+				write_node(p, out, &lay.n[i], total, height);
 	} else {
 		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no samples</text>\n",
 			IMAGE_WIDTH / 2, TOP_PAD + 12);
@@ -525,8 +535,7 @@ int write_svg(const struct profile *p, FILE *out, const struct write_options *op
 	fputs("</g>\n", out);
 	fputs(svg_script, out);
 	fputs("</svg>\n", out);
-	folded_stacks_free(st, nst);
-	free(ns.n);
+	layout_free(&lay);
 	if (ferror(out)) {
 		errno = errno ? errno : EIO;
 		ret = -1;

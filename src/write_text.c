@@ -19,41 +19,38 @@
 #define STACK_FRAMES_SHOWN 40
 
 struct func_stat {
-	const char *name;        /* into a folded line */
+	const char *name;        /* in the name table */
 	size_t len;
 	uint64_t self, total;
 	size_t last_stack;       /* + 1 of the stack that last counted total */
 };
 
+/* One entry per distinct frame name: bounded by the code, not by the stacks. */
 struct func_table {
-	struct func_stat *f;
-	size_t n;
-	uint32_t *slot;          /* index + 1 */
-	size_t nslots;
+	struct name_table names;
+	struct func_stat *f;     /* parallel to names */
+	size_t n, cap;
 };
 
-static uint32_t name_hash(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
-/* The stat of NAME, added if new; NULL on ENOMEM. The table is sized for
- * every frame up front, so it never grows. */
+/* The stat of NAME, added if new; NULL on ENOMEM. */
 static struct func_stat *func_find(struct func_table *t, const char *name, size_t len)
 {
-	size_t mask = t->nslots - 1, i = name_hash(name, len) & mask;
+	int64_t i = name_table_intern(&t->names, name, len);
 
-	for (; t->slot[i]; i = (i + 1) & mask) {
-		struct func_stat *f = &t->f[t->slot[i] - 1];
-		if (f->len == len && memcmp(f->name, name, len) == 0)
-			return f;
+	if (i < 0)
+		return NULL;
+	if ((size_t)i == t->n) {
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? t->cap * 2 : 128;
+			struct func_stat *nf = realloc(t->f, cap * sizeof *nf);
+			if (!nf)
+				return NULL;
+			t->f = nf;
+			t->cap = cap;
+		}
+		t->f[t->n++] = (struct func_stat){ t->names.names[i], len, 0, 0, 0 };
 	}
-	t->f[t->n] = (struct func_stat){ name, len, 0, 0, 0 };
-	t->slot[i] = (uint32_t)++t->n;
-	return &t->f[t->n - 1];
+	return &t->f[i];
 }
 
 static int by_self(const void *a, const void *b)
@@ -74,14 +71,6 @@ static int by_total(const void *a, const void *b)
 	if (x->self != y->self)
 		return x->self < y->self ? 1 : -1;
 	return folded_line_compare(x->name, y->name);
-}
-
-static int by_count(const void *a, const void *b)
-{
-	const struct folded_stack *x = a, *y = b;
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	return folded_line_compare(x->line, y->line);
 }
 
 static double share(uint64_t n, uint64_t total)
@@ -153,46 +142,103 @@ static void print_stack(FILE *out, const struct folded_stack *s, size_t rank, ui
 	free(len);
 }
 
-int write_text(const struct profile *p, FILE *out, const struct write_options *opt)
+/* The TOP_STACKS heaviest stacks, copied: heaviest first, and on equal
+ * counts the first in line order (the order they arrive in). */
+struct top_stacks {
+	struct kept_stack {
+		char *line;
+		struct write_frame *frames;
+		size_t nframes;
+		uint64_t count;
+	} s[TOP_STACKS];
+	size_t n;
+};
+
+static int top_stacks_offer(struct top_stacks *top, const struct folded_stack *st)
 {
-	struct folded_stack *st;
-	struct func_table t = { 0 };
-	size_t nst, nframes = 0, i, nslots = 16;
-	uint64_t total = 0;
-	int err;
+	struct kept_stack k;
+	size_t at = top->n;
 
-	if (folded_stacks(p, opt, &st, &nst) < 0)
+	while (at > 0 && top->s[at - 1].count < st->count)
+		at--;
+	if (at >= TOP_STACKS)
+		return 0;
+	k.line = strdup(st->line);
+	k.frames = malloc((st->nframes ? st->nframes : 1) * sizeof *k.frames);
+	if (!k.line || !k.frames) {
+		free(k.line);
+		free(k.frames);
 		return -1;
-	for (i = 0; i < nst; i++) {
-		nframes += st[i].nframes;
-		total += st[i].count;
 	}
-	while (nslots < 2 * nframes + 2)
-		nslots *= 2;
-	t.f = calloc(nframes ? nframes : 1, sizeof *t.f);
-	t.slot = calloc(nslots, sizeof *t.slot);
-	t.nslots = nslots;
-	if (!t.f || !t.slot)
-		goto fail;
+	memcpy(k.frames, st->frames, st->nframes * sizeof *k.frames);
+	k.nframes = st->nframes;
+	k.count = st->count;
+	if (top->n == TOP_STACKS) {
+		free(top->s[TOP_STACKS - 1].line);
+		free(top->s[TOP_STACKS - 1].frames);
+		top->n--;
+	}
+	memmove(&top->s[at + 1], &top->s[at], (top->n - at) * sizeof top->s[0]);
+	top->s[at] = k;
+	top->n++;
+	return 0;
+}
 
-	for (i = 0; i < nst; i++) {
-		const char *s = st[i].line;
-		for (size_t d = 0; *s || d == 0; d++) {
-			const char *e = strchr(s, ';');
-			size_t len = e ? (size_t)(e - s) : strlen(s);
-			if (d >= st[i].nframes || is_function_frame(st[i].frames[d].kind)) {
-				struct func_stat *f = func_find(&t, s, len);
-				if (f->last_stack != i + 1) {
-					f->total += st[i].count;
-					f->last_stack = i + 1;
-				}
-				if (!e)
-					f->self += st[i].count;
+struct text_report {
+	struct func_table t;
+	struct top_stacks top;
+	size_t nstacks;
+	uint64_t total;
+};
+
+static int count_stack(void *ctx, const struct folded_stack *st)
+{
+	struct text_report *r = ctx;
+	const char *s = st->line;
+
+	r->nstacks++;
+	r->total += st->count;
+	for (size_t d = 0;; d++) {
+		const char *e = strchr(s, ';');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		if (d >= st->nframes || is_function_frame(st->frames[d].kind)) {
+			struct func_stat *f = func_find(&r->t, s, len);
+			if (!f)
+				return -1;
+			if (f->last_stack != r->nstacks) {
+				f->total += st->count;
+				f->last_stack = r->nstacks;
 			}
 			if (!e)
-				break;
-			s = e + 1;
+				f->self += st->count;
 		}
+		if (!e)
+			break;
+		s = e + 1;
+	}
+	return top_stacks_offer(&r->top, st);
+}
+
+static void text_report_free(struct text_report *r)
+{
+	name_table_free(&r->t.names);
+	free(r->t.f);
+	for (size_t i = 0; i < r->top.n; i++) {
+		free(r->top.s[i].line);
+		free(r->top.s[i].frames);
+	}
+}
+
+int write_text(const struct profile *p, FILE *out, const struct write_options *opt)
+{
+	struct text_report r = { 0 };
+	int ret = 0;
+
+	if (folded_foreach(p, opt, count_stack, &r) != 0) {
+		int err = errno ? errno : ENOMEM;
+		text_report_free(&r);
+		errno = err;
+		return -1;
 	}
 
 	fprintf(out, "csampler report for pid %d\ncommand:  ", (int)p->pid);
@@ -200,31 +246,25 @@ int write_text(const struct profile *p, FILE *out, const struct write_options *o
 		if ((unsigned char)*c >= 0x20 && *c != 0x7f)
 			fputc(*c, out);
 	fprintf(out, "\nduration: %.2f s, period %.3f ms, %" PRIu64 " samples in %zu stacks\n\n",
-		(double)p->duration_nanos / 1e9, (double)p->period_nanos / 1e6, total, nst);
+		(double)p->duration_nanos / 1e9, (double)p->period_nanos / 1e6, r.total, r.nstacks);
 
-	qsort(t.f, t.n, sizeof *t.f, by_self);
-	print_functions(out, "Top functions by self samples", t.f, t.n, total);
-	qsort(t.f, t.n, sizeof *t.f, by_total);
-	print_functions(out, "Top functions by total samples", t.f, t.n, total);
+	if (r.t.n)
+		qsort(r.t.f, r.t.n, sizeof *r.t.f, by_self);
+	print_functions(out, "Top functions by self samples", r.t.f, r.t.n, r.total);
+	if (r.t.n)
+		qsort(r.t.f, r.t.n, sizeof *r.t.f, by_total);
+	print_functions(out, "Top functions by total samples", r.t.f, r.t.n, r.total);
 
-	qsort(st, nst, sizeof *st, by_count);
 	fprintf(out, "Hottest stacks (leaf first)\n");
-	for (i = 0; i < nst && i < TOP_STACKS; i++)
-		print_stack(out, &st[i], i + 1, total);
-
-	free(t.f);
-	free(t.slot);
-	folded_stacks_free(st, nst);
+	for (size_t i = 0; i < r.top.n; i++) {
+		struct folded_stack v = { r.top.s[i].line, r.top.s[i].frames, r.top.s[i].nframes,
+					  r.top.s[i].count };
+		print_stack(out, &v, i + 1, r.total);
+	}
+	text_report_free(&r);
 	if (ferror(out)) {
 		errno = errno ? errno : EIO;
-		return -1;
+		ret = -1;
 	}
-	return 0;
-fail:
-	err = errno ? errno : ENOMEM;
-	free(t.f);
-	free(t.slot);
-	folded_stacks_free(st, nst);
-	errno = err;
-	return -1;
+	return ret;
 }

@@ -52,7 +52,10 @@ static uint32_t one_line_location(struct profile *p, uint64_t addr, uint32_t map
 static void add_sample(struct profile *p, uint32_t thread, const uint32_t *locs, size_t n,
 		       uint32_t flags, uint64_t count, uint64_t cpu_ns)
 {
-	CHECK(profile_add_sample(p, thread, locs, n, flags, count, cpu_ns));
+	if (profile_add_sample(p, thread, locs, n, flags, count, cpu_ns) < 0) {
+		perror("profile_add_sample");
+		exit(70);
+	}
 }
 
 static struct profile *build_profile(void)

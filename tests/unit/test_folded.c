@@ -1,7 +1,9 @@
 /* Unit tests for the folded format: folded_escape (with a fuzz loop), the
  * exact folded output of a small profile (inline frames, thread view,
- * annotations, truncated and empty stacks), determinism, formats by name and
- * path, the SVG and text writers' escaping, and write_output's atomicity. */
+ * annotations, truncated and empty stacks), determinism, the same output
+ * from the bounded sort with a tiny memory budget (many runs merged through
+ * a temp file) as from one run in memory, formats by name and path, the SVG
+ * and text writers' escaping, and write_output's atomicity. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -249,13 +251,87 @@ static void test_svg_hostile_names(void **state)
 	char *s;
 	(void)state;
 
-	assert_int_not_equal(profile_add_sample(p, t, &loc, 1, 0, 3, 0), PROFILE_NONE);
+	assert_int_equal(profile_add_sample(p, t, &loc, 1, 0, 3, 0), 0);
 	s = render(p, write_svg, NULL);
 	assert_non_null(strstr(s, "data-name=\"bad\xef\xbf\xbd\xef\xbf\xbd(\xef\xbf\xbd\xef\xbf\xbd"
 				  "\xef\xbf\xbd]]&gt;&lt;/svg&gt;&lt;x a=&#39;1&#39;&gt;\""));
 	assert_null(strstr(s, "\xff"));
 	free(s);
 	profile_free(p);
+}
+
+/* Many distinct stacks, with equal ones far apart and stacks that differ
+ * only in their locations but fold to one line (equal function names). */
+static struct profile *many_stacks_profile(size_t buffer)
+{
+	enum { NFUNC = 40, NSAMPLES = 20000 };
+	struct profile *p = profile_new();
+	uint32_t locs[NFUNC * 2], stack[24];
+	uint32_t threads[3];
+	char name[32];
+
+	assert_non_null(p);
+	assert_int_equal(profile_set_sample_buffer(p, buffer), 0);
+	for (uint32_t i = 0; i < NFUNC; i++) {
+		snprintf(name, sizeof name, "fn_%u%s", i, i % 7 == 0 ? ";x" : "");
+		struct profile_line l = { profile_add_function(p, name, name, "f.c", i), i };
+		locs[2 * i] = profile_add_location(p, 0x1000 + 16 * i, PROFILE_NONE, &l, 1, false);
+		locs[2 * i + 1] = profile_add_location(p, 0x1008 + 16 * i, PROFILE_NONE, &l, 1, false);
+	}
+	for (uint32_t i = 0; i < 3; i++) {
+		snprintf(name, sizeof name, "w%u", i);
+		threads[i] = profile_add_thread(p, 9, (int32_t)(10 + i), name, "app");
+	}
+	srand(42);
+	for (uint32_t i = 0; i < NSAMPLES; i++) {
+		uint32_t depth = 1 + (uint32_t)rand() % 24;
+		for (uint32_t d = 0; d < depth; d++)
+			stack[d] = locs[(uint32_t)rand() % (d < 4 ? 8 : NFUNC * 2)];
+		assert_int_equal(profile_add_sample(p, threads[rand() % 3], stack, depth,
+						    rand() % 50 == 0 ? PROFILE_SAMPLE_TRUNCATED : 0,
+						    1 + (uint64_t)(rand() % 3), 0), 0);
+	}
+	return p;
+}
+
+static void test_bounded_sort(void **state)
+{
+	struct profile *big = many_stacks_profile(PROFILE_SAMPLE_BUFFER);
+	struct profile *small = many_stacks_profile(512);
+	struct write_options roomy = { .threads = true }, tight = { .threads = true, .memory = 8192 };
+	int (*writers[])(const struct profile *, FILE *, const struct write_options *) = {
+		write_folded, write_svg, write_text,
+	};
+	(void)state;
+
+	for (size_t w = 0; w < sizeof writers / sizeof writers[0]; w++) {
+		char *a = render(big, writers[w], &roomy);
+		char *b = render(small, writers[w], &tight);
+		assert_true(strlen(a) > 2000);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+
+	/* the folded lines are sorted, unique, and add up to every sample */
+	char *f = render(small, write_folded, &tight), *line, *save = NULL, *prev = NULL;
+	uint64_t total = 0;
+	size_t lines = 0;
+	for (line = strtok_r(f, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' ');
+		assert_non_null(sp);
+		total += strtoull(sp + 1, NULL, 10);
+		*sp = '\0';
+		if (prev)
+			assert_true(folded_line_compare(prev, line) < 0);
+		prev = line;
+		lines++;
+	}
+	assert_int_equal(total, small->total_samples);
+	assert_true(lines > 1000 && lines < small->nsamples);
+	free(f);
+	profile_free(big);
+	profile_free(small);
 }
 
 static void test_formats(void **state)
@@ -341,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_folded_output),
 		cmocka_unit_test(test_svg_and_text),
 		cmocka_unit_test(test_svg_hostile_names),
+		cmocka_unit_test(test_bounded_sort),
 		cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_write_output),
 	};

@@ -1,5 +1,6 @@
-/* Unit tests for profile: interning of every table, sample merging, string
- * copies, thread labels, argument checks and growth past many rehashes. */
+/* Unit tests for profile: interning of every table, the sample store (kept
+ * in order, in memory and through its temp file), string copies, thread
+ * labels, argument checks and growth past many rehashes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -136,7 +137,40 @@ static void test_threads_and_labels(void **state)
 	assert_string_equal(profile_thread_label(p, b, buf, sizeof buf), "a;b\n999 77-12");
 }
 
-static void test_sample_merging(void **state)
+/* What profile_foreach_sample reported, flattened: per sample thread, flags,
+ * count, cpu, nlocs, then the locations. */
+struct collected {
+	uint64_t *v;
+	size_t n, cap;
+	size_t samples;
+	size_t stop_after;       /* non-zero: return 7 after this many */
+};
+
+static void collect_value(struct collected *c, uint64_t x)
+{
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 64;
+		c->v = realloc(c->v, c->cap * sizeof *c->v);
+		assert_non_null(c->v);
+	}
+	c->v[c->n++] = x;
+}
+
+static int collect_sample(void *ctx, const struct profile_sample *s)
+{
+	struct collected *c = ctx;
+	collect_value(c, s->thread);
+	collect_value(c, s->flags);
+	collect_value(c, s->count);
+	collect_value(c, s->cpu_ns);
+	collect_value(c, s->nlocs);
+	for (uint32_t i = 0; i < s->nlocs; i++)
+		collect_value(c, s->locs[i]);
+	c->samples++;
+	return c->stop_after && c->samples == c->stop_after ? 7 : 0;
+}
+
+static void test_samples_in_order(void **state)
 {
 	struct profile *p = *state;
 	uint32_t f = profile_add_function(p, "f", "f", "", 0);
@@ -146,31 +180,90 @@ static void test_sample_merging(void **state)
 	uint32_t t0 = profile_add_thread(p, 1, 1, "main", "x");
 	uint32_t t1 = profile_add_thread(p, 1, 2, "other", "x");
 	uint32_t s01[] = { l0, l1 }, s10[] = { l1, l0 };
-	uint32_t a, b;
+	struct collected c = { 0 };
+	static const uint64_t expect[] = {
+		0, 0, 3, 300, 2, 0, 1,
+		0, 0, 4, 50, 2, 0, 1,     /* equal stacks are kept apart */
+		0, 0, 1, 0, 2, 1, 0,
+		1, 0, 1, 0, 2, 0, 1,
+		0, 1, 1, 0, 2, 0, 1,
+		0, 0, 2, 0, 0,
+	};
 
-	a = profile_add_sample(p, t0, s01, 2, 0, 3, 300);
-	assert_int_equal(a, 0);
-	b = profile_add_sample(p, t0, s01, 2, 0, 4, 50);
-	assert_int_equal(b, a);
-	assert_int_equal(p->samples[a].count, 7);
-	assert_int_equal(p->samples[a].cpu_ns, 350);
-	assert_int_equal(profile_add_sample(p, t0, s10, 2, 0, 1, 0), 1);
-	assert_int_equal(profile_add_sample(p, t1, s01, 2, 0, 1, 0), 2);
-	assert_int_equal(profile_add_sample(p, t0, s01, 2, PROFILE_SAMPLE_TRUNCATED, 1, 0), 3);
-	assert_int_equal(profile_add_sample(p, t0, s01, 1, 0, 1, 0), 4);
-	assert_int_equal(profile_add_sample(p, t0, NULL, 0, 0, 2, 0), 5);
-	assert_int_equal(profile_add_sample(p, t0, NULL, 0, 0, 2, 0), 5);
-	assert_int_equal(p->samples[5].nlocs, 0);
-	assert_int_equal(p->total_samples, 7 + 1 + 1 + 1 + 1 + 4);
-	assert_int_equal(p->nsample_locs, 2 + 2 + 2 + 2 + 1);
-	assert_int_equal(p->sample_locs[p->samples[1].first_loc], l1);
+	assert_int_equal(profile_add_sample(p, t0, s01, 2, 0, 3, 300), 0);
+	assert_int_equal(profile_add_sample(p, t0, s01, 2, 0, 4, 50), 0);
+	assert_int_equal(profile_add_sample(p, t0, s10, 2, 0, 1, 0), 0);
+	assert_int_equal(profile_add_sample(p, t1, s01, 2, 0, 1, 0), 0);
+	assert_int_equal(profile_add_sample(p, t0, s01, 2, PROFILE_SAMPLE_TRUNCATED, 1, 0), 0);
+	assert_int_equal(profile_add_sample(p, t0, NULL, 0, 0, 2, 0), 0);
+	assert_int_equal(p->nsamples, 6);
+	assert_int_equal(p->total_samples, 12);
+	assert_int_equal(profile_foreach_sample(p, collect_sample, &c), 0);
+	assert_int_equal(c.n, sizeof expect / sizeof expect[0]);
+	assert_memory_equal(c.v, expect, sizeof expect);
+
+	/* fn's non-zero result stops the walk */
+	c.n = c.samples = 0;
+	c.stop_after = 2;
+	assert_int_equal(profile_foreach_sample(p, collect_sample, &c), 7);
+	assert_int_equal(c.samples, 2);
+	free(c.v);
 
 	errno = 0;
-	assert_int_equal(profile_add_sample(p, 9, s01, 2, 0, 1, 0), PROFILE_NONE);
+	assert_int_equal(profile_add_sample(p, 9, s01, 2, 0, 1, 0), -1);
 	assert_int_equal(errno, EINVAL);
 	s01[1] = 1000;
-	assert_int_equal(profile_add_sample(p, t0, s01, 2, 0, 1, 0), PROFILE_NONE);
-	assert_int_equal(p->total_samples, 15);
+	errno = 0;
+	assert_int_equal(profile_add_sample(p, t0, s01, 2, 0, 1, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(p->total_samples, 12);
+	assert_int_equal(p->nsamples, 6);
+	/* the buffer is set before the first sample only */
+	assert_int_equal(profile_set_sample_buffer(p, 4096), -1);
+	assert_int_equal(errno, EBUSY);
+}
+
+/* A buffer far smaller than the samples: most go through the temp file,
+ * some records are larger than the buffer itself, and every sample comes
+ * back exactly, in order, on every walk. */
+static void test_sample_store_spills(void **state)
+{
+	enum { N = 5000 };
+	struct profile *p = *state;
+	struct collected mine = { 0 }, got = { 0 };
+	uint32_t f = profile_add_function(p, "f", "f", "", 0);
+	struct profile_line l = { f, 1 };
+	uint32_t t = profile_add_thread(p, 1, 1, "main", "x");
+	uint32_t locs[300];
+	uint64_t total = 0;
+
+	assert_int_equal(profile_set_sample_buffer(p, 0), -1);
+	assert_int_equal(profile_set_sample_buffer(p, 256), 0);
+	for (uint32_t i = 0; i < 64; i++)
+		assert_int_equal(profile_add_location(p, 0x100 + i, PROFILE_NONE, &l, 1, false), i);
+	srand(7);
+	for (uint32_t i = 0; i < N; i++) {
+		struct profile_sample s = { t, (uint32_t)(rand() % 40), i & 1, 1 + (uint64_t)i % 5,
+					    (uint64_t)i * 1000, locs };
+		if (i % 997 == 0)
+			s.nlocs = 300;     /* 1232 bytes: more than the buffer */
+		for (uint32_t k = 0; k < s.nlocs; k++)
+			locs[k] = (uint32_t)rand() % 64;
+		assert_int_equal(profile_add_sample(p, s.thread, s.locs, s.nlocs, s.flags, s.count,
+						    s.cpu_ns), 0);
+		collect_sample(&mine, &s);
+		total += s.count;
+	}
+	assert_int_equal(p->total_samples, total);
+	for (int pass = 0; pass < 2; pass++) {
+		got.n = got.samples = 0;
+		assert_int_equal(profile_foreach_sample(p, collect_sample, &got), 0);
+		assert_int_equal(got.samples, N);
+		assert_int_equal(got.n, mine.n);
+		assert_memory_equal(got.v, mine.v, mine.n * sizeof *mine.v);
+	}
+	free(mine.v);
+	free(got.v);
 }
 
 static void test_command(void **state)
@@ -201,16 +294,16 @@ static void test_growth(void **state)
 		uint32_t loc = profile_add_location(p, 0x1000 + i, PROFILE_NONE, &l, 1, false);
 		assert_int_equal(loc, i);
 		uint32_t stack[2] = { loc, i ? loc - 1 : loc };
-		assert_int_equal(profile_add_sample(p, t, stack, 2, 0, 1, 0), i);
+		assert_int_equal(profile_add_sample(p, t, stack, 2, 0, 1, 0), 0);
 	}
 	for (uint32_t i = 0; i < N; i += 7) {
 		snprintf(name, sizeof name, "fn%u", i);
 		assert_int_equal(profile_add_function(p, name, name, "f.c", i), i);
 		uint32_t stack[2] = { i, i ? i - 1 : i };
-		assert_int_equal(profile_add_sample(p, t, stack, 2, 0, 1, 0), i);
+		assert_int_equal(profile_add_sample(p, t, stack, 2, 0, 1, 0), 0);
 	}
 	assert_int_equal(p->nfunctions, N);
-	assert_int_equal(p->nsamples, N);
+	assert_int_equal(p->nsamples, N + (N + 6) / 7);
 	assert_int_equal(p->total_samples, N + (N + 6) / 7);
 	assert_string_equal(p->functions[12345].name, "fn12345");
 }
@@ -223,7 +316,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mapping_interning, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_location_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_and_labels, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sample_merging, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_samples_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sample_store_spills, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_growth, setup, teardown),
 	};
