@@ -26,6 +26,7 @@
 #include "profile.h"
 #include "profiler.h"
 #include "sampler.h"
+#include "session.h"
 #include "stackmap.h"
 #include "symbolize.h"
 #include "target.h"
@@ -36,9 +37,7 @@
 
 struct run {
 	const struct options *opt;
-	struct target *target;
-	struct sampler *sampler;
-	struct stackmap *map;
+	struct session s;            /* target, stackmap, sampler, signalfd */
 	uint64_t start_realtime_ns, start_ns, end_ns;
 	int stop_signal;             /* the last stop signal received, or 0 */
 	unsigned stop_signals;       /* how many were received */
@@ -50,33 +49,6 @@ static uint64_t clock_ns(clockid_t clk)
 	struct timespec ts;
 	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void on_target_event(void *ctx, const struct target_event *ev)
-{
-	struct run *r = ctx;
-	if (r->sampler)
-		sampler_on_event(r->sampler, ev);
-}
-
-static void detach_on_die(void *arg)
-{
-	target_detach(arg);
-}
-
-static int start_target(struct run *r)
-{
-	const struct options *o = r->opt;
-	struct target_config cfg = {
-		.children = o->children,
-		.mode = o->seize_mode,
-		.on_event = on_target_event,
-		.ctx = r,
-		.verbose = o->verbose,
-	};
-	if (o->command)
-		return target_launch(&r->target, o->command, &cfg);
-	return target_attach(&r->target, o->pid, &cfg);
 }
 
 static void set_realtime(const struct options *o)
@@ -92,13 +64,13 @@ static void set_realtime(const struct options *o)
 static void draw_progress(const struct run *r, uint64_t now)
 {
 	struct sampler_stats st;
-	sampler_get_stats(r->sampler, &st);
+	sampler_get_stats(r->s.sampler, &st);
 	double elapsed = (double)(now - r->start_ns) / 1e9;
 	char dur[32] = "";
 	if (r->opt->duration > 0)
 		snprintf(dur, sizeof dur, " / %.0fs", r->opt->duration);
 	fprintf(stderr, "\r\033[K[%.1fs%s] %llu samples, %zu threads, %.1f samples/s", elapsed, dur,
-		(unsigned long long)st.samples, sampler_nthreads(r->sampler),
+		(unsigned long long)st.samples, sampler_nthreads(r->s.sampler),
 		elapsed > 0 ? (double)st.samples / elapsed : 0.0);
 	fflush(stderr);
 }
@@ -129,7 +101,7 @@ static int sample_loop(struct run *r, int sigfd)
 	uint64_t next_progress = r->start_ns + 1000000000u;
 	int ret = 0;
 
-	while (!target_done(r->target)) {
+	while (!target_done(r->s.target)) {
 		struct pollfd fds[2] = { { .fd = sigfd, .events = POLLIN }, { .fd = tfd, .events = POLLIN } };
 		int timeout = -1;
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
@@ -153,7 +125,7 @@ static int sample_loop(struct run *r, int sigfd)
 				r->stop_signal = (int)si.ssi_signo;
 				r->stop_signals++;
 			}
-			if (target_poll(r->target) < 0) {
+			if (target_poll(r->s.target) < 0) {
 				ret = -1;
 				break;
 			}
@@ -167,13 +139,13 @@ static int sample_loop(struct run *r, int sigfd)
 			uint64_t expirations = 0;
 			if (read(tfd, &expirations, sizeof expirations) == (ssize_t)sizeof expirations) {
 				if (expirations > 1)
-					sampler_note_missed(r->sampler, expirations - 1);
-				if (sampler_tick(r->sampler) < 0) {
+					sampler_note_missed(r->s.sampler, expirations - 1);
+				if (sampler_tick(r->s.sampler) < 0) {
 					warn("sampling failed: out of memory");
 					ret = -1;
 					break;
 				}
-				target_poll(r->target);
+				target_poll(r->s.target);
 			}
 		}
 		if (r->progress) {
@@ -326,7 +298,7 @@ static uint32_t thread_for(struct build *b, const struct sampler_thread_info *ti
 static int add_entry(void *ctx, const struct stackmap_entry *e)
 {
 	struct build *b = ctx;
-	const struct sampler_thread_info *ti = sampler_thread(b->run->sampler, e->thread_key);
+	const struct sampler_thread_info *ti = sampler_thread(b->run->s.sampler, e->thread_key);
 	if (!ti)
 		return 0;
 	uint32_t thread = thread_for(b, ti);
@@ -374,29 +346,29 @@ static struct profile *build_profile(struct run *r, const struct symbolize_optio
 {
 	struct build b = { .run = r, .blocked_loc = PROFILE_NONE };
 	b.profile = profile_new();
-	b.nsyms = sampler_nprocesses(r->sampler);
+	b.nsyms = sampler_nprocesses(r->s.sampler);
 	b.syms = calloc(b.nsyms + 1, sizeof *b.syms);
 	b.sym_pids = calloc(b.nsyms + 1, sizeof *b.sym_pids);
 	b.locs = malloc((r->opt->max_depth + 1) * sizeof *b.locs);
 	if (!b.profile || !b.syms || !b.sym_pids || !b.locs)
 		goto fail;
 	for (size_t i = 0; i < b.nsyms; i++) {
-		const struct procmaps *pm = sampler_process_maps(r->sampler, i);
+		const struct procmaps *pm = sampler_process_maps(r->s.sampler, i);
 		b.sym_pids[i] = procmaps_pid(pm);
 		b.syms[i] = symbolizer_new(pm, so);
 		if (!b.syms[i] && r->opt->verbose)
 			warn_errno("cannot symbolize pid %d", (int)b.sym_pids[i]);
 	}
-	if (stackmap_foreach(r->map, add_entry, &b) != 0 || b.error) {
+	if (stackmap_foreach(r->s.map, add_entry, &b) != 0 || b.error) {
 		if (b.error)
 			errno = b.error;
 		warn_errno("cannot build the profile");
 		goto fail;
 	}
-	char *cmd = join_command(r, sampler_thread(r->sampler, 0));
+	char *cmd = join_command(r, sampler_thread(r->s.sampler, 0));
 	profile_set_command(b.profile, cmd ? cmd : "");
 	free(cmd);
-	b.profile->pid = target_main_pid(r->target);
+	b.profile->pid = target_main_pid(r->s.target);
 	b.profile->time_nanos = r->start_realtime_ns;
 	b.profile->duration_nanos = r->end_ns - r->start_ns;
 	b.profile->period_nanos = 1000000000u / r->opt->rate;
@@ -419,7 +391,7 @@ done:
 static void print_stats(const struct run *r)
 {
 	struct sampler_stats st;
-	sampler_get_stats(r->sampler, &st);
+	sampler_get_stats(r->s.sampler, &st);
 	char unw[256] = "";
 	size_t off = 0;
 	for (int i = 1; i < UNWIND_NRESULTS; i++)
@@ -474,15 +446,15 @@ static int write_outputs(const struct run *r, const struct profile *p)
 /* Launch mode, after sampling stopped early: wait for the program. */
 static int wait_program(struct run *r)
 {
-	while (!target_done(r->target)) {
+	while (!target_done(r->s.target)) {
 		int status;
-		pid_t pid = waitpid(target_main_pid(r->target), &status, 0);
+		pid_t pid = waitpid(target_main_pid(r->s.target), &status, 0);
 		if (pid < 0 && errno != EINTR)
 			break;
 		if (pid > 0)
 			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	}
-	return target_exit_status(r->target);
+	return target_exit_status(r->s.target);
 }
 
 int profiler_run(const struct options *o)
@@ -492,57 +464,26 @@ int profiler_run(const struct options *o)
 	if (o->top)
 		return top_run(o);
 
-	/* Stop signals and SIGCHLD are read from a signalfd, never handled
-	 * asynchronously. Blocked before attaching, so a Ctrl-C during a slow
-	 * attach ends the run cleanly (the launched child resets its mask). */
-	sigset_t mask, oldmask;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
-	sigprocmask(SIG_BLOCK, &mask, &oldmask);
-
 	struct run r = { .opt = o };
-	int status = start_target(&r);
-	if (status != 0) {
-		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	int status = session_start(&r.s, o, o->max_stacks, 0, NULL, NULL, NULL);
+	if (status != 0)
 		return status;
-	}
-	error_set_cleanup(detach_on_die, r.target);
-	int sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	/* A closed stdout (-o - | head) must be an error we report, not a kill.
 	 * Set after the launch fork: an ignored signal stays ignored across exec. */
 	signal(SIGPIPE, SIG_IGN);
 
-	r.map = stackmap_new(o->max_stacks, o->max_depth);
-	struct sampler_config sc = {
-		.rate = o->rate, .idle = o->idle, .max_depth = o->max_depth,
-		.stack_window = o->stack_window, .verbose = o->verbose,
-	};
-	r.sampler = r.map ? sampler_new(r.target, r.map, &sc) : NULL;
-	if (sigfd < 0 || !r.map || !r.sampler) {
-		warn_errno("cannot set up sampling");
-		target_detach(r.target);
-		status = CS_EXIT_SYSTEM;
-		goto out;
-	}
-	sampler_on_event(r.sampler, &(struct target_event){ TARGET_EV_PROCESS_NEW,
-		target_main_pid(r.target), target_main_pid(r.target) });
 	set_realtime(o);
 	r.progress = !o->quiet && isatty(STDERR_FILENO);
 	r.start_realtime_ns = clock_ns(CLOCK_REALTIME);
 	r.start_ns = clock_ns(CLOCK_MONOTONIC);
-	if (target_start(r.target) < 0) {
-		target_detach(r.target);
+	if (target_start(r.s.target) < 0) {
+		target_detach(r.s.target);
 		status = CS_EXIT_FAILURE;
 		goto out;
 	}
-	int loop = sample_loop(&r, sigfd);
+	int loop = sample_loop(&r, r.s.sigfd);
 	r.end_ns = clock_ns(CLOCK_MONOTONIC);
-	target_detach(r.target);
-	error_set_cleanup(NULL, NULL);
+	target_detach(r.s.target);
 	if (loop < 0)
 		status = CS_EXIT_FAILURE;
 
@@ -561,11 +502,6 @@ int profiler_run(const struct options *o)
 	else if (status == CS_EXIT_OK && o->command)
 		status = r.stop_signals > 1 ? 128 + r.stop_signal : wait_program(&r);
 out:
-	sampler_free(r.sampler);
-	stackmap_free(r.map);
-	target_free(r.target);
-	if (sigfd >= 0)
-		close(sigfd);
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	session_end(&r.s);
 	return status;
 }

@@ -34,6 +34,7 @@
 #include "error.h"
 #include "procmaps.h"
 #include "sampler.h"
+#include "session.h"
 #include "stackmap.h"
 #include "symbolize.h"
 #include "target.h"
@@ -97,9 +98,7 @@ struct proc_symbolizer {
 
 struct top {
 	const struct options *opt;
-	struct target *target;
-	struct sampler *sampler;
-	struct stackmap *map;              /* the second being sampled */
+	struct session s;                  /* s.map: the second being sampled */
 	SCREEN *screen;
 	pid_t pid;
 	char command[512];                 /* escaped */
@@ -230,8 +229,8 @@ static struct symbolizer *symbolizer_for(struct top *tp, pid_t pid)
 {
 	/* The newest process with that pid (a pid can be reused). */
 	const struct procmaps *pm = NULL;
-	for (size_t i = sampler_nprocesses(tp->sampler); i-- > 0;) {
-		const struct procmaps *p = sampler_process_maps(tp->sampler, i);
+	for (size_t i = sampler_nprocesses(tp->s.sampler); i-- > 0;) {
+		const struct procmaps *p = sampler_process_maps(tp->s.sampler, i);
 		if (p && procmaps_pid(p) == pid) {
 			pm = p;
 			break;
@@ -370,7 +369,7 @@ static int count_stack(void *ctx, const struct stackmap_entry *e)
 {
 	struct top *tp = ctx;
 	struct accum *a = &tp->acc;
-	const struct sampler_thread_info *ti = sampler_thread(tp->sampler, e->thread_key);
+	const struct sampler_thread_info *ti = sampler_thread(tp->s.sampler, e->thread_key);
 	pid_t pid = ti ? ti->pid : tp->pid;
 
 	tp->ring[tp->ring_next].samples += e->count;
@@ -442,9 +441,9 @@ static int close_second(struct top *tp, uint64_t now)
 	struct stackmap *fresh = stackmap_new(stacks, tp->opt->max_depth);
 	if (!fresh)
 		return -1;
-	struct stackmap *old = tp->map;
-	sampler_set_stackmap(tp->sampler, fresh);
-	tp->map = fresh;
+	struct stackmap *old = tp->s.map;
+	sampler_set_stackmap(tp->s.sampler, fresh);
+	tp->s.map = fresh;
 
 	struct second *sec = &tp->ring[tp->ring_next];
 	sec->samples = 0;
@@ -482,9 +481,9 @@ static void draw(struct top *tp)
 {
 	char line[1024];
 	const struct target_thread *tl;
-	size_t nthreads = target_done(tp->target) ? 0 : target_threads(tp->target, &tl);
+	size_t nthreads = target_done(tp->s.target) ? 0 : target_threads(tp->s.target, &tl);
 	struct sampler_stats st;
-	sampler_get_stats(tp->sampler, &st);
+	sampler_get_stats(tp->s.sampler, &st);
 	double window_s = (double)tp->window_ns / 1e9;
 
 	erase();
@@ -530,16 +529,14 @@ static void resize_screen(void)
 static void on_target_event(void *ctx, const struct target_event *ev)
 {
 	struct top *tp = ctx;
-	if (tp->sampler)
-		sampler_on_event(tp->sampler, ev);
 	if (ev->kind == TARGET_EV_EXEC && ev->pid == tp->pid)
 		read_command(tp);
 }
 
-static void cleanup_on_die(void *arg)
+/* die(): the session detached first; give the terminal back. */
+static void end_screen_on_die(void *arg)
 {
 	struct top *tp = arg;
-	target_detach(tp->target);
 	if (tp->screen)
 		endwin();
 }
@@ -569,7 +566,7 @@ static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
 
 	draw(tp);
 	for (;;) {
-		if (target_done(tp->target)) {
+		if (target_done(tp->s.target)) {
 			end = LOOP_EXITED;
 			break;
 		}
@@ -613,7 +610,7 @@ static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
 				else if (si.ssi_signo != SIGCHLD)
 					stop = true;
 			}
-			if (target_poll(tp->target) < 0) {
+			if (target_poll(tp->s.target) < 0) {
 				end = LOOP_ERROR;
 				break;
 			}
@@ -630,12 +627,12 @@ static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
 			uint64_t expirations = 0;
 			if (read(tfd, &expirations, sizeof expirations) == (ssize_t)sizeof expirations) {
 				if (expirations > 1)
-					sampler_note_missed(tp->sampler, expirations - 1);
-				if (sampler_tick(tp->sampler) < 0) {
+					sampler_note_missed(tp->s.sampler, expirations - 1);
+				if (sampler_tick(tp->s.sampler) < 0) {
 					end = LOOP_ERROR;
 					break;
 				}
-				target_poll(tp->target);
+				target_poll(tp->s.target);
 			}
 		}
 		if (fds[2].revents & (POLLHUP | POLLERR | POLLNVAL)) {
@@ -684,11 +681,7 @@ static void top_free(struct top *tp)
 	free(tp->acc.stamp);
 	free(tp->acc.touched);
 	free(tp->rows);
-	if (tp->sampler)
-		sampler_free(tp->sampler);
-	if (tp->map)
-		stackmap_free(tp->map);
-	target_free(tp->target);
+	session_end(&tp->s);
 }
 
 int top_run(const struct options *o)
@@ -698,47 +691,17 @@ int top_run(const struct options *o)
 		return CS_EXIT_USAGE;
 	}
 	struct top tp = { .opt = o, .blocked_fn = UINT32_MAX, .no_stack_fn = UINT32_MAX };
-	struct target_config cfg = {
-		.children = o->children, .mode = o->seize_mode,
-		.on_event = on_target_event, .ctx = &tp, .verbose = o->verbose,
-	};
-	int status = o->command ? target_launch(&tp.target, o->command, &cfg)
-				: target_attach(&tp.target, o->pid, &cfg);
+	size_t stacks = o->max_stacks < TOP_WINDOW_STACKS ? o->max_stacks : TOP_WINDOW_STACKS;
+	int status = session_start(&tp.s, o, stacks, SIGWINCH, on_target_event, end_screen_on_die,
+				   &tp);
 	if (status != 0)
 		return status;
-	error_set_cleanup(cleanup_on_die, &tp);
-	tp.pid = target_main_pid(tp.target);
-
-	sigset_t mask, oldmask;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
-	sigaddset(&mask, SIGWINCH);
-	sigprocmask(SIG_BLOCK, &mask, &oldmask);
-	int sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-
-	size_t stacks = o->max_stacks < TOP_WINDOW_STACKS ? o->max_stacks : TOP_WINDOW_STACKS;
-	tp.map = stackmap_new(stacks, o->max_depth);
-	struct sampler_config sc = {
-		.rate = o->rate, .idle = o->idle, .max_depth = o->max_depth,
-		.stack_window = o->stack_window, .verbose = o->verbose,
-	};
-	tp.sampler = tp.map ? sampler_new(tp.target, tp.map, &sc) : NULL;
-	if (sigfd < 0 || !tp.map || !tp.sampler) {
-		warn_errno("cannot set up sampling");
-		target_detach(tp.target);
-		status = CS_EXIT_SYSTEM;
-		goto out;
-	}
-	sampler_on_event(tp.sampler, &(struct target_event){ TARGET_EV_PROCESS_NEW, tp.pid, tp.pid });
+	tp.pid = target_main_pid(tp.s.target);
 
 	const char *term = getenv("TERM");
 	tp.screen = newterm(NULL, stdout, stdin);
 	if (!tp.screen) {
-		target_detach(tp.target);
+		target_detach(tp.s.target);
 		warn("--top cannot drive the terminal type '%s'", term ? term : "(TERM unset)");
 		status = CS_EXIT_USAGE;
 		goto out;
@@ -749,8 +712,8 @@ int top_run(const struct options *o)
 	keypad(stdscr, TRUE);
 	curs_set(0);
 
-	if (target_start(tp.target) < 0) {
-		target_detach(tp.target);
+	if (target_start(tp.s.target) < 0) {
+		target_detach(tp.s.target);
 		endwin();
 		status = CS_EXIT_FAILURE;
 		goto out;
@@ -758,14 +721,13 @@ int top_run(const struct options *o)
 	read_command(&tp);
 	uint64_t start = monotonic_ns();
 	tp.second_start_ns = start;
-	enum loop_end end = top_loop(&tp, sigfd, start);
+	enum loop_end end = top_loop(&tp, tp.s.sigfd, start);
 	uint64_t elapsed = monotonic_ns() - start;
-	target_detach(tp.target);
+	target_detach(tp.s.target);
 	endwin();
-	error_set_cleanup(NULL, NULL);
 
 	struct sampler_stats st;
-	sampler_get_stats(tp.sampler, &st);
+	sampler_get_stats(tp.s.sampler, &st);
 	switch (end) {
 	case LOOP_ERROR:
 		warn("--top stopped: sampling failed (out of memory or a poll error)");
@@ -774,8 +736,8 @@ int top_run(const struct options *o)
 	case LOOP_EXITED:
 		if (!o->quiet)
 			warn("pid %d exited", (int)tp.pid);
-		if (o->command && target_exit_status(tp.target) >= 0)
-			status = target_exit_status(tp.target);
+		if (o->command && target_exit_status(tp.s.target) >= 0)
+			status = target_exit_status(tp.s.target);
 		break;
 	case LOOP_QUIT:
 	case LOOP_DURATION:
@@ -787,10 +749,6 @@ int top_run(const struct options *o)
 out:
 	if (tp.screen)
 		delscreen(tp.screen);
-	error_set_cleanup(NULL, NULL);
 	top_free(&tp);
-	if (sigfd >= 0)
-		close(sigfd);
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	return status;
 }
