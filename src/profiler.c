@@ -145,7 +145,7 @@ static int sample_loop(struct run *r, int sigfd)
 					ret = -1;
 					break;
 				}
-				target_poll(r->s.target);
+				target_poll_pending(r->s.target);
 			}
 		}
 		if (r->progress) {
@@ -401,10 +401,10 @@ static void print_stats(const struct run *r)
 						(unsigned long long)st.unwind_results[i]);
 	fprintf(stderr,
 		"csampler: %llu samples, %llu threads seen, %llu ticks missed, unwind stops: %s, "
-		"%llu truncated, %llu off-CPU skipped, pause p50 %.1f us p99 %.1f us\n",
+		"%llu truncated, %llu sampled late, pause p50 %.1f us p99 %.1f us\n",
 		(unsigned long long)st.samples, (unsigned long long)st.threads_seen,
 		(unsigned long long)st.ticks_missed, off ? unw : "none",
-		(unsigned long long)st.truncated, (unsigned long long)st.offcpu_skipped,
+		(unsigned long long)st.truncated, (unsigned long long)st.late,
 		(double)st.pause_p50_ns / 1e3,
 		(double)st.pause_p99_ns / 1e3);
 }

@@ -6,7 +6,9 @@
  * without being interrupted), interrupt the chosen threads together, capture
  * registers and stack window of each as soon as it stops and resume it at
  * once (no thread waits for a slower one), then unwind the copies and count
- * them in the stackmap. After warm-up a tick allocates nothing and opens no
+ * them in the stackmap. A chosen thread that was waiting for a CPU stops
+ * after its round gave up on it: it is sampled then, through target's
+ * late-sample hook (stats.late), and left out of the choice until then. After warm-up a tick allocates nothing and opens no
  * file except /proc thread state. Per process it keeps a procmaps and an
  * unwinder, updated on target events. */
 #ifndef CSAMPLER_SAMPLER_H
@@ -44,9 +46,8 @@ struct sampler_stats {
 	uint64_t unwind_results[UNWIND_NRESULTS];
 	uint64_t truncated;
 	uint64_t not_captured;          /* --idle: blocked threads counted without a stack */
-	uint64_t offcpu_skipped;        /* on-CPU mode: stopped threads that had been waiting
-	                                 * for a CPU, not counted (their CPU time is carried
-	                                 * to their next sample) */
+	uint64_t late;                  /* samples taken when a thread that was waiting for a
+	                                 * CPU got one, after its round gave up on it */
 	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample: interrupt to
 	                                      * resume (from its stop, for a thread
 	                                      * that was waiting for a CPU) */

@@ -75,6 +75,7 @@ struct row {
 	enum row_state state;
 	bool traced;          /* we are its tracer right now */
 	bool intr_out;        /* interrupted (or newly attached), no stop seen yet */
+	bool sample_out;      /* a sampling round gave up waiting for its interrupt-stop */
 	bool clone_seen;      /* its parent's clone event was handled (or it was seized) */
 	int sig;              /* HELD: signal to re-inject on resume */
 	unsigned scan_gen;    /* per-sample mode: last /proc scan that listed it */
@@ -99,6 +100,11 @@ struct target {
 	pid_t ghosts[GHOSTS];
 	unsigned ghost_next;
 	sigset_t sigchld;
+
+	/* target_set_late_sample */
+	void (*late_fn)(void *ctx, pid_t tid);
+	void (*late_done)(void *ctx);
+	void *late_ctx;
 };
 
 /* ---- small helpers ------------------------------------------------------------- */
@@ -315,13 +321,27 @@ static void remove_process(struct target *t, pid_t pid, bool announce)
 /* One waitpid report, waiting until DEADLINE (monotonic ns; 0 = do not wait).
  * For the first SPIN_NS it polls instead of sleeping: an interrupted running
  * thread stops within microseconds, and sleeping would add the wake-up
- * latency of an idle CPU (tens of microseconds) to the target's pause.
+ * latency of an idle CPU (tens of microseconds) to the target's pause. While
+ * it polls it asks only for the N threads in SPIN_TIDS: waitpid(-1) looks at
+ * every tracee, waitpid(tid) at one (kernels since 5.14), and a process with
+ * a thousand threads made each poll tens of microseconds. Reports of other
+ * threads wait for the next waitpid(-1), which a pending SIGCHLD prompts
+ * (we do not take it while polling).
  * Returns the tid, 0 on timeout, -1 when there is nothing left to wait for. */
 static pid_t wait_report_spin(struct target *t, int *status, long long deadline,
-			      long long spin_ns)
+			      long long spin_ns, const pid_t *spin_tids, size_t n)
 {
 	long long spin_until = spin_ns > 0 ? now_ns() + spin_ns : 0;
 	for (;;) {
+		long long now = now_ns();
+		if (n > 0 && now < spin_until) {
+			for (size_t k = 0; k < n; k++) {
+				pid_t tid = waitpid(spin_tids[k], status, __WALL | WNOHANG);
+				if (tid > 0)
+					return tid;
+			}
+			continue;
+		}
 		pid_t tid = waitpid(-1, status, __WALL | WNOHANG);
 		if (tid > 0)
 			return tid;
@@ -329,7 +349,8 @@ static pid_t wait_report_spin(struct target *t, int *status, long long deadline,
 			continue;
 		if (tid < 0)
 			return -1;
-		long long now = now_ns(), left = deadline - now;
+		now = now_ns();
+		long long left = deadline - now;
 		if (deadline == 0 || left <= 0)
 			return 0;
 		if (now < spin_until)
@@ -345,7 +366,7 @@ static pid_t wait_report_spin(struct target *t, int *status, long long deadline,
 
 static pid_t wait_report(struct target *t, int *status, long long deadline)
 {
-	return wait_report_spin(t, status, deadline, 0);
+	return wait_report_spin(t, status, deadline, 0, NULL, 0);
 }
 
 /* ---- resuming a stopped thread according to its row ---------------------------------- */
@@ -378,6 +399,23 @@ static void keep_group_stopped(struct target *t, size_t i)
 	pt(PTRACE_CONT, tid, 0, 0);
 }
 
+static void resume_held(struct target *t, size_t i, pid_t tid);
+
+/* The interrupt-stop of row I came after its sampling round gave up on it:
+ * hand it to the late-sample hook while it is stopped, resume it, then let
+ * the hook finish its work with the thread running. */
+static void sample_late(struct target *t, size_t i, pid_t tid)
+{
+	row_set_state(t, i, RS_HELD);
+	t->rows[i].sig = 0;
+	t->late_fn(t->late_ctx, tid);
+	ssize_t k = row_find(t, tid);
+	if (k >= 0 && t->rows[k].state == RS_HELD)
+		resume_held(t, (size_t)k, tid);
+	if (t->late_done)
+		t->late_done(t->late_ctx);
+}
+
 /* A known thread I reported a stop of KIND (SIG: the signal of a
  * signal-delivery-stop or the stop signal of a group-stop). Decide who owns
  * it now and resume, hold, listen or detach. */
@@ -387,8 +425,10 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 	pid_t tid = t->pub[i].tid;
 	int inject = kind == STOP_SIGNAL ? sig : 0;
 	bool persistent = t->cfg.mode == TARGET_SEIZE_PERSISTENT;
+	bool late = r->sample_out && kind == STOP_TRAP && t->late_fn;
 
 	r->intr_out = false;
+	r->sample_out = false;
 	if (r->state == RS_DETACH || t->detaching) {
 		detach_now(t, (ssize_t)i, tid, inject);
 		return;
@@ -406,6 +446,10 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 		}
 		row_set_state(t, i, RS_HELD);
 		r->sig = inject;
+		return;
+	}
+	if (late) {
+		sample_late(t, i, tid);
 		return;
 	}
 	if (!persistent) {
@@ -616,6 +660,28 @@ static int drain(struct target *t, int max)
 		handle_report(t, tid, status);
 		n++;
 	}
+	return n;
+}
+
+/* Whether a report may be waiting: SIGCHLD is pending. Every taker of
+ * SIGCHLD (the caller's signalfd, then target_poll; sigtimedwait here, then
+ * waitpid until a round ends, then end_collect) handles every queued report
+ * after taking it, so no pending SIGCHLD means no report waits; it saves a
+ * waitpid(-1), which looks at every tracee (tens of microseconds for a
+ * thousand threads). */
+static bool sigchld_pending(void)
+{
+	sigset_t pending;
+	return sigpending(&pending) < 0 || sigismember(&pending, SIGCHLD) == 1;
+}
+
+/* Handle every queued report; if there may be more than one drain takes,
+ * leave SIGCHLD pending so that the caller comes back. */
+static int drain_all(struct target *t)
+{
+	int n = drain(t, POLL_MAX_REPORTS);
+	if (n >= POLL_MAX_REPORTS)
+		raise(SIGCHLD);
 	return n;
 }
 
@@ -1256,9 +1322,15 @@ int target_start(struct target *t)
 
 int target_poll(struct target *t)
 {
-	int n = drain(t, POLL_MAX_REPORTS);
-	if (n >= POLL_MAX_REPORTS)
-		raise(SIGCHLD); /* more are queued: make sure the caller comes back */
+	int n = drain_all(t);
+	rescan_tasks(t);
+	return n;
+}
+
+int target_poll_pending(struct target *t)
+{
+	/* per-sample mode: end_collect does not drain; always look */
+	int n = t->cfg.mode != TARGET_SEIZE_PERSISTENT || sigchld_pending() ? drain_all(t) : 0;
 	rescan_tasks(t);
 	return n;
 }
@@ -1307,8 +1379,8 @@ static void interrupt_threads(struct target *t, const pid_t *tids, size_t n)
 	bool persistent = t->cfg.mode == TARGET_SEIZE_PERSISTENT;
 	if (!persistent)
 		rescan_tasks(t);
-	else
-		drain(t, POLL_MAX_REPORTS);
+	else if (sigchld_pending())
+		drain_all(t);
 
 	for (size_t k = 0; k < n; k++) {
 		ssize_t i = row_find(t, tids[k]);
@@ -1333,15 +1405,25 @@ static void interrupt_threads(struct target *t, const pid_t *tids, size_t n)
 }
 
 /* Those that did not stop in time: their stop comes later and is continued
- * (or detached) then. */
-static void end_collect(struct target *t)
+ * (or detached) then; after a sampling round (SAMPLING), it is offered to
+ * the late-sample hook first. */
+static void end_collect(struct target *t, bool sampling)
 {
 	if (t->ncollect > 0)
 		for (size_t i = 0; i < t->nrows; i++)
-			if (t->rows[i].state == RS_COLLECT)
+			if (t->rows[i].state == RS_COLLECT) {
 				row_set_state(t, i, RS_RUNNING);
-	if (t->cfg.mode == TARGET_SEIZE_PERSISTENT)
-		drain(t, POLL_MAX_REPORTS);
+				t->rows[i].sample_out = sampling;
+			}
+	if (t->cfg.mode == TARGET_SEIZE_PERSISTENT) {
+		/* The round's stops raised SIGCHLD: take it, then handle
+		 * every report, so the caller is not woken for reports
+		 * already handled. */
+		struct timespec zero = { 0, 0 };
+		while (sigtimedwait(&t->sigchld, NULL, &zero) < 0 && errno == EINTR)
+			;
+		drain_all(t);
+	}
 }
 
 /* Resume held row I (tid TID), re-injecting the signal its stop carried. */
@@ -1362,14 +1444,14 @@ static void resume_held(struct target *t, size_t i, pid_t tid)
  * that stops is handed to FN and resumed at once (a sampling round); without,
  * the stopped threads are held. Returns how many FN was called for. */
 static size_t collect_stops(struct target *t, const pid_t *tids, size_t n, long long timeout,
-			    target_sample_fn fn, void *ctx)
+			    long long spin_ns, target_sample_fn fn, void *ctx)
 {
 	size_t sampled = 0;
 	interrupt_threads(t, tids, n);
 	long long deadline = now_ns() + timeout;
 	while (t->ncollect > 0) {
 		int status;
-		pid_t tid = wait_report_spin(t, &status, deadline, SPIN_NS);
+		pid_t tid = wait_report_spin(t, &status, deadline, spin_ns, tids, n);
 		if (tid <= 0)
 			break;
 		handle_report(t, tid, status);
@@ -1386,7 +1468,7 @@ static size_t collect_stops(struct target *t, const pid_t *tids, size_t n, long 
 		if (i >= 0 && t->rows[i].state == RS_HELD)
 			resume_held(t, (size_t)i, tid);
 	}
-	end_collect(t);
+	end_collect(t, fn != NULL);
 	return sampled;
 }
 
@@ -1397,7 +1479,7 @@ size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *
 		stopped[k] = false;
 	if (t->detached)
 		return 0;
-	collect_stops(t, tids, n, COLLECT_TIMEOUT_NS, NULL, NULL);
+	collect_stops(t, tids, n, COLLECT_TIMEOUT_NS, SPIN_NS, NULL, NULL);
 	for (size_t k = 0; k < n; k++) {
 		ssize_t i = row_find(t, tids[k]);
 		stopped[k] = i >= 0 && t->rows[i].state == RS_HELD;
@@ -1406,10 +1488,18 @@ size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *
 	return count;
 }
 
-size_t target_sample_threads(struct target *t, const pid_t *tids, size_t n,
+size_t target_sample_threads(struct target *t, const pid_t *tids, size_t n, long long spin_ns,
 			     target_sample_fn fn, void *ctx)
 {
-	return t->detached ? 0 : collect_stops(t, tids, n, SAMPLE_TIMEOUT_NS, fn, ctx);
+	return t->detached ? 0 : collect_stops(t, tids, n, SAMPLE_TIMEOUT_NS, spin_ns, fn, ctx);
+}
+
+void target_set_late_sample(struct target *t, void (*fn)(void *ctx, pid_t tid),
+			    void (*done)(void *ctx), void *ctx)
+{
+	t->late_fn = fn;
+	t->late_done = done;
+	t->late_ctx = ctx;
 }
 
 int target_get_regs(struct target *t, pid_t tid, struct user_regs_struct *regs)

@@ -68,6 +68,11 @@ int target_start(struct target *t);
 /* Handle every pending event (waitpid WNOHANG, all children) and return how
  * many were handled, or -1 on an unexpected error. Never blocks. */
 int target_poll(struct target *t);
+/* As target_poll, for a caller that has not taken SIGCHLD (after a sampling
+ * tick). Persistent mode handles reports only if SIGCHLD is pending, which it
+ * is while any report waits (a waitpid over every tracee is not free);
+ * per-sample mode always looks. */
+int target_poll_pending(struct target *t);
 
 /* True when no traced process is left (all exited or were detached). */
 bool target_done(const struct target *t);
@@ -87,11 +92,20 @@ size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *
 /* The sampling round: interrupt the given threads together, and as soon as
  * each one is in a stop we own call FN(CTX, index in tids, tid) — FN may call
  * target_get_regs and read the thread's memory — then resume that thread at
- * once, so no thread waits stopped for a slower one. Returns how many
+ * once, so no thread waits stopped for a slower one. It polls for the stops
+ * for SPIN_NS before it sleeps until one comes (polling saves the wake-up
+ * latency; it costs a CPU that may have other work). Returns how many
  * threads FN was called for. */
 typedef void (*target_sample_fn)(void *ctx, size_t index, pid_t tid);
-size_t target_sample_threads(struct target *t, const pid_t *tids, size_t n,
+size_t target_sample_threads(struct target *t, const pid_t *tids, size_t n, long long spin_ns,
 			     target_sample_fn fn, void *ctx);
+/* A round waits SAMPLE_TIMEOUT (2 ms) for each stop; a thread slower than
+ * that was waiting for a CPU, and its interrupt-stop comes when it gets one.
+ * Then FN(CTX, tid) is called while it is stopped (target_get_regs works),
+ * the thread is resumed, and DONE(CTX) is called. FN NULL: it is only
+ * resumed. The hook may run inside any call that handles target events. */
+void target_set_late_sample(struct target *t, void (*fn)(void *ctx, pid_t tid),
+			    void (*done)(void *ctx), void *ctx);
 /* Registers of a thread stopped by target_stop_threads. 0, or -1 with errno. */
 int target_get_regs(struct target *t, pid_t tid, struct user_regs_struct *regs);
 /* Resume the threads marked stopped[i]. */

@@ -632,7 +632,7 @@ static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
 					end = LOOP_ERROR;
 					break;
 				}
-				target_poll(tp->s.target);
+				target_poll_pending(tp->s.target);
 			}
 		}
 		if (fds[2].revents & (POLLHUP | POLLERR | POLLNVAL)) {

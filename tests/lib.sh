@@ -60,6 +60,40 @@ start_fixture() {
 
 # proc_state PID: the one-letter State from /proc/PID/status (R S D T t Z ...).
 proc_state() { awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
+
+# describe_stuck PID [TARGET]: what PID (and every thread of TARGET) is
+# doing, for the message of a test that gives up waiting on it.
+describe_stuck() {
+	local pid=$1 target=${2:-} task
+	echo "# pid $pid: state $(proc_state "$pid") wchan $(cat "/proc/$pid/wchan" 2>/dev/null)"
+	sed 's/^/#   /' "/proc/$pid/stack" 2>/dev/null
+	[ -n "$target" ] || return 0
+	for task in /proc/"$target"/task/*; do
+		echo "# target thread ${task##*/}: state $(proc_state "$target/task/${task##*/}")" \
+			"tracer $(awk '/^TracerPid:/ {print $2}' "$task/status" 2>/dev/null)" \
+			"wchan $(cat "$task/wchan" 2>/dev/null) $(grep '^SigQ' "$task/status" 2>/dev/null)"
+	done
+}
+
+# wait_exit PID SECONDS WHAT [TARGET]: wait for the child PID to end, at most
+# SECONDS; then its status is in WAIT_STATUS. A child still running by then
+# fails the test with what it and TARGET are doing (instead of the whole test
+# timing out with nothing said).
+wait_exit() {
+	local pid=$1 secs=$2 what=$3 target=${4:-} i s
+	for i in $(seq 1 $((secs * 20))); do
+		s=$(proc_state "$pid")
+		[ -z "$s" ] || [ "$s" = Z ] && break
+		sleep 0.05
+	done
+	s=$(proc_state "$pid")
+	if [ -n "$s" ] && [ "$s" != Z ]; then
+		describe_stuck "$pid" "$target"
+		fail "$what: still running after ${secs}s"
+	fi
+	WAIT_STATUS=0
+	wait "$pid" || WAIT_STATUS=$?
+}
 # tracer_pid PID: TracerPid from /proc/PID/status.
 tracer_pid() { awk '/^TracerPid:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 

@@ -49,11 +49,12 @@ while [ "$round" -le "$ROUNDS" ]; do
 	cspid=$!
 	sleep "$(awk -v d="$delay_ms" 'BEGIN { printf "%.3f", d / 1000 }')"
 	case $sig in PIPE|CLOSED) kill -INT "$cspid" 2>/dev/null ;; *) kill -"$sig" "$cspid" 2>/dev/null ;; esac
-	st=0
-	wait "$cspid" || st=$?
-	wait "$sender" || harness "the signal sender failed"
-	sent=$((sent + 300))
 	what="round $round: $sig after ${delay_ms} ms at $rate Hz"
+	wait_exit "$cspid" 60 "$what: csampler" "$L"
+	st=$WAIT_STATUS
+	wait_exit "$sender" 60 "$what: the signal sender" "$L"
+	[ "$WAIT_STATUS" = 0 ] || harness "the signal sender failed"
+	sent=$((sent + 300))
 	# a signal that lands before csampler blocks it (during start-up and the
 	# attach) kills it: then there is no output, and the target is unharmed
 	case "$sig:$st" in INT:130|TERM:143|HUP:129|PIPE:130|CLOSED:130)

@@ -1,0 +1,47 @@
+#!/bin/sh
+# sampler_many_threads: 500 threads asleep and one that starts to compute
+# 1.5 s into a 4 s run at 99 Hz. csampler reads the run time of a thread
+# that does not run seldom (at most every 100 ms), so by then it reads the
+# late thread's seldom too: it must still be sampled about 99 times per
+# second of the CPU time it used while csampler ran, every stack whole, and
+# the SIGUSR1 that starts it must reach it through csampler.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+
+n=500
+start_fixture sleepers "$n"
+late=
+for task in /proc/"$FIXTURE_PID"/task/*; do
+	[ "$(cat "$task/comm" 2>/dev/null)" = late-spin ] && late=${task##*/}
+done
+[ -n "$late" ] || harness "no late-spin thread in the fixture"
+runtime() { awk '{print $1}' "/proc/$FIXTURE_PID/task/$late/schedstat"; }
+
+run_csampler -F 99 -d 4 -o "$T/out.folded" -p "$FIXTURE_PID" &
+cs=$!
+sleep 1.5
+before=$(runtime)
+kill -USR1 "$FIXTURE_PID"
+wait "$cs"
+after=$(runtime)
+# (run_csampler ran in a subshell: its CS_STATUS is not ours)
+grep -q '^csampler: wrote ' "$T/cs.err" || fail "csampler wrote no profile: $(cat "$T/cs.err")"
+stats=$(grep -E '^csampler: [0-9]+ samples' "$T/cs.err")
+note "$stats"
+seen=$(printf '%s\n' "$stats" | sed -nE 's/.*, ([0-9]+) threads seen,.*/\1/p')
+[ "${seen:-0}" -ge $((n + 2)) ] || fail "threads seen: '$seen', expected at least $((n + 2))"
+
+# The late thread ran from the signal to csampler's end (and a little after:
+# its run time is read once csampler has exited, so expect a bit less).
+cpu_ms=$(( (after - before) / 1000000 ))
+[ "$cpu_ms" -ge 1000 ] || fail "late-spin used only $cpu_ms ms of CPU after SIGUSR1: did the signal reach it?"
+want=$((cpu_ms * 99 / 1000))
+F=$T/out.folded
+got=$(folded_count "$F" ';late_spin;late_leaf$')
+note "late-spin: $got samples for $cpu_ms ms of CPU (about $want at 99 Hz)"
+[ "$got" -ge $((want * 80 / 100)) ] || fail "late-spin: $got samples, expected about $want"
+[ "$got" -le $((want * 110 / 100)) ] || fail "late-spin: $got samples, expected about $want"
+total=$(folded_total "$F")
+[ "$got" -eq "$total" ] || fail "$got of $total samples are late-spin's whole stack: $(head -5 "$F")"
+assert_eq "threads left" "$(ls /proc/"$FIXTURE_PID"/task | wc -l)" $((n + 2))
+assert_untraced_running "$FIXTURE_PID"
