@@ -56,8 +56,10 @@ screen=$(screen_of one)
 note "screen:"; printf '%s\n' "$screen" | sed 's/^/#   /'
 assert_match "header" "$screen" "threads 1  [0-9.]+ samples/s at 99 Hz  window [0-9]+s  samples [0-9]+"
 assert_match "column titles" "$screen" '^  SELF%  TOTAL%     SELF    TOTAL  FUNCTION$'
-# The callers of the leaves are there with their total share and no self time.
-assert_match "work_round row" "$screen" '^ +0\.0 +[0-9.]+ +0 +[0-9]+  work_round$'
+# The callers of the leaves are there with their total share. work_round's
+# own code (it shuffles the order of its calls) is a few instructions per
+# round, so its self share is small but may be more than zero.
+assert_match "work_round row" "$screen" '^ +[0-4]\.[0-9] +[0-9.]+ +[0-9]+ +[0-9]+  work_round$'
 # Rows are sorted by self time: the hottest is a leaf (leaf_a has 50% of the
 # CPU, but one second of samples may rank it second to leaf_b's 30%).
 first=$(printf '%s\n' "$screen" | grep -E -- "$ROW" | head -1 | awk '{print $NF}')
