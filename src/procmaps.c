@@ -41,6 +41,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "procmaps.h"
 
 #define PROCMAPS_MAX_ENTRIES (1u << 20)
@@ -487,15 +488,10 @@ static int file_fd(struct procmaps *pm, const struct procmaps_entry *e, const ch
 	}
 	if (fd < 0)
 		return -1;
-	if (pm->nfiles == pm->filescap) {
-		size_t nc = pm->filescap ? pm->filescap * 2 : 16;
-		struct open_file *nf = realloc(pm->files, nc * sizeof(*nf));
-		if (!nf) {
-			close(fd);
-			return -1;
-		}
-		pm->files = nf;
-		pm->filescap = nc;
+	if (pm->nfiles == pm->filescap &&
+	    array_grow(&pm->files, &pm->filescap, sizeof *pm->files, 16) < 0) {
+		close(fd);
+		return -1;
 	}
 	pm->files[pm->nfiles++] = (struct open_file){
 		.inode = e->inode, .dev_major = e->dev_major, .dev_minor = e->dev_minor, .fd = fd,
@@ -755,14 +751,9 @@ static void jit_add(struct procmaps *pm, size_t nsorted, uint64_t start, uint64_
 		}
 	if (pm->njit >= MAX_JIT_SYMBOLS)
 		return;
-	if (pm->njit == pm->jitcap) {
-		size_t nc = pm->jitcap ? pm->jitcap * 2 : 256;
-		struct jit_entry *nj = realloc(pm->jit, nc * sizeof(*nj));
-		if (!nj)
-			return;
-		pm->jit = nj;
-		pm->jitcap = nc;
-	}
+	if (pm->njit == pm->jitcap &&
+	    array_grow(&pm->jit, &pm->jitcap, sizeof *pm->jit, 256) < 0)
+		return;
 	char *copy = strdup(name);
 	if (!copy)
 		return;

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "error.h"
 #include "sampler.h"
 
@@ -202,14 +203,9 @@ static struct process_state *process_get(struct sampler *s, pid_t pid)
 	struct process_state *p = process_find(s, pid);
 	if (p)
 		return p;
-	if (s->nprocs == s->procs_cap) {
-		size_t cap = s->procs_cap ? s->procs_cap * 2 : 4;
-		struct process_state **np = realloc(s->procs, cap * sizeof *np);
-		if (!np)
-			return NULL;
-		s->procs = np;
-		s->procs_cap = cap;
-	}
+	if (s->nprocs == s->procs_cap &&
+	    array_grow(&s->procs, &s->procs_cap, sizeof *s->procs, 4) < 0)
+		return NULL;
 	p = calloc(1, sizeof *p);
 	if (!p)
 		return NULL;
@@ -307,14 +303,9 @@ static uint32_t thread_key_for(struct sampler *s, const struct thread_state *t, 
 		    strcmp(cur->process, t->proc->comm) == 0)
 			return t->key;
 	}
-	if (s->ninfos == s->infos_cap) {
-		size_t cap = s->infos_cap ? s->infos_cap * 2 : 64;
-		struct sampler_thread_info *ni = realloc(s->infos, cap * sizeof *ni);
-		if (!ni)
-			return UINT32_MAX;
-		s->infos = ni;
-		s->infos_cap = cap;
-	}
+	if (s->ninfos == s->infos_cap &&
+	    array_grow(&s->infos, &s->infos_cap, sizeof *s->infos, 64) < 0)
+		return UINT32_MAX;
 	struct sampler_thread_info *info = &s->infos[s->ninfos];
 	memset(info, 0, sizeof *info);
 	info->pid = t->pid;

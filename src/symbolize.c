@@ -18,6 +18,7 @@
  * ELF or DWARF data only ever mean "no symbol". */
 #include "config.h"
 
+#include "array.h"
 #include "symbolize.h"
 
 #include <dwarf.h>
@@ -398,14 +399,9 @@ static void module_release_pending(struct sym_module *m)
 
 static size_t module_add(struct symbolizer *s, struct sym_module *m)
 {
-	if (s->nmodules == s->modules_cap) {
-		size_t cap = s->modules_cap ? s->modules_cap * 2 : 32;
-		struct sym_module **p = realloc(s->modules, cap * sizeof *p);
-		if (p == NULL)
-			return SIZE_MAX;
-		s->modules = p;
-		s->modules_cap = cap;
-	}
+	if (s->nmodules == s->modules_cap &&
+	    array_grow(&s->modules, &s->modules_cap, sizeof *s->modules, 32) < 0)
+		return SIZE_MAX;
 	s->modules[s->nmodules] = m;
 	return s->nmodules++;
 }
@@ -438,14 +434,9 @@ static struct sym_module *module_for_entry(struct symbolizer *s, const struct pr
 		    l->inode == e->inode)
 			return l->module == SIZE_MAX ? NULL : s->modules[l->module];
 	}
-	if (s->nlinks == s->links_cap) {
-		size_t cap = s->links_cap ? s->links_cap * 2 : 64;
-		struct entry_link *p = realloc(s->links, cap * sizeof *p);
-		if (p == NULL)
-			return NULL;
-		s->links = p;
-		s->links_cap = cap;
-	}
+	if (s->nlinks == s->links_cap &&
+	    array_grow(&s->links, &s->links_cap, sizeof *s->links, 64) < 0)
+		return NULL;
 	struct entry_link *link = &s->links[s->nlinks++];
 	*link = (struct entry_link){ e->start, e->end, e->offset, e->inode, SIZE_MAX };
 
@@ -689,12 +680,8 @@ static bool cu_index_push(struct cu_index *ci, uint64_t lo, uint64_t hi, const D
 	if (ci->n == ci->cap) {
 		if (ci->cap >= SYM_MAX_CU_FUNCS)
 			return false;
-		size_t cap = ci->cap ? ci->cap * 2 : 64;
-		struct func_range *p = realloc(ci->funcs, cap * sizeof *p);
-		if (p == NULL)
+		if (array_grow(&ci->funcs, &ci->cap, sizeof *ci->funcs, 64) < 0)
 			return false;
-		ci->funcs = p;
-		ci->cap = cap;
 	}
 	ci->funcs[ci->n++] = (struct func_range){ lo, hi, *die };
 	return true;
@@ -748,14 +735,9 @@ static struct cu_index *cu_index_get(struct sym_module *m, Dwarf_Die *cu)
 	}
 	if (lo < m->ncus && m->cus[lo].cu_offset == off)
 		return &m->cus[lo];
-	if (m->ncus == m->cus_cap) {
-		size_t cap = m->cus_cap ? m->cus_cap * 2 : 16;
-		struct cu_index *p = realloc(m->cus, cap * sizeof *p);
-		if (p == NULL)
-			return NULL;
-		m->cus = p;
-		m->cus_cap = cap;
-	}
+	if (m->ncus == m->cus_cap &&
+	    array_grow(&m->cus, &m->cus_cap, sizeof *m->cus, 16) < 0)
+		return NULL;
 	memmove(&m->cus[lo + 1], &m->cus[lo], (m->ncus - lo) * sizeof *m->cus);
 	m->ncus++;
 	struct cu_index *ci = &m->cus[lo];

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "address.h"
+#include "array.h"
 #include "unwind.h"
 
 /* libunwind exports the remote-table search but no header declares it. */
@@ -321,12 +322,8 @@ static struct module *module_build(struct unwind_ctx *c, const struct procmaps_e
 	if (u->nmodules == u->modules_cap) {
 		if (u->nmodules >= MODULES_MAX)
 			return NULL;
-		size_t cap = u->modules_cap ? u->modules_cap * 2 : 64;
-		struct module *mods = realloc(u->modules, cap * sizeof *mods);
-		if (!mods)
+		if (array_grow(&u->modules, &u->modules_cap, sizeof *u->modules, 64) < 0)
 			return NULL;
-		u->modules = mods;
-		u->modules_cap = cap;
 	}
 	struct module *m = &u->modules[u->nmodules];
 	*m = (struct module){

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "error.h"
 #include "write.h"
 
@@ -314,14 +315,9 @@ int64_t name_table_intern(struct name_table *t, const char *name, size_t len)
 		if (strncmp(s, name, len) == 0 && s[len] == '\0')
 			return t->slot[j] - 1;
 	}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		char **names = realloc(t->names, cap * sizeof *names);
-		if (!names)
-			return -1;
-		t->names = names;
-		t->cap = cap;
-	}
+	if (t->n == t->cap &&
+	    array_grow(&t->names, &t->cap, sizeof *t->names, 256) < 0)
+		return -1;
 	copy = malloc(len + 1);
 	if (!copy)
 		return -1;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "tempfile.h"
 #include "write.h"
 
@@ -139,14 +140,9 @@ struct frame_buf {
 static int frame_push(struct frame_buf *fb, enum write_frame_kind kind, uint32_t function,
 		      uint32_t mapping)
 {
-	if (fb->n == fb->cap) {
-		size_t cap = fb->cap ? fb->cap * 2 : 64;
-		struct write_frame *f = realloc(fb->f, cap * sizeof *f);
-		if (!f)
-			return -1;
-		fb->f = f;
-		fb->cap = cap;
-	}
+	if (fb->n == fb->cap &&
+	    array_grow(&fb->f, &fb->cap, sizeof *fb->f, 64) < 0)
+		return -1;
 	fb->f[fb->n].kind = kind;
 	fb->f[fb->n].function = function;
 	fb->f[fb->n].mapping = mapping;
@@ -396,14 +392,9 @@ static int spill_run(struct sorter *so)
 		so->file_bytes += n;
 	}
 	span.end = so->file_bytes;
-	if (so->nruns == so->runs_cap) {
-		size_t cap = so->runs_cap ? so->runs_cap * 2 : 16;
-		struct run_span *r = realloc(so->runs, cap * sizeof *r);
-		if (!r)
-			return -1;
-		so->runs = r;
-		so->runs_cap = cap;
-	}
+	if (so->nruns == so->runs_cap &&
+	    array_grow(&so->runs, &so->runs_cap, sizeof *so->runs, 16) < 0)
+		return -1;
 	so->runs[so->nruns++] = span;
 	so->used = 0;
 	so->noffs = 0;
@@ -435,14 +426,9 @@ static int run_add(struct sorter *so, uint64_t count)
 		so->arena = a;
 		so->cap = cap;
 	}
-	if (so->noffs == so->offs_cap) {
-		size_t cap = so->offs_cap ? so->offs_cap * 2 : 256;
-		size_t *o = realloc(so->offs, cap * sizeof *o);
-		if (!o)
-			return -1;
-		so->offs = o;
-		so->offs_cap = cap;
-	}
+	if (so->noffs == so->offs_cap &&
+	    array_grow(&so->offs, &so->offs_cap, sizeof *so->offs, 256) < 0)
+		return -1;
 	rec = so->arena + so->used;
 	memcpy(rec, &h, sizeof h);
 	if (nframes)

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "write.h"
 
 #define IMAGE_WIDTH 1200
@@ -77,15 +78,10 @@ static int close_frames(struct svg_layout *lay, size_t k)
 			free(o->name);
 			continue;
 		}
-		if (lay->len == lay->cap) {
-			size_t cap = lay->cap ? lay->cap * 2 : 256;
-			struct svg_node *n = realloc(lay->n, cap * sizeof *n);
-			if (!n) {
-				free(o->name);
-				return -1;
-			}
-			lay->n = n;
-			lay->cap = cap;
+		if (lay->len == lay->cap &&
+		    array_grow(&lay->n, &lay->cap, sizeof *lay->n, 256) < 0) {
+			free(o->name);
+			return -1;
 		}
 		lay->n[lay->len++] = (struct svg_node){ o->name, o->len, o->start, count,
 							lay->nopen + 1, o->frame };
@@ -100,14 +96,9 @@ static int open_frame(struct svg_layout *lay, const char *name, size_t len,
 {
 	char *copy;
 
-	if (lay->nopen == lay->open_cap) {
-		size_t cap = lay->open_cap ? lay->open_cap * 2 : 64;
-		struct open_frame *o = realloc(lay->open, cap * sizeof *o);
-		if (!o)
-			return -1;
-		lay->open = o;
-		lay->open_cap = cap;
-	}
+	if (lay->nopen == lay->open_cap &&
+	    array_grow(&lay->open, &lay->open_cap, sizeof *lay->open, 64) < 0)
+		return -1;
 	copy = malloc(len + 1);
 	if (!copy)
 		return -1;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "write.h"
 
 #define TOP_FUNCTIONS 25
@@ -40,14 +41,9 @@ static struct func_stat *func_find(struct func_table *t, const char *name, size_
 	if (i < 0)
 		return NULL;
 	if ((size_t)i == t->n) {
-		if (t->n == t->cap) {
-			size_t cap = t->cap ? t->cap * 2 : 128;
-			struct func_stat *nf = realloc(t->f, cap * sizeof *nf);
-			if (!nf)
-				return NULL;
-			t->f = nf;
-			t->cap = cap;
-		}
+		if (t->n == t->cap &&
+		    array_grow(&t->f, &t->cap, sizeof *t->f, 128) < 0)
+			return NULL;
 		t->f[t->n++] = (struct func_stat){ t->names.names[i], len, 0, 0, 0 };
 	}
 	return &t->f[i];

@@ -1,0 +1,98 @@
+/* Unit tests for array_grow: the doubling sequence from FIRST, contents kept
+ * across growth, and a size that would overflow refused with ENOMEM and the
+ * array and its capacity left as they were. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "array.h"
+
+struct pair {
+	uint64_t a, b;
+};
+
+static void test_doubling_keeps_contents(void **state)
+{
+	struct pair *items = NULL;
+	size_t n = 0, cap = 0;
+	size_t caps_seen[8], ncaps = 0;
+	(void)state;
+
+	for (uint64_t i = 0; i < 100; i++) {
+		if (n == cap) {
+			assert_int_equal(array_grow(&items, &cap, sizeof *items, 4), 0);
+			assert_true(ncaps < 8);
+			caps_seen[ncaps++] = cap;
+		}
+		items[n++] = (struct pair){ i, i * i };
+	}
+	/* 4, 8, 16, 32, 64, 128 */
+	assert_int_equal(ncaps, 6);
+	for (size_t k = 0; k < ncaps; k++)
+		assert_int_equal(caps_seen[k], (size_t)4 << k);
+	for (uint64_t i = 0; i < 100; i++) {
+		assert_int_equal(items[i].a, i);
+		assert_int_equal(items[i].b, i * i);
+	}
+	free(items);
+}
+
+static void test_pointer_arrays(void **state)
+{
+	char **names = NULL;
+	size_t cap = 0;
+	static char hello[] = "hello";
+	(void)state;
+
+	assert_int_equal(array_grow(&names, &cap, sizeof *names, 1), 0);
+	assert_int_equal(cap, 1);
+	names[0] = hello;
+	assert_int_equal(array_grow(&names, &cap, sizeof *names, 1), 0);
+	assert_int_equal(cap, 2);
+	assert_ptr_equal(names[0], hello);
+	free(names);
+}
+
+static void test_overflow_refused(void **state)
+{
+	uint64_t *items = NULL;
+	size_t cap = 0;
+	(void)state;
+
+	assert_int_equal(array_grow(&items, &cap, sizeof *items, 2), 0);
+	uint64_t *before = items;
+	items[0] = 7;
+
+	/* doubling would need more bytes than a size_t holds */
+	size_t huge = SIZE_MAX / sizeof *items / 2 + 1;
+	cap = huge;
+	errno = 0;
+	assert_int_equal(array_grow(&items, &cap, sizeof *items, 2), -1);
+	assert_int_equal(errno, ENOMEM);
+	assert_int_equal(cap, huge);
+	assert_ptr_equal(items, before);
+
+	/* the capacity itself would wrap */
+	cap = SIZE_MAX / 2 + 1;
+	errno = 0;
+	assert_int_equal(array_grow(&items, &cap, 1, 2), -1);
+	assert_int_equal(errno, ENOMEM);
+	assert_ptr_equal(items, before);
+	assert_int_equal(items[0], 7);
+	free(items);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_doubling_keeps_contents),
+		cmocka_unit_test(test_pointer_arrays),
+		cmocka_unit_test(test_overflow_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
