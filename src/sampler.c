@@ -739,16 +739,16 @@ static void record_round_pause(struct sampler *s, struct thread_state *t)
  * weighted by all the run time since the thread's previous one. */
 static void schedule_next_read(struct sampler *s, struct thread_state *t, bool ran)
 {
-	unsigned skip = 1;
-	if (!ran && t->idle_reads < 31) {
-		skip = 1u << t->idle_reads;
-		t->idle_reads++;
-	} else if (!ran) {
-		skip = s->max_idle_skip;
-	} else {
+	if (ran) {
 		t->idle_reads = 0;
+		t->next_read_tick = s->stats.ticks + 1;
+		return;
 	}
-	if (skip > s->max_idle_skip)
+	/* idle_reads stops growing at the cap, so the shift stays small */
+	unsigned skip = 1u << t->idle_reads;
+	if (skip < s->max_idle_skip)
+		t->idle_reads++;
+	else
 		skip = s->max_idle_skip;
 	t->next_read_tick = s->stats.ticks + skip;
 }
