@@ -21,14 +21,17 @@ wait_state "$TARGET" "SR"
 
 # ---- zsh ------------------------------------------------------------------
 cat >"$T/capture.zsh" <<'ZSH'
-# zsh -f capture.zsh FPATH-DIR 'command line': print each completion candidate
+# zsh -f capture.zsh FPATH-DIR 'command line': print each completion candidate.
+# The markers are split in the lines typed ("<CA""ND>") because the pty
+# echoes those lines back: a marker spelled whole in them would match its
+# own echo, which on a busy machine can come before the shell has run them.
 zmodload zsh/zpty || exit 3
 zpty z zsh -f -i
 zpty -w z "PROMPT=''; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D"
-zpty -w z 'compadd () { local -a __hits; builtin compadd -O __hits "$@"; (( $#__hits )) && print -rl -- "<CAND>"${^__hits}; builtin compadd "$@" }'
-zpty -w z 'comp-done () { print -r -- "<DONE>" }'
+zpty -w z 'compadd () { local -a __hits; builtin compadd -O __hits "$@"; (( $#__hits )) && print -rl -- "<CA""ND>"${^__hits}; builtin compadd "$@" }'
+zpty -w z 'comp-done () { print -r -- "<DO""NE>" }'
 zpty -w z 'zle -C cap-complete complete-word _main_complete; cap-wrap () { zle cap-complete; zle comp-done }; zle -N comp-done; zle -N cap-wrap; bindkey "^T" cap-wrap'
-zpty -w z 'print -r -- "<READY>"'
+zpty -w z 'print -r -- "<REA""DY>"'
 zpty -r z line '*<READY>*' >/dev/null
 zpty -w -n z "$2"$'\x14'
 while zpty -r z line; do
@@ -53,12 +56,7 @@ if [ "$have_zsh" = yes ]; then
 	grep -qx "$TARGET" "$T/reply" || fail "zsh: '-p ' did not offer $TARGET"
 	zsh_complete "csampler --attach-mode="
 	assert_eq "zsh: --attach-mode=" "$(tr '\n' ' ' <"$T/reply")" "per-sample persistent "
-	# command completion walks all of PATH through a pty: on a busy machine
-	# the capture can come back short, so give it three tries
-	for try in 1 2 3; do
-		zsh_complete "csampler -o x.svg -- ech"
-		grep -qx echo "$T/reply" && break
-	done
+	zsh_complete "csampler -o x.svg -- ech"
 	grep -qx echo "$T/reply" || fail "zsh: '-- ech' did not offer echo"
 	grep -q -- '^--' "$T/reply" && fail "zsh: '-- ech' offered options"
 	note "zsh completions checked"
