@@ -619,20 +619,12 @@ int profile_foreach_sample(const struct profile *p,
 			size_t want = cap - have;
 			if (want > st->file_bytes - pos)
 				want = (size_t)(st->file_bytes - pos);
-			while (want) {
-				ssize_t r = pread(st->fd, rbuf + have, want, (off_t)pos);
-				if (r < 0 && errno == EINTR)
-					continue;
-				if (r <= 0) {
-					if (r == 0)
-						errno = EIO;
-					free(rbuf);
-					return -1;
-				}
-				have += (size_t)r;
-				pos += (uint64_t)r;
-				want -= (size_t)r;
+			if (tempfile_read_at(st->fd, rbuf + have, want, pos) < 0) {
+				free(rbuf);
+				return -1;
 			}
+			have += want;
+			pos += want;
 			ret = walk_records(rbuf, have, &used, fn, ctx);
 			if (ret == 0 && used == 0) {
 				/* a record larger than the buffer: cannot happen (cap >= max_record) */

@@ -598,22 +598,6 @@ static int pass_add_residents(struct pass *p, const struct stackmap *m)
 	return 0;
 }
 
-static int read_full(int fd, unsigned char *buf, size_t len, uint64_t off, size_t *got)
-{
-	*got = 0;
-	while (*got < len) {
-		ssize_t r = pread(fd, buf + *got, len - *got, (off_t)(off + *got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			break;
-		*got += (size_t)r;
-	}
-	return 0;
-}
-
 static int pass_add_spill(struct pass *p, const struct stackmap *m, unsigned char *rbuf, size_t rcap)
 {
 	uint64_t off = 0;
@@ -638,17 +622,13 @@ static int pass_add_spill(struct pass *p, const struct stackmap *m, unsigned cha
 			memmove(rbuf, rbuf + pos, avail);
 			have = avail;
 			pos = 0;
-			size_t want = rcap - have, got;
+			size_t want = rcap - have;
 			if ((uint64_t)want > m->spill_bytes - off)
 				want = (size_t)(m->spill_bytes - off);
-			if (read_full(m->spill_fd, rbuf + have, want, off, &got) < 0)
+			if (tempfile_read_at(m->spill_fd, rbuf + have, want, off) < 0)
 				return -1;
-			if (got != want) {
-				errno = EIO;
-				return -1;
-			}
-			off += got;
-			have += got;
+			off += want;
+			have += want;
 			continue;
 		}
 		const unsigned char *src = rbuf + pos + sizeof(r);

@@ -50,3 +50,23 @@ int tempfile_write_at(int fd, const void *buf, size_t len, uint64_t offset)
 	}
 	return 0;
 }
+
+int tempfile_read_at(int fd, void *buf, size_t len, uint64_t offset)
+{
+	unsigned char *p = buf;
+
+	while (len) {
+		ssize_t r = pread(fd, p, len, (off_t)offset);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = EIO;
+			return -1;
+		}
+		p += r;
+		len -= (size_t)r;
+		offset += (uint64_t)r;
+	}
+	return 0;
+}

@@ -4,8 +4,10 @@
  * tempfile_open creates a file that has no name from the start (O_TMPFILE),
  * or loses it at once (mkostemp + unlink) where the filesystem cannot, so
  * nothing is left behind whatever happens to the process; it lives in DIR,
- * or $TMPDIR, or /tmp. tempfile_write_at writes all of BUF at OFFSET,
- * retrying short writes and EINTR. Both return -1 with errno on failure. */
+ * or $TMPDIR, or /tmp. tempfile_write_at writes all of BUF at OFFSET, and
+ * tempfile_read_at reads all of LEN bytes from OFFSET into BUF, retrying
+ * short transfers and EINTR (a file that ends first is EIO: our own file was
+ * cut). Each returns -1 with errno on failure. */
 #ifndef CSAMPLER_TEMPFILE_H
 #define CSAMPLER_TEMPFILE_H
 #include <stddef.h>
@@ -14,5 +16,6 @@
 /* NAME appears in the temporary name of the fallback ("csampler-NAME-XXXXXX"). */
 int tempfile_open(const char *dir, const char *name);
 int tempfile_write_at(int fd, const void *buf, size_t len, uint64_t offset);
+int tempfile_read_at(int fd, void *buf, size_t len, uint64_t offset);
 
 #endif

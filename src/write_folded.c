@@ -479,21 +479,13 @@ static int reader_fill(int fd, struct run_reader *r)
 				r->buf = b;
 				r->cap = need;
 			}
-			while (r->have < r->cap && r->pos < r->end) {
-				size_t want = r->cap - r->have;
-				if (want > r->end - r->pos)
-					want = (size_t)(r->end - r->pos);
-				ssize_t n = pread(fd, r->buf + r->have, want, (off_t)r->pos);
-				if (n < 0 && errno == EINTR)
-					continue;
-				if (n <= 0) {
-					if (n == 0)
-						errno = EIO;
-					return -1;
-				}
-				r->have += (size_t)n;
-				r->pos += (uint64_t)n;
-			}
+			size_t want = r->cap - r->have;
+			if (want > r->end - r->pos)
+				want = (size_t)(r->end - r->pos);
+			if (tempfile_read_at(fd, r->buf + r->have, want, r->pos) < 0)
+				return -1;
+			r->have += want;
+			r->pos += want;
 			if (r->have - r->start == 0)
 				return 0;
 			if (r->have - r->start < need) {
