@@ -8,15 +8,22 @@
 
 #include "array.h"
 
-int array_grow(void *items, size_t *cap, size_t size, size_t first)
+int array_grow(void *items, size_t *cap, size_t want, size_t size, size_t first)
 {
 	void *old, *grown;
-	size_t ncap = *cap ? *cap * 2 : first;
+	size_t ncap = *cap ? *cap : first;
 
-	if (size == 0 || ncap <= *cap || ncap > SIZE_MAX / size) {
-		errno = ENOMEM;
-		return -1;
+	if (want <= *cap)
+		return 0;
+	if (size == 0 || ncap == 0)
+		goto too_big;
+	while (ncap < want) {
+		if (ncap > SIZE_MAX / 2)
+			goto too_big;
+		ncap *= 2;
 	}
+	if (ncap > SIZE_MAX / size)
+		goto too_big;
 	/* the pointer is copied as bytes: ITEMS may point to any pointer type */
 	memcpy(&old, items, sizeof old);
 	grown = realloc(old, ncap * size);
@@ -27,4 +34,7 @@ int array_grow(void *items, size_t *cap, size_t size, size_t first)
 	memcpy(items, &grown, sizeof grown);
 	*cap = ncap;
 	return 0;
+too_big:
+	errno = ENOMEM;
+	return -1;
 }

@@ -488,8 +488,7 @@ static int file_fd(struct procmaps *pm, const struct procmaps_entry *e, const ch
 	}
 	if (fd < 0)
 		return -1;
-	if (pm->nfiles == pm->filescap &&
-	    array_grow(&pm->files, &pm->filescap, sizeof *pm->files, 16) < 0) {
+	if (array_grow(&pm->files, &pm->filescap, pm->nfiles + 1, sizeof *pm->files, 16) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -751,8 +750,7 @@ static void jit_add(struct procmaps *pm, size_t nsorted, uint64_t start, uint64_
 		}
 	if (pm->njit >= MAX_JIT_SYMBOLS)
 		return;
-	if (pm->njit == pm->jitcap &&
-	    array_grow(&pm->jit, &pm->jitcap, sizeof *pm->jit, 256) < 0)
+	if (array_grow(&pm->jit, &pm->jitcap, pm->njit + 1, sizeof *pm->jit, 256) < 0)
 		return;
 	char *copy = strdup(name);
 	if (!copy)

@@ -203,8 +203,7 @@ static struct process_state *process_get(struct sampler *s, pid_t pid)
 	struct process_state *p = process_find(s, pid);
 	if (p)
 		return p;
-	if (s->nprocs == s->procs_cap &&
-	    array_grow(&s->procs, &s->procs_cap, sizeof *s->procs, 4) < 0)
+	if (array_grow(&s->procs, &s->procs_cap, s->nprocs + 1, sizeof *s->procs, 4) < 0)
 		return NULL;
 	p = calloc(1, sizeof *p);
 	if (!p)
@@ -303,8 +302,7 @@ static uint32_t thread_key_for(struct sampler *s, const struct thread_state *t, 
 		    strcmp(cur->process, t->proc->comm) == 0)
 			return t->key;
 	}
-	if (s->ninfos == s->infos_cap &&
-	    array_grow(&s->infos, &s->infos_cap, sizeof *s->infos, 64) < 0)
+	if (array_grow(&s->infos, &s->infos_cap, s->ninfos + 1, sizeof *s->infos, 64) < 0)
 		return UINT32_MAX;
 	struct sampler_thread_info *info = &s->infos[s->ninfos];
 	memset(info, 0, sizeof *info);

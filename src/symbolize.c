@@ -399,8 +399,7 @@ static void module_release_pending(struct sym_module *m)
 
 static size_t module_add(struct symbolizer *s, struct sym_module *m)
 {
-	if (s->nmodules == s->modules_cap &&
-	    array_grow(&s->modules, &s->modules_cap, sizeof *s->modules, 32) < 0)
+	if (array_grow(&s->modules, &s->modules_cap, s->nmodules + 1, sizeof *s->modules, 32) < 0)
 		return SIZE_MAX;
 	s->modules[s->nmodules] = m;
 	return s->nmodules++;
@@ -434,8 +433,7 @@ static struct sym_module *module_for_entry(struct symbolizer *s, const struct pr
 		    l->inode == e->inode)
 			return l->module == SIZE_MAX ? NULL : s->modules[l->module];
 	}
-	if (s->nlinks == s->links_cap &&
-	    array_grow(&s->links, &s->links_cap, sizeof *s->links, 64) < 0)
+	if (array_grow(&s->links, &s->links_cap, s->nlinks + 1, sizeof *s->links, 64) < 0)
 		return NULL;
 	struct entry_link *link = &s->links[s->nlinks++];
 	*link = (struct entry_link){ e->start, e->end, e->offset, e->inode, SIZE_MAX };
@@ -680,7 +678,7 @@ static bool cu_index_push(struct cu_index *ci, uint64_t lo, uint64_t hi, const D
 	if (ci->n == ci->cap) {
 		if (ci->cap >= SYM_MAX_CU_FUNCS)
 			return false;
-		if (array_grow(&ci->funcs, &ci->cap, sizeof *ci->funcs, 64) < 0)
+		if (array_grow(&ci->funcs, &ci->cap, ci->n + 1, sizeof *ci->funcs, 64) < 0)
 			return false;
 	}
 	ci->funcs[ci->n++] = (struct func_range){ lo, hi, *die };
@@ -735,8 +733,7 @@ static struct cu_index *cu_index_get(struct sym_module *m, Dwarf_Die *cu)
 	}
 	if (lo < m->ncus && m->cus[lo].cu_offset == off)
 		return &m->cus[lo];
-	if (m->ncus == m->cus_cap &&
-	    array_grow(&m->cus, &m->cus_cap, sizeof *m->cus, 16) < 0)
+	if (array_grow(&m->cus, &m->cus_cap, m->ncus + 1, sizeof *m->cus, 16) < 0)
 		return NULL;
 	memmove(&m->cus[lo + 1], &m->cus[lo], (m->ncus - lo) * sizeof *m->cus);
 	m->ncus++;
@@ -971,16 +968,8 @@ static bool frames_append(struct symbolizer *s, const struct symbol_frame *f, si
 {
 	if (s->nframes + n > UINT32_MAX)
 		return false;
-	if (s->nframes + n > s->frames_cap) {
-		size_t cap = s->frames_cap ? s->frames_cap * 2 : 4096;
-		while (cap < s->nframes + n)
-			cap *= 2;
-		struct symbol_frame *p = realloc(s->frames, cap * sizeof *p);
-		if (p == NULL)
-			return false;
-		s->frames = p;
-		s->frames_cap = cap;
-	}
+	if (array_grow(&s->frames, &s->frames_cap, s->nframes + n, sizeof *s->frames, 4096) < 0)
+		return false;
 	memcpy(&s->frames[s->nframes], f, n * sizeof *f);
 	*first = (uint32_t)s->nframes;
 	s->nframes += n;

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "address.h"
+#include "array.h"
 #include "dump.h"
 #include "error.h"
 #include "procmaps.h"
@@ -129,21 +130,6 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int grow(void **p, size_t *cap, size_t want, size_t elem)
-{
-	if (want <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 16;
-	while (ncap < want)
-		ncap *= 2;
-	void *np = realloc(*p, ncap * elem);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
 /* ---- function names -------------------------------------------------------------- */
 
 static uint64_t hash_string(const char *s)
@@ -212,7 +198,7 @@ static uint32_t fn_intern(struct top *tp, const char *raw)
 			return id;
 		h = (h + 1) & (f->index_cap - 1);
 	}
-	if (f->n >= UINT32_MAX - 1 || grow((void **)&f->names, &f->cap, f->n + 1, sizeof *f->names) < 0 ||
+	if (f->n >= UINT32_MAX - 1 || array_grow(&f->names, &f->cap, f->n + 1, sizeof *f->names, 16) < 0 ||
 	    accum_reserve(&tp->acc, f->n + 1) < 0)
 		return UINT32_MAX;
 	char *copy = strdup(name);
@@ -241,7 +227,7 @@ static struct symbolizer *symbolizer_for(struct top *tp, pid_t pid)
 	for (size_t i = 0; i < tp->nsyms; i++)
 		if (tp->syms[i].pm == pm)
 			return tp->syms[i].sym;
-	if (grow((void **)&tp->syms, &tp->syms_cap, tp->nsyms + 1, sizeof *tp->syms) < 0)
+	if (array_grow(&tp->syms, &tp->syms_cap, tp->nsyms + 1, sizeof *tp->syms, 16) < 0)
 		return NULL;
 	struct symbolize_options so = { .no_inline = tp->opt->no_inline,
 					.addresses_only = tp->opt->addresses };
@@ -321,7 +307,7 @@ static const uint32_t *lookup_address(struct top *tp, pid_t pid, uint64_t addr, 
 		nf = 1;
 	}
 	if (c->npool + nf > UINT32_MAX ||
-	    grow((void **)&c->pool, &c->pool_cap, c->npool + nf, sizeof *c->pool) < 0)
+	    array_grow(&c->pool, &c->pool_cap, c->npool + nf, sizeof *c->pool, 16) < 0)
 		return NULL;
 	uint32_t first = (uint32_t)c->npool;
 	for (size_t i = 0; i < nf; i++) {
@@ -341,7 +327,7 @@ static const uint32_t *lookup_address(struct top *tp, pid_t pid, uint64_t addr, 
 static int accum_add(struct accum *a, uint32_t fn, uint64_t self, uint64_t total)
 {
 	if (a->total[fn] == 0) {
-		if (grow((void **)&a->touched, &a->touched_cap, a->ntouched + 1, sizeof *a->touched) < 0)
+		if (array_grow(&a->touched, &a->touched_cap, a->ntouched + 1, sizeof *a->touched, 16) < 0)
 			return -1;
 		a->touched[a->ntouched++] = fn;
 	}
@@ -353,7 +339,7 @@ static int accum_add(struct accum *a, uint32_t fn, uint64_t self, uint64_t total
 /* Move the accumulated counts to OUT (grown as needed) and clear them. */
 static int accum_drain(struct accum *a, struct fn_count **out, size_t *n, size_t *cap)
 {
-	int ret = grow((void **)out, cap, a->ntouched, sizeof **out);
+	int ret = array_grow(out, cap, a->ntouched, sizeof **out, 16);
 	*n = 0;
 	for (size_t i = 0; i < a->ntouched; i++) {
 		uint32_t fn = a->touched[i];

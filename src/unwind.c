@@ -322,7 +322,7 @@ static struct module *module_build(struct unwind_ctx *c, const struct procmaps_e
 	if (u->nmodules == u->modules_cap) {
 		if (u->nmodules >= MODULES_MAX)
 			return NULL;
-		if (array_grow(&u->modules, &u->modules_cap, sizeof *u->modules, 64) < 0)
+		if (array_grow(&u->modules, &u->modules_cap, u->nmodules + 1, sizeof *u->modules, 64) < 0)
 			return NULL;
 	}
 	struct module *m = &u->modules[u->nmodules];

@@ -315,8 +315,7 @@ int64_t name_table_intern(struct name_table *t, const char *name, size_t len)
 		if (strncmp(s, name, len) == 0 && s[len] == '\0')
 			return t->slot[j] - 1;
 	}
-	if (t->n == t->cap &&
-	    array_grow(&t->names, &t->cap, sizeof *t->names, 256) < 0)
+	if (array_grow(&t->names, &t->cap, t->n + 1, sizeof *t->names, 256) < 0)
 		return -1;
 	copy = malloc(len + 1);
 	if (!copy)

@@ -140,8 +140,7 @@ struct frame_buf {
 static int frame_push(struct frame_buf *fb, enum write_frame_kind kind, uint32_t function,
 		      uint32_t mapping)
 {
-	if (fb->n == fb->cap &&
-	    array_grow(&fb->f, &fb->cap, sizeof *fb->f, 64) < 0)
+	if (array_grow(&fb->f, &fb->cap, fb->n + 1, sizeof *fb->f, 64) < 0)
 		return -1;
 	fb->f[fb->n].kind = kind;
 	fb->f[fb->n].function = function;
@@ -392,8 +391,7 @@ static int spill_run(struct sorter *so)
 		so->file_bytes += n;
 	}
 	span.end = so->file_bytes;
-	if (so->nruns == so->runs_cap &&
-	    array_grow(&so->runs, &so->runs_cap, sizeof *so->runs, 16) < 0)
+	if (array_grow(&so->runs, &so->runs_cap, so->nruns + 1, sizeof *so->runs, 16) < 0)
 		return -1;
 	so->runs[so->nruns++] = span;
 	so->used = 0;
@@ -426,8 +424,7 @@ static int run_add(struct sorter *so, uint64_t count)
 		so->arena = a;
 		so->cap = cap;
 	}
-	if (so->noffs == so->offs_cap &&
-	    array_grow(&so->offs, &so->offs_cap, sizeof *so->offs, 256) < 0)
+	if (array_grow(&so->offs, &so->offs_cap, so->noffs + 1, sizeof *so->offs, 256) < 0)
 		return -1;
 	rec = so->arena + so->used;
 	memcpy(rec, &h, sizeof h);

@@ -78,8 +78,7 @@ static int close_frames(struct svg_layout *lay, size_t k)
 			free(o->name);
 			continue;
 		}
-		if (lay->len == lay->cap &&
-		    array_grow(&lay->n, &lay->cap, sizeof *lay->n, 256) < 0) {
+		if (array_grow(&lay->n, &lay->cap, lay->len + 1, sizeof *lay->n, 256) < 0) {
 			free(o->name);
 			return -1;
 		}
@@ -96,8 +95,7 @@ static int open_frame(struct svg_layout *lay, const char *name, size_t len,
 {
 	char *copy;
 
-	if (lay->nopen == lay->open_cap &&
-	    array_grow(&lay->open, &lay->open_cap, sizeof *lay->open, 64) < 0)
+	if (array_grow(&lay->open, &lay->open_cap, lay->nopen + 1, sizeof *lay->open, 64) < 0)
 		return -1;
 	copy = malloc(len + 1);
 	if (!copy)

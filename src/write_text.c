@@ -41,8 +41,7 @@ static struct func_stat *func_find(struct func_table *t, const char *name, size_
 	if (i < 0)
 		return NULL;
 	if ((size_t)i == t->n) {
-		if (t->n == t->cap &&
-		    array_grow(&t->f, &t->cap, sizeof *t->f, 128) < 0)
+		if (array_grow(&t->f, &t->cap, t->n + 1, sizeof *t->f, 128) < 0)
 			return NULL;
 		t->f[t->n++] = (struct func_stat){ t->names.names[i], len, 0, 0, 0 };
 	}

@@ -1,4 +1,5 @@
-/* Unit tests for array_grow: the doubling sequence from FIRST, contents kept
+/* Unit tests for array_grow: nothing done while WANT fits, the doubling
+ * sequence from FIRST, a jump past several doublings at once, contents kept
  * across growth, and a size that would overflow refused with ENOMEM and the
  * array and its capacity left as they were. */
 #include <stdarg.h>
@@ -24,8 +25,9 @@ static void test_doubling_keeps_contents(void **state)
 	(void)state;
 
 	for (uint64_t i = 0; i < 100; i++) {
-		if (n == cap) {
-			assert_int_equal(array_grow(&items, &cap, sizeof *items, 4), 0);
+		size_t before = cap;
+		assert_int_equal(array_grow(&items, &cap, n + 1, sizeof *items, 4), 0);
+		if (cap != before) {
 			assert_true(ncaps < 8);
 			caps_seen[ncaps++] = cap;
 		}
@@ -42,18 +44,24 @@ static void test_doubling_keeps_contents(void **state)
 	free(items);
 }
 
-static void test_pointer_arrays(void **state)
+static void test_want_fits_or_jumps(void **state)
 {
 	char **names = NULL;
 	size_t cap = 0;
 	static char hello[] = "hello";
 	(void)state;
 
-	assert_int_equal(array_grow(&names, &cap, sizeof *names, 1), 0);
+	assert_int_equal(array_grow(&names, &cap, 1, sizeof *names, 1), 0);
 	assert_int_equal(cap, 1);
 	names[0] = hello;
-	assert_int_equal(array_grow(&names, &cap, sizeof *names, 1), 0);
-	assert_int_equal(cap, 2);
+	char **kept = names;
+	/* WANT fits: nothing moves */
+	assert_int_equal(array_grow(&names, &cap, 1, sizeof *names, 1), 0);
+	assert_int_equal(cap, 1);
+	assert_ptr_equal(names, kept);
+	/* several doublings at once: 1 -> 16 for 9 */
+	assert_int_equal(array_grow(&names, &cap, 9, sizeof *names, 1), 0);
+	assert_int_equal(cap, 16);
 	assert_ptr_equal(names[0], hello);
 	free(names);
 }
@@ -64,7 +72,7 @@ static void test_overflow_refused(void **state)
 	size_t cap = 0;
 	(void)state;
 
-	assert_int_equal(array_grow(&items, &cap, sizeof *items, 2), 0);
+	assert_int_equal(array_grow(&items, &cap, 1, sizeof *items, 2), 0);
 	uint64_t *before = items;
 	items[0] = 7;
 
@@ -72,7 +80,7 @@ static void test_overflow_refused(void **state)
 	size_t huge = SIZE_MAX / sizeof *items / 2 + 1;
 	cap = huge;
 	errno = 0;
-	assert_int_equal(array_grow(&items, &cap, sizeof *items, 2), -1);
+	assert_int_equal(array_grow(&items, &cap, huge + 1, sizeof *items, 2), -1);
 	assert_int_equal(errno, ENOMEM);
 	assert_int_equal(cap, huge);
 	assert_ptr_equal(items, before);
@@ -80,7 +88,7 @@ static void test_overflow_refused(void **state)
 	/* the capacity itself would wrap */
 	cap = SIZE_MAX / 2 + 1;
 	errno = 0;
-	assert_int_equal(array_grow(&items, &cap, 1, 2), -1);
+	assert_int_equal(array_grow(&items, &cap, SIZE_MAX, 1, 2), -1);
 	assert_int_equal(errno, ENOMEM);
 	assert_ptr_equal(items, before);
 	assert_int_equal(items[0], 7);
@@ -91,7 +99,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_doubling_keeps_contents),
-		cmocka_unit_test(test_pointer_arrays),
+		cmocka_unit_test(test_want_fits_or_jumps),
 		cmocka_unit_test(test_overflow_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
