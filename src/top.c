@@ -40,20 +40,13 @@
 #include "symbolize.h"
 #include "target.h"
 #include "top.h"
+#include "write.h"
 
 #define TOP_WINDOW_SECONDS 10
 #define TOP_REFRESH_NS 1000000000ull
 #define TOP_MAX_FRAMES_PER_ADDRESS 64
 #define TOP_WINDOW_STACKS 4096         /* per-second stackmap; more spills, exactly */
 #define TOP_NAME_MAX 1024              /* escaped function names are cut here */
-
-/* Interned function names (escaped), ids are indexes. */
-struct fn_table {
-	char **names;
-	size_t n, cap;
-	uint32_t *index;                   /* open addressing: id + 1, 0 = empty */
-	size_t index_cap;                  /* power of two */
-};
 
 /* (pid, stored address) -> the function ids of its frames, innermost first. */
 struct addr_slot {
@@ -104,7 +97,7 @@ struct top {
 	pid_t pid;
 	char command[512];                 /* escaped */
 
-	struct fn_table fns;
+	struct name_table fns;             /* function names (escaped); ids are indexes */
 	struct addr_cache cache;
 	struct proc_symbolizer *syms;
 	size_t nsyms, syms_cap;
@@ -132,14 +125,6 @@ static uint64_t monotonic_ns(void)
 
 /* ---- function names -------------------------------------------------------------- */
 
-static uint64_t hash_string(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static int accum_reserve(struct accum *a, size_t n)
 {
 	if (n <= a->cap)
@@ -165,48 +150,17 @@ static int accum_reserve(struct accum *a, size_t n)
 	return 0;
 }
 
-static int fn_index_rebuild(struct fn_table *f, size_t cap)
-{
-	uint32_t *idx = calloc(cap, sizeof *idx);
-	if (!idx)
-		return -1;
-	for (size_t i = 0; i < f->n; i++) {
-		size_t h = hash_string(f->names[i]) & (cap - 1);
-		while (idx[h])
-			h = (h + 1) & (cap - 1);
-		idx[h] = (uint32_t)i + 1;
-	}
-	free(f->index);
-	f->index = idx;
-	f->index_cap = cap;
-	return 0;
-}
-
 /* The id of NAME (raw, target-controlled), interning its escaped form. */
 static uint32_t fn_intern(struct top *tp, const char *raw)
 {
-	struct fn_table *f = &tp->fns;
 	char name[TOP_NAME_MAX];
 	text_escape(raw, name, sizeof name);
 
-	if ((f->n + 1) * 2 > f->index_cap && fn_index_rebuild(f, f->index_cap ? f->index_cap * 2 : 1024) < 0)
+	/* the counts have a slot for a new id before the id exists */
+	if (accum_reserve(&tp->acc, tp->fns.n + 1) < 0)
 		return UINT32_MAX;
-	size_t h = hash_string(name) & (f->index_cap - 1);
-	while (f->index[h]) {
-		uint32_t id = f->index[h] - 1;
-		if (strcmp(f->names[id], name) == 0)
-			return id;
-		h = (h + 1) & (f->index_cap - 1);
-	}
-	if (f->n >= UINT32_MAX - 1 || array_grow(&f->names, &f->cap, f->n + 1, sizeof *f->names, 16) < 0 ||
-	    accum_reserve(&tp->acc, f->n + 1) < 0)
-		return UINT32_MAX;
-	char *copy = strdup(name);
-	if (!copy)
-		return UINT32_MAX;
-	f->names[f->n] = copy;
-	f->index[h] = (uint32_t)f->n + 1;
-	return (uint32_t)f->n++;
+	int64_t id = name_table_intern(&tp->fns, name, strlen(name));
+	return id < 0 ? UINT32_MAX : (uint32_t)id;
 }
 
 /* ---- symbolization, cached per address ----------------------------------------------- */
@@ -394,7 +348,7 @@ static int count_stack(void *ctx, const struct stackmap_entry *e)
 static int compare_rows(const void *x, const void *y, void *ctx)
 {
 	const struct fn_count *a = x, *b = y;
-	const struct fn_table *f = ctx;
+	const struct name_table *f = ctx;
 	if (a->self != b->self)
 		return a->self < b->self ? 1 : -1;
 	if (a->total != b->total)
@@ -654,10 +608,7 @@ static void top_free(struct top *tp)
 		if (tp->syms[i].sym)
 			symbolizer_free(tp->syms[i].sym);
 	free(tp->syms);
-	for (size_t i = 0; i < tp->fns.n; i++)
-		free(tp->fns.names[i]);
-	free(tp->fns.names);
-	free(tp->fns.index);
+	name_table_free(&tp->fns);
 	free(tp->cache.slots);
 	free(tp->cache.pool);
 	for (size_t i = 0; i < TOP_WINDOW_SECONDS; i++)
