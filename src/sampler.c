@@ -834,15 +834,17 @@ static int sampler_tick_locked(struct sampler *s)
 		}
 	}
 
+	/* Poll for the stops while the target leaves a CPU idle. When its
+	 * threads that ran outnumber the CPUs, polling takes a CPU from one of
+	 * them: poll only as long as a running thread takes to stop, then sleep
+	 * (a thread waiting for a CPU stops later anyway). Counted before the
+	 * choice below keeps only a few of them. */
+	long long spin_ns = nchosen < s->ncpus ? SPIN_IDLE_NS : SPIN_BUSY_NS;
+
 	/* On-CPU mode: of the threads that ran, the most unsampled CPU first,
 	 * those running now ('R': not asleep in a system call we would
 	 * interrupt), at most max_per_tick. Only these have their stat read
 	 * (state and name): with many busy threads, a few per tick. */
-	/* Poll for the stops while the target leaves a CPU idle. When its
-	 * threads that ran outnumber the CPUs, polling takes a CPU from one of
-	 * them: poll only as long as a running thread takes to stop, then sleep
-	 * (a thread waiting for a CPU stops later anyway). */
-	long long spin_ns = nchosen < s->ncpus ? SPIN_IDLE_NS : SPIN_BUSY_NS;
 	if (!s->cfg.idle) {
 		size_t kept = 0;
 		for (size_t i = 0; i < nchosen && kept < s->max_per_tick; i++) {
