@@ -414,16 +414,8 @@ static int run_add(struct sorter *so, uint64_t count)
 	if (so->noffs && so->used + sz + (so->noffs + 1) * sizeof *so->offs > so->budget &&
 	    spill_run(so) < 0)
 		return -1;
-	if (so->used + sz > so->cap) {
-		size_t cap = so->cap ? so->cap : 4096;
-		while (cap < so->used + sz)
-			cap *= 2;
-		unsigned char *a = realloc(so->arena, cap);
-		if (!a)
-			return -1;
-		so->arena = a;
-		so->cap = cap;
-	}
+	if (array_grow(&so->arena, &so->cap, so->used + sz, 1, 4096) < 0)
+		return -1;
 	if (array_grow(&so->offs, &so->offs_cap, so->noffs + 1, sizeof *so->offs, 256) < 0)
 		return -1;
 	rec = so->arena + so->used;

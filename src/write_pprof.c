@@ -22,6 +22,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "array.h"
 #include "profile.pb-c.h"
 #include "write.h"
 
@@ -273,15 +274,8 @@ static int pack_and_write(struct gzip_out *g, const Perftools__Profiles__Profile
 {
 	size_t len = perftools__profiles__profile__get_packed_size(msg);
 
-	if (len > *cap) {
-		uint8_t *nb = realloc(*buf, len);
-		if (!nb) {
-			errno = ENOMEM;
-			return -1;
-		}
-		*buf = nb;
-		*cap = len;
-	}
+	if (array_grow(buf, cap, len, 1, 65536) < 0)
+		return -1;
 	perftools__profiles__profile__pack(msg, *buf);
 	return gzip_write(g, *buf, len, false);
 }
@@ -330,18 +324,8 @@ static int add_sample(void *ctx, const struct profile_sample *ps)
 
 	if (c->n == SAMPLES_PER_CHUNK && flush_chunk(c) < 0)
 		return -1;
-	if (ps->nlocs > c->ids_cap - c->nids) {
-		size_t cap = c->ids_cap ? c->ids_cap : 4096;
-		while (cap - c->nids < ps->nlocs)
-			cap *= 2;
-		uint64_t *ids = realloc(c->ids, cap * sizeof *ids);
-		if (!ids) {
-			errno = ENOMEM;
-			return -1;
-		}
-		c->ids = ids;
-		c->ids_cap = cap;
-	}
+	if (array_grow(&c->ids, &c->ids_cap, c->nids + ps->nlocs, sizeof *c->ids, 4096) < 0)
+		return -1;
 	sm = &c->samples[c->n];
 	*sm = sample_init;
 	c->first_id[c->n] = c->nids;
