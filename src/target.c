@@ -975,12 +975,13 @@ static int seize_all_threads(struct target *t, pid_t pid)
 			pid_t tid = (pid_t)ltid;
 			if (row_find(t, tid) >= 0)
 				continue;
-			found_new = true;
 			bool mine = pt(PTRACE_SEIZE, tid, 0, t->options) == 0;
 			int err = errno;
 			if (!mine && err == EPERM && traced_by_us(pid, tid))
 				mine = true;
 			if (!mine) {
+				/* gone, or a zombie that stays listed (a main thread
+				 * that called pthread_exit): nothing new to attach */
 				if (err == ESRCH || thread_exiting(pid, tid))
 					continue;
 				closedir(d);
@@ -1010,6 +1011,7 @@ static int seize_all_threads(struct target *t, pid_t pid)
 				return CS_EXIT_SYSTEM;
 			}
 			t->rows[i].clone_seen = true;
+			found_new = true;
 		}
 		closedir(d);
 		if (!found_new)
