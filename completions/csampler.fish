@@ -43,7 +43,7 @@ complete $opt -l idle -d 'Wall-clock profile: count blocked threads too'
 complete $opt -l max-depth -x -d 'Frames kept per stack (4-65536, default 1024)'
 complete $opt -l max-stacks -x -d 'Distinct stacks kept in memory (default 65536)'
 complete $opt -l stack-window -x -a '16k 64k 256k 1m 8m' -d 'Stack bytes copied per sample (4k-8m)'
-complete $opt -l realtime -d 'Run the sampler SCHED_FIFO at PRIO (--realtime=PRIO, 1-99)'
+complete $opt -l realtime -d 'Sample SCHED_FIFO at PRIO (--realtime=PRIO, 0-99; 0: normal priority)'
 # Output
 complete $opt -s o -l output -r -F -a '-' -d 'Write the profile to FILE (- is stdout)'
 complete $opt -s f -l format -x -a 'pprof\t"pprof profile.proto, gzipped" folded\t"Folded stacks (flamegraph.pl)" svg\t"Interactive SVG flame graph" text\t"Top functions and hottest stacks"' -d 'Format for outputs without a known extension'

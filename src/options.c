@@ -30,7 +30,7 @@
 #define MIN_STACK_WINDOW     (4u * 1024u)
 #define MAX_STACK_WINDOW     (8u * 1024u * 1024u)
 #define DEFAULT_RT_PRIORITY  1
-#define MIN_RT_PRIORITY      1
+#define MIN_RT_PRIORITY      0
 #define MAX_RT_PRIORITY      99
 #define MAX_PID              4194304ull          /* PID_MAX_LIMIT on 64-bit */
 #define MAX_DURATION         (366.0 * 24 * 3600) /* a year: far from any overflow */
@@ -571,8 +571,9 @@ void options_print_help(FILE *out)
 "                           (default 65536); the rest go to a temporary file\n"
 "      --stack-window=SIZE  stack bytes copied per sample, 4k to 8m\n"
 "                           (default 64k); deeper stacks are marked truncated\n"
-"      --realtime[=PRIO]    run the sampler with SCHED_FIFO priority PRIO,\n"
-"                           1 to 99 (default 1): shorter target pauses\n"
+"      --realtime[=PRIO]    sample with SCHED_FIFO priority PRIO, 1 to 99\n"
+"                           (default 1, where permitted), so ticks are on\n"
+"                           time; 0: normal priority\n"
 "\n"
 "Output:\n"
 "  -o, --output=FILE        write the profile to FILE (repeatable); '-' is\n"
@@ -617,7 +618,7 @@ static void set_defaults(struct options *o)
 	o->max_stacks = DEFAULT_MAX_STACKS;
 	o->stack_window = DEFAULT_STACK_WINDOW;
 	o->seize_mode = TARGET_SEIZE_PERSISTENT;
-	o->rt_priority = 0;
+	o->rt_priority = DEFAULT_RT_PRIORITY;
 }
 
 /* One option with its argument; OPTIONS_RUN to go on. */

@@ -7,7 +7,7 @@
  * Strings are interned too: equal strings share one copy, so the other
  * tables compare string pointers.
  *
- * The sample store: records {count, cpu_ns, thread, flags, nlocs, pad} and
+ * The sample store: records {count, thread, flags, nlocs, pad} and
  * nlocs uint32 location indexes (padded to 8 bytes) are appended to one
  * buffer; a record that does not fit sends the buffer to the temp file first
  * (opened at the first overflow, O_TMPFILE or mkstemp + unlink). Reading
@@ -479,7 +479,6 @@ const char *profile_thread_label(const struct profile *p, uint32_t thread, char 
 
 struct sample_record {
 	uint64_t count;
-	uint64_t cpu_ns;
 	uint32_t thread;
 	uint32_t flags;
 	uint32_t nlocs;
@@ -521,11 +520,11 @@ static int flush_store(struct sample_store *st)
 }
 
 int profile_add_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
-		       size_t nlocs, uint32_t flags, uint64_t count, uint64_t cpu_ns)
+		       size_t nlocs, uint32_t flags, uint64_t count)
 {
 	struct profile_priv *pv = p->priv;
 	struct sample_store *st = &pv->store;
-	struct sample_record r = { count, cpu_ns, thread, flags, (uint32_t)nlocs, 0 };
+	struct sample_record r = { count, thread, flags, (uint32_t)nlocs, 0 };
 	size_t need;
 
 	if (thread >= p->nthreads || nlocs > (SIZE_MAX / 8 - sizeof r) / sizeof(uint32_t) ||
@@ -584,7 +583,6 @@ static int walk_records(const unsigned char *buf, size_t len, size_t *used,
 		s.nlocs = r.nlocs;
 		s.flags = r.flags;
 		s.count = r.count;
-		s.cpu_ns = r.cpu_ns;
 		/* records start 8-aligned in an allocation, so the indexes are aligned */
 		s.locs = (const uint32_t *)(const void *)(buf + off + sizeof r);
 		ret = fn(ctx, &s);

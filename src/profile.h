@@ -2,8 +2,9 @@
  *
  * Shaped like pprof: functions, mappings and locations are interned tables;
  * a location is one address with its lines (innermost inline frame first);
- * a sample is a thread, a stack of locations (leaf first), a count and a
- * weight (CPU nanoseconds). Adding an existing function/mapping/location/
+ * a sample is a thread, a stack of locations (leaf first) and a count of
+ * sampling periods (the one weight every writer shows: time is count x
+ * period_nanos). Adding an existing function/mapping/location/
  * thread returns the existing index. Strings are copied in. Indexes are
  * 0-based. Allocation failure is reported through the -1/NULL/PROFILE_NONE
  * returns.
@@ -63,8 +64,7 @@ struct profile_sample {
 	uint32_t thread;
 	uint32_t nlocs;
 	uint32_t flags;
-	uint64_t count;
-	uint64_t cpu_ns;
+	uint64_t count;          /* periods */
 	const uint32_t *locs;    /* nlocs location indexes, leaf first */
 };
 
@@ -85,6 +85,7 @@ struct profile {
 	uint64_t time_nanos;     /* start of sampling, ns since the epoch */
 	uint64_t duration_nanos;
 	uint64_t period_nanos;   /* 1e9 / rate */
+	bool wall;               /* counts are wall-clock time (--idle), not CPU */
 	uint64_t total_samples;  /* sum of sample counts */
 
 	void *priv;              /* interning tables, the sample store */
@@ -105,7 +106,7 @@ uint32_t profile_add_thread(struct profile *p, int32_t pid, int32_t tid, const c
 /* Store one sample; locs[0] is the leaf. 0, or -1 with errno: EINVAL for an
  * unknown thread or location, ENOMEM, or the temp file's write error. */
 int profile_add_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
-		       size_t nlocs, uint32_t flags, uint64_t count, uint64_t cpu_ns);
+		       size_t nlocs, uint32_t flags, uint64_t count);
 /* Keep at most BYTES of samples in memory (at least one sample's record is
  * always held). Only before the first sample; 0 or -1 with EBUSY/EINVAL. */
 int profile_set_sample_buffer(struct profile *p, size_t bytes);

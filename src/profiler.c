@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "address.h"
+#include "clock.h"
 #include "dump.h"
 #include "error.h"
 #include "profile.h"
@@ -51,16 +51,6 @@ static uint64_t clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void set_realtime(const struct options *o)
-{
-	if (o->rt_priority <= 0)
-		return;
-	struct sched_param sp = { .sched_priority = o->rt_priority };
-	if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
-		warn_errno("--realtime: cannot use SCHED_FIFO priority %d, sampling at normal priority",
-			   o->rt_priority);
-}
-
 static void draw_progress(const struct run *r, uint64_t now)
 {
 	struct sampler_stats st;
@@ -80,21 +70,9 @@ static void draw_progress(const struct run *r, uint64_t now)
 static int sample_loop(struct run *r, int sigfd)
 {
 	const struct options *o = r->opt;
-	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (tfd < 0) {
-		warn_errno("timerfd_create");
-		return -1;
-	}
-	uint64_t period = 1000000000u / o->rate;
-	struct itimerspec its = {
-		.it_interval = { (time_t)(period / 1000000000u), (long)(period % 1000000000u) },
-	};
-	uint64_t first = r->start_ns + period;
-	its.it_value.tv_sec = (time_t)(first / 1000000000u);
-	its.it_value.tv_nsec = (long)(first % 1000000000u);
-	if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
-		warn_errno("timerfd_settime");
-		close(tfd);
+	struct tick_clock clk;
+	if (clock_open(&clk, o->rate, r->start_ns, o->rt_priority, o->quiet) < 0) {
+		warn_errno("cannot make the sampling clock");
 		return -1;
 	}
 	uint64_t deadline = o->duration > 0 ? r->start_ns + (uint64_t)(o->duration * 1e9) : 0;
@@ -102,7 +80,7 @@ static int sample_loop(struct run *r, int sigfd)
 	int ret = 0;
 
 	while (!target_done(r->s.target)) {
-		struct pollfd fds[2] = { { .fd = sigfd, .events = POLLIN }, { .fd = tfd, .events = POLLIN } };
+		struct pollfd fds[2] = { { .fd = sigfd, .events = POLLIN }, { .fd = clk.fd, .events = POLLIN } };
 		int timeout = -1;
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		if (deadline) {
@@ -136,17 +114,13 @@ static int sample_loop(struct run *r, int sigfd)
 				break;
 		}
 		if (fds[1].revents & POLLIN) {
-			uint64_t expirations = 0;
-			if (read(tfd, &expirations, sizeof expirations) == (ssize_t)sizeof expirations) {
-				if (expirations > 1)
-					sampler_note_missed(r->s.sampler, expirations - 1);
-				if (sampler_tick(r->s.sampler) < 0) {
-					warn("sampling failed: out of memory");
-					ret = -1;
-					break;
-				}
-				target_poll_pending(r->s.target);
+			sampler_note_missed(r->s.sampler, clock_take_tick(&clk));
+			if (sampler_tick(r->s.sampler) < 0) {
+				warn("sampling failed: out of memory");
+				ret = -1;
+				break;
 			}
+			target_poll_pending(r->s.target);
 		}
 		if (r->progress) {
 			now = clock_ns(CLOCK_MONOTONIC);
@@ -158,7 +132,7 @@ static int sample_loop(struct run *r, int sigfd)
 	}
 	if (r->progress)
 		fputs("\r\033[K", stderr);
-	close(tfd);
+	clock_close(&clk);
 	return ret;
 }
 
@@ -313,7 +287,7 @@ static int add_entry(void *ctx, const struct stackmap_entry *e)
 	uint32_t flags = (e->flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW | STACK_UNWIND_ERROR))
 				 ? PROFILE_SAMPLE_TRUNCATED : 0;
 	if (thread == PROFILE_NONE ||
-	    profile_add_sample(b->profile, thread, b->locs, n, flags, e->count, e->weight) < 0) {
+	    profile_add_sample(b->profile, thread, b->locs, n, flags, e->count) < 0) {
 		b->error = errno ? errno : ENOMEM;
 		return 1;
 	}
@@ -372,6 +346,7 @@ static struct profile *build_profile(struct run *r, const struct symbolize_optio
 	b.profile->time_nanos = r->start_realtime_ns;
 	b.profile->duration_nanos = r->end_ns - r->start_ns;
 	b.profile->period_nanos = 1000000000u / r->opt->rate;
+	b.profile->wall = r->opt->idle;
 	goto done;
 fail:
 	profile_free(b.profile);
@@ -401,11 +376,12 @@ static void print_stats(const struct run *r)
 						(unsigned long long)st.unwind_results[i]);
 	fprintf(stderr,
 		"csampler: %llu samples, %llu threads seen, %llu ticks missed, unwind stops: %s, "
-		"%llu truncated, %llu sampled late, pause p50 %.1f us p99 %.1f us\n",
+		"%llu truncated, %llu sampled late, %llu dropped at wake-ups, "
+		"pause p50 %.1f us p99 %.1f us\n",
 		(unsigned long long)st.samples, (unsigned long long)st.threads_seen,
 		(unsigned long long)st.ticks_missed, off ? unw : "none",
 		(unsigned long long)st.truncated, (unsigned long long)st.late,
-		(double)st.pause_p50_ns / 1e3,
+		(unsigned long long)st.dropped_waking, (double)st.pause_p50_ns / 1e3,
 		(double)st.pause_p99_ns / 1e3);
 }
 
@@ -472,7 +448,6 @@ int profiler_run(const struct options *o)
 	 * Set after the launch fork: an ignored signal stays ignored across exec. */
 	signal(SIGPIPE, SIG_IGN);
 
-	set_realtime(o);
 	r.progress = !o->quiet && isatty(STDERR_FILENO);
 	r.start_realtime_ns = clock_ns(CLOCK_REALTIME);
 	r.start_ns = clock_ns(CLOCK_MONOTONIC);

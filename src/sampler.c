@@ -1,16 +1,41 @@
 /* sampler: see sampler.h.
  *
- * Per thread we keep two /proc files open (schedstat for the run time in ns,
- * stat for state and comm) and read them with pread. A tick:
- *   1. reads the threads' run times (on-CPU mode: a thread that does not run
- *      is read less and less often, at most IDLE_RECHECK_MAX_NS apart); on-CPU
- *      mode keeps the threads that ran since their last sample and are
- *      running now ('R'), at most max_threads_per_tick of them, those with
- *      the most unsampled CPU time first; --idle keeps every thread;
- *   2. stops the chosen threads together, copies registers and stack windows,
- *      resumes them (the target pauses only for this);
- *   3. unwinds the copies and counts them, each weighted by the CPU time the
- *      thread used since its previous sample (on-CPU) or the tick period (--idle).
+ * Per thread we keep two /proc files open (schedstat: run time, run delay
+ * and arrivals on a CPU; stat: state and comm) and read them with pread.
+ *
+ * On-CPU mode estimates where CPU time goes, unbiased by construction:
+ *   - A tick is a random instant of its period (clock.h), and csampler runs
+ *     SCHED_FIFO, so the tick acts at that instant and not when a busy
+ *     target thread leaves the CPU.
+ *   - At the tick, a thread is a candidate if it may be running now: it
+ *     arrived on a CPU or ran since its last read, or was running ('R') at
+ *     its last read. (Run time alone cannot tell: the kernel updates a
+ *     running thread's total only at scheduler ticks and switches.) The
+ *     candidates whose stat says 'R' are stopped together, at most one per
+ *     CPU, those with the most unsampled CPU time first.
+ *   - Each sample counts one period: the expected count of a thread and
+ *     code location is its CPU time there divided by the period. Every
+ *     output shows the same count (pprof's cpu value is count x period).
+ *   - A thread is read every tick while it runs, and so is every idle one
+ *     (it did not run at its last read) while there are at most
+ *     IDLE_READS_PER_TICK of them. With more, an idle thread is read with
+ *     probability 1/2^k, k the smallest level that keeps the expected idle
+ *     reads within that budget (a process with 1000 sleeping threads costs
+ *     a few reads per tick, not 1000), and a sample taken at such a read
+ *     counts 2^k periods (Horvitz-Thompson: the expectation stays the CPU
+ *     time, as the coin is drawn before the thread is looked at, from a
+ *     level set by earlier ticks).
+ *   - A stop is not always where the thread was at the tick. A thread
+ *     stopped on its way out of a system call in which it waited was not
+ *     running there: the call ended by its timeout (a timer that fired with
+ *     our tick's: timer slack joins them), or the thread arrived on a CPU
+ *     only after the tick (schedstat's arrival count moved: it was woken,
+ *     or it blocked after we read 'R' and our stop woke it). Such a sample
+ *     is dropped (stats.dropped_waking): counting it would put CPU where
+ *     the thread slept. A stop at a preemption point in user code is kept:
+ *     the thread was executing there.
+ * --idle (wall clock) reads every thread every tick and counts a period for
+ * each, running or not.
  * A thread in state R may be waiting for a CPU rather than running (more
  * busy threads than CPUs): it stops only when it gets one, after the round
  * gave up on it (2 ms). That late stop is sampled then (target's late-sample
@@ -24,17 +49,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "array.h"
+#include "clock.h"
 #include "error.h"
 #include "sampler.h"
 
-/* The longest a thread that does not run goes without its run time being
- * read (see schedule_next_read). */
-#define IDLE_RECHECK_MAX_TICKS 16u
-#define IDLE_RECHECK_MAX_NS 100000000u
+/* Idle threads are all read every tick while there are at most this many;
+ * with more, each is read with probability 2^-k (see read_this_tick), k at
+ * most so that 2^k <= IDLE_MAX_SKIP and 2^k periods <= IDLE_MAX_SKIP_NS. */
+#define IDLE_READS_PER_TICK 32u
+#define IDLE_MAX_SKIP 32u
+#define IDLE_MAX_SKIP_NS 100000000u
 
 /* Syscalls (x86_64 numbers) that the kernel restarts transparently after a
  * ptrace interrupt, so a thread blocked in them may be stopped in --idle mode.
@@ -66,10 +95,12 @@ struct thread_state {
 	pid_t pid, tid;               /* tid 0: free slot */
 	int schedstat_fd, stat_fd, syscall_fd;
 	uint64_t runtime_ns;          /* last read */
-	uint64_t sampled_runtime_ns;  /* run time at the last sample */
+	uint64_t arrivals;            /* times it got a CPU, as of the last read */
+	int64_t unsampled_ns;         /* run time not yet stood for by samples */
 	uint64_t late_until_ns;       /* a late stop is expected until then */
-	uint64_t next_read_tick;      /* on-CPU mode: run time not read before */
-	unsigned idle_reads;          /* reads in a row that saw no run time */
+	bool idle;                    /* did not run at its last read, nor was running */
+	unsigned weight;              /* periods this tick's sample counts */
+	bool running;                 /* its stat said 'R' at the last read */
 	uint64_t run_delay_ns;        /* time it waited for a CPU, as of the tick's read */
 	uint64_t seen_ns, done_ns;    /* the round saw it stopped, then was done copying */
 	uint32_t key;                 /* current thread key */
@@ -90,10 +121,12 @@ struct sampler {
 	struct stackmap *map;
 	struct sampler_config cfg;
 	uint64_t period_ns;
-	uint64_t min_progress_ns;      /* run time that counts as having run */
 	unsigned max_per_tick;
-	unsigned max_idle_skip;        /* ticks between reads of an idle thread */
+	unsigned max_skip_level;       /* an idle thread is read with p >= 2^-level */
+	unsigned idle_level;           /* this tick: idle threads read with p = 2^-level */
+	size_t nidle;                  /* idle threads at the end of the last tick */
 	unsigned ncpus;                /* online CPUs */
+	uint64_t rng;                  /* xorshift64: which idle threads are read */
 
 	struct process_state **procs;
 	size_t nprocs, procs_cap;
@@ -111,6 +144,8 @@ struct sampler {
 	pid_t *chosen_tids;
 	struct thread_state **chosen;
 	bool *captured;                /* the round stopped and copied it */
+	size_t round_base;             /* chosen[] index of the round's first thread */
+	size_t round_dropped;          /* stops of the round found waiting */
 	struct unwind_snapshot *snaps;
 	struct unwind_snapshot late_snap;  /* the late stop being sampled */
 	struct thread_state *late_thread;  /* its thread, between capture and done */
@@ -172,6 +207,26 @@ static ssize_t pread_text(int fd, char *buf, size_t size)
 		return -1;
 	buf[n] = '\0';
 	return n;
+}
+
+static void read_comm_file(pid_t pid, char *out, size_t size);
+
+/* /proc/PID/task/TID/schedstat: "run_time run_delay arrivals". */
+struct schedstat {
+	uint64_t runtime_ns, run_delay_ns, arrivals;
+};
+
+static bool parse_schedstat(const char *buf, struct schedstat *out)
+{
+	char *end;
+	out->runtime_ns = strtoull(buf, &end, 10);
+	if (end == buf)
+		return false;
+	const char *p = end;
+	out->run_delay_ns = strtoull(p, &end, 10);
+	p = end;
+	out->arrivals = strtoull(p, &end, 10);
+	return end != p;
 }
 
 static void read_comm_file(pid_t pid, char *out, size_t size)
@@ -267,6 +322,12 @@ static struct thread_state *thread_find(struct sampler *s, pid_t tid)
 		h = (h + 1) & (s->tid_index_cap - 1);
 	}
 	return NULL;
+}
+
+static bool read_schedstat(const struct thread_state *t, struct schedstat *out)
+{
+	char buf[128];
+	return pread_text(t->schedstat_fd, buf, sizeof buf) > 0 && parse_schedstat(buf, out);
 }
 
 static int open_task_file(pid_t pid, pid_t tid, const char *name)
@@ -416,10 +477,19 @@ static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 			return NULL;
 		}
 	}
-	/* CPU time used before we saw the thread is not ours to count. */
-	char buf[128];
-	if (pread_text(t->schedstat_fd, buf, sizeof buf) > 0)
-		t->sampled_runtime_ns = t->runtime_ns = strtoull(buf, NULL, 10);
+	/* Whether it runs now, the next read of its state tells. CPU time it
+	 * used before we saw it is not ours to count, unless it was born while
+	 * we sample (seen after the first tick): then all of it is owed
+	 * samples, or short-lived threads would lose every choice to older
+	 * ones. */
+	struct schedstat ss;
+	if (read_schedstat(t, &ss)) {
+		t->runtime_ns = ss.runtime_ns;
+		t->arrivals = ss.arrivals;
+		if (s->stats.ticks > 1)
+			t->unsampled_ns = (int64_t)ss.runtime_ns;
+	}
+	t->running = true;
 	s->stats.threads_seen++;
 	tid_index_rebuild(s, s->tid_index_cap);
 	return t;
@@ -441,15 +511,15 @@ struct sampler *sampler_new(struct target *t, struct stackmap *m, const struct s
 	if (s->cfg.rate == 0)
 		s->cfg.rate = 99;
 	s->period_ns = 1000000000u / s->cfg.rate;
-	s->min_progress_ns = s->period_ns / 4 < 50000 ? s->period_ns / 4 : 50000;
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	s->ncpus = ncpus > 0 ? (unsigned)ncpus : 1;
 	s->max_per_tick = cfg->max_threads_per_tick ? cfg->max_threads_per_tick : s->ncpus;
-	s->max_idle_skip = IDLE_RECHECK_MAX_NS / s->period_ns;
-	if (s->max_idle_skip > IDLE_RECHECK_MAX_TICKS)
-		s->max_idle_skip = IDLE_RECHECK_MAX_TICKS;
-	if (s->max_idle_skip < 1)
-		s->max_idle_skip = 1;
+	while (s->max_skip_level < 31 && (2u << s->max_skip_level) <= IDLE_MAX_SKIP &&
+	       (2u << s->max_skip_level) * s->period_ns <= IDLE_MAX_SKIP_NS)
+		s->max_skip_level++;
+	if (getrandom(&s->rng, sizeof s->rng, GRND_NONBLOCK) != (ssize_t)sizeof s->rng)
+		s->rng = (uint64_t)getpid() * 0x9E3779B97F4A7C15ull;
+	s->rng |= 1;
 	s->addrs = malloc(s->cfg.max_depth * sizeof *s->addrs);
 	if (!s->addrs || grow_scratch(s, 16) < 0 ||
 	    unwind_snapshot_init(&s->late_snap, s->cfg.stack_window) < 0) {
@@ -568,17 +638,16 @@ void sampler_note_missed(struct sampler *s, uint64_t missed)
 	s->stats.ticks_missed += missed;
 }
 
-/* Record one unwound stack. */
+/* Record one unwound stack, standing for COUNT periods. */
 static void count_stack(struct sampler *s, struct thread_state *t, uint32_t flags,
-			const uint64_t *addrs, unsigned depth, uint64_t weight)
+			const uint64_t *addrs, unsigned depth, unsigned count)
 {
 	if (t->key == UINT32_MAX)
 		return;
-	if (stackmap_insert(s->map, t->key, flags, addrs, depth, 1, weight) == 0) {
-		s->stats.samples++;
-		s->stats.cpu_ns_sampled += weight;
+	if (stackmap_insert(s->map, t->key, flags, addrs, depth, count) == 0) {
+		s->stats.samples += count;
 		if (flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW))
-			s->stats.truncated++;
+			s->stats.truncated += count;
 	}
 }
 
@@ -632,14 +701,123 @@ static long thread_syscall(const struct thread_state *t)
  * its place, must not keep the thread out for good). */
 #define LATE_WAIT_NS 200000000u
 
+/* Whether fd FD of process PID is a pipe, a socket or an anonymous inode
+ * (eventfd, timerfd, signalfd...): a read of it waits for a writer. */
+static bool fd_waits(pid_t pid, long fd)
+{
+	char path[64], link[32];
+	if (fd < 0 || fd > INT32_MAX)
+		return false;
+	snprintf(path, sizeof path, "/proc/%d/fd/%ld", (int)pid, fd);
+	ssize_t n = readlink(path, link, sizeof link - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return strncmp(link, "pipe:", 5) == 0 || strncmp(link, "socket:", 7) == 0 ||
+	       strncmp(link, "anon_inode:", 11) == 0;
+}
+
+/* Whether syscall NR (x86_64 numbers) of thread T waits for something or
+ * was held by ptrace: its exit is where a thread wakes up or is let go, not
+ * where it computes. TIMEOUT_RET: the return value that says the wait ran
+ * out (INT64_MIN: none tells). A wait with a zero timeout (a poll) never
+ * sleeps. read/readv wait only on pipes, sockets and the like: on files
+ * they are work, and a thread in one was running. */
+static bool syscall_waits(const struct thread_state *t, long nr, const struct user_regs_struct *r,
+			  int64_t *timeout_ret)
+{
+	*timeout_ret = INT64_MIN;
+	switch (nr) {
+	case 0:   /* read */
+	case 19:  /* readv */
+		return fd_waits(t->pid, (long)r->rdi);
+	case 35:  /* nanosleep */
+	case 230: /* clock_nanosleep */
+		*timeout_ret = 0;
+		return true;
+	case 202: /* futex: the wait operations */
+		switch (r->rsi & 127) {
+		case 0: case 6: case 9: case 11: case 13:
+			*timeout_ret = -110; /* ETIMEDOUT */
+			return true;
+		}
+		return false;
+	case 232: /* epoll_wait */
+	case 281: /* epoll_pwait */
+		*timeout_ret = 0;
+		return (long)r->r10 != 0;
+	case 441: /* epoll_pwait2 */
+		*timeout_ret = 0;
+		return true;
+	case 7:   /* poll */
+		*timeout_ret = 0;
+		return (long)r->rdx != 0;
+	case 23:  /* select */
+	case 270: /* pselect6 */
+	case 271: /* ppoll */
+	case 208: /* io_getevents */
+	case 333: /* io_pgetevents */
+		*timeout_ret = 0;
+		return true;
+	case 128: /* rt_sigtimedwait */
+	case 220: /* semtimedop */
+		*timeout_ret = -11; /* EAGAIN */
+		return true;
+	case 243: /* mq_timedreceive */
+		*timeout_ret = -110;
+		return true;
+	case 24:  /* sched_yield: gave its CPU away */
+	case 34:  /* pause */
+	case 130: /* rt_sigsuspend */
+	case 61:  /* wait4 */
+	case 247: /* waitid */
+	case 65:  /* semop */
+	case 69:  /* msgsnd */
+	case 70:  /* msgrcv */
+	case 43:  /* accept */
+	case 288: /* accept4 */
+	case 45:  /* recvfrom */
+	case 47:  /* recvmsg */
+	case 299: /* recvmmsg */
+	case 42:  /* connect */
+	case 56:  /* clone: ptrace holds the parent at its clone event, and */
+	case 57:  /* fork    the new thread or process at its first stop, */
+	case 58:  /* vfork   until csampler lets them go */
+	case 435: /* clone3 */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* See the top of this file: T stopped with registers R; was it waiting
+ * rather than running at the tick? t->arrivals is its schedstat arrival
+ * count at the tick's read. A call our stop interrupted (EINTR, ERESTART*)
+ * was being entered by a thread that ran at the tick, unless it had gone
+ * to sleep in it already (then it got a CPU again to stop). */
+static bool stop_was_waiting(const struct thread_state *t, const struct user_regs_struct *r)
+{
+	long nr = (long)r->orig_rax;
+	int64_t ret = (int64_t)r->rax, timeout_ret;
+	if (nr < 0)
+		return false;           /* stopped in user code: it ran there */
+	bool interrupted = ret == -4 || (ret >= -516 && ret <= -512);
+	if (!syscall_waits(t, nr, r, &timeout_ret) && !interrupted)
+		return false;
+	if (ret == timeout_ret)
+		return true;            /* slept until its timer fired */
+	struct schedstat ss;
+	return read_schedstat(t, &ss) && ss.arrivals != t->arrivals;
+}
+
 static void record_pause(struct sampler *s, uint64_t from, uint64_t done)
 {
 	s->pause_hist[pause_bucket(done - from)]++;
 	s->pause_count++;
 }
 
-/* Unwind a captured stack of T and count it, weighted by the CPU time T used
- * since its previous sample (on-CPU) or by the period (--idle). */
+/* Unwind a captured stack of T and count it: t->weight periods (on-CPU:
+ * the inverse of the probability that T was read this tick; --idle: 1). */
 static void count_captured(struct sampler *s, struct thread_state *t,
 			   const struct unwind_snapshot *snap)
 {
@@ -648,11 +826,8 @@ static void count_captured(struct sampler *s, struct thread_state *t,
 					    &depth);
 	s->stats.unwind_results[r]++;
 	uint32_t flags = flags_for_result(r);
-	uint64_t weight = t->runtime_ns - t->sampled_runtime_ns;
-	if (s->cfg.idle || weight == 0)
-		weight = s->period_ns;
-	t->sampled_runtime_ns = t->runtime_ns;
-	count_stack(s, t, flags, s->addrs, depth, weight);
+	t->unsampled_ns -= (int64_t)(t->weight * s->period_ns);
+	count_stack(s, t, flags, s->addrs, depth, t->weight);
 	if (s->cfg.idle) {
 		memcpy(t->last_stack, s->addrs, depth * sizeof *s->addrs);
 		t->last_depth = depth;
@@ -673,8 +848,13 @@ static void capture_late(void *ctx, pid_t tid)
 		return;
 	s->late_seen_ns = monotonic_ns();
 	t->late_until_ns = 0;
-	if (target_get_regs(s->target, tid, &regs) == 0 &&
-	    unwind_capture(t->proc->unwinder, tid, &regs, &s->late_snap) == 0)
+	if (target_get_regs(s->target, tid, &regs) != 0)
+		return;
+	if (stop_was_waiting(t, &regs)) {
+		s->stats.dropped_waking++;
+		return;
+	}
+	if (unwind_capture(t->proc->unwinder, tid, &regs, &s->late_snap) == 0)
 		s->late_thread = t;
 }
 
@@ -693,9 +873,10 @@ static void count_late(void *ctx)
 }
 
 /* target_sample_threads callback: the thread is stopped; copy and return. */
-static void capture_thread(void *ctx, size_t i, pid_t tid)
+static void capture_thread(void *ctx, size_t index, pid_t tid)
 {
 	struct sampler *s = ctx;
+	size_t i = s->round_base + index;
 	uint64_t seen = monotonic_ns();
 	struct user_regs_struct regs;
 
@@ -703,8 +884,15 @@ static void capture_thread(void *ctx, size_t i, pid_t tid)
 		return;
 
 	s->chosen[i]->late_until_ns = 0;
-	s->captured[i] = target_get_regs(s->target, tid, &regs) == 0 &&
-			 unwind_capture(s->chosen[i]->proc->unwinder, tid, &regs, &s->snaps[i]) == 0;
+	s->captured[i] = false;
+	if (target_get_regs(s->target, tid, &regs) != 0)
+		return;
+	if (stop_was_waiting(s->chosen[i], &regs)) {
+		s->stats.dropped_waking++;
+		s->round_dropped++;
+	} else
+		s->captured[i] = unwind_capture(s->chosen[i]->proc->unwinder, tid, &regs,
+						&s->snaps[i]) == 0;
 	s->chosen[i]->seen_ns = seen;
 	s->chosen[i]->done_ns = monotonic_ns();
 }
@@ -714,13 +902,11 @@ static void capture_thread(void *ctx, size_t i, pid_t tid)
 static void record_round_pause(struct sampler *s, struct thread_state *t)
 {
 	uint64_t from = s->round_start_ns;
-	char buf[128];
 
-	if (t->seen_ns - s->round_start_ns > PAUSE_CHECK_NS &&
-	    pread_text(t->schedstat_fd, buf, sizeof buf) > 0) {
-		char *end;
-		strtoull(buf, &end, 10);
-		uint64_t delay = strtoull(end, NULL, 10);
+	struct schedstat ss;
+
+	if (t->seen_ns - s->round_start_ns > PAUSE_CHECK_NS && read_schedstat(t, &ss)) {
+		uint64_t delay = ss.run_delay_ns;
 		uint64_t waited = delay > t->run_delay_ns ? delay - t->run_delay_ns : 0;
 		uint64_t before = s->round_start_ns - s->tick_start_ns;
 		uint64_t after = waited > before ? waited - before : 0;
@@ -729,26 +915,78 @@ static void record_round_pause(struct sampler *s, struct thread_state *t)
 	record_pause(s, from, t->done_ns);
 }
 
-/* On-CPU mode reads a thread's run time every tick while it runs; one that
- * did not run since the last read is read again after 1, 2, 4, ... ticks,
- * at most max_idle_skip (IDLE_RECHECK_MAX_TICKS, IDLE_RECHECK_MAX_NS) apart,
- * so a process with many sleeping threads costs a few reads per tick, not
- * one per thread. CPU time a thread uses meanwhile is not lost: a sample is
- * weighted by all the run time since the thread's previous one. */
-static void schedule_next_read(struct sampler *s, struct thread_state *t, bool ran)
+/* On-CPU mode: whether to read T this tick (see the top of this file). An
+ * idle thread is read with probability 2^-idle_level, and its sample then
+ * counts 2^idle_level periods (t->weight). */
+static bool read_this_tick(struct sampler *s, struct thread_state *t)
 {
-	if (ran) {
-		t->idle_reads = 0;
-		t->next_read_tick = s->stats.ticks + 1;
-		return;
+	if (s->cfg.idle || !t->idle || s->idle_level == 0) {
+		t->weight = 1;
+		return true;
 	}
-	/* idle_reads stops growing at the cap, so the shift stays small */
-	unsigned skip = 1u << t->idle_reads;
-	if (skip < s->max_idle_skip)
-		t->idle_reads++;
-	else
-		skip = s->max_idle_skip;
-	t->next_read_tick = s->stats.ticks + skip;
+	t->weight = 1u << s->idle_level;
+	return (clock_xorshift64(&s->rng) & (t->weight - 1)) == 0;
+}
+
+/* The level of this tick, from the idle threads counted at the last one. */
+static void set_idle_level(struct sampler *s)
+{
+	unsigned level = 0;
+	while (level < s->max_skip_level && (s->nidle >> level) > IDLE_READS_PER_TICK)
+		level++;
+	s->idle_level = level;
+}
+
+/* A tick samples in at most this many rounds (see the choice in the tick). */
+#define MAX_ROUNDS 3
+
+/* On-CPU mode: move to chosen[from, ...) up to WANT of the candidates
+ * chosen[*scan, n) that run now ('R'), the most unsampled CPU time first.
+ * Returns the end of that batch; *scan is where the next call looks. */
+static size_t pick_running(struct sampler *s, size_t from, size_t n, size_t want, size_t *scan)
+{
+	size_t end = from;
+	for (size_t i = *scan; i < n && end - from < want; i++) {
+		size_t best = i;
+		for (size_t j = i + 1; j < n; j++)
+			if (s->chosen[j]->unsampled_ns > s->chosen[best]->unsampled_ns)
+				best = j;
+		struct thread_state *t = s->chosen[best];
+		s->chosen[best] = s->chosen[i];
+		s->chosen[i] = t;
+		char state = '?';
+		t->running = thread_read_stat(s, t, &state) && state == 'R';
+		if (t->running) {
+			s->chosen[i] = s->chosen[end];
+			s->chosen[end++] = t;
+		}
+		*scan = i + 1;
+	}
+	return end;
+}
+
+/* Stop chosen[base, base + n) together; copy each as soon as it stops and
+ * resume it; then unwind the copies and count them. Until its stop each one
+ * is expected late (its stop may come after the round gave up on it, even
+ * while the round ends). Returns how many stops were found waiting. */
+static size_t sample_round(struct sampler *s, size_t base, size_t n, long long spin_ns)
+{
+	uint64_t late_until = monotonic_ns() + LATE_WAIT_NS;
+	for (size_t i = base; i < base + n; i++) {
+		s->chosen_tids[i] = s->chosen[i]->tid;
+		s->captured[i] = false;
+		s->chosen[i]->late_until_ns = late_until;
+	}
+	s->round_base = base;
+	s->round_dropped = 0;
+	s->round_start_ns = monotonic_ns();
+	target_sample_threads(s->target, &s->chosen_tids[base], n, spin_ns, capture_thread, s);
+	for (size_t i = base; i < base + n; i++)
+		if (s->captured[i] && !s->chosen[i]->retired) {
+			record_round_pause(s, s->chosen[i]);
+			count_captured(s, s->chosen[i], &s->snaps[i]);
+		}
+	return s->round_dropped;
 }
 
 static int sampler_tick_locked(struct sampler *s);
@@ -772,6 +1010,8 @@ static int sampler_tick_locked(struct sampler *s)
 	s->stats.ticks++;
 	if (grow_scratch(s, n) < 0 || reserve_thread_slots(s, n) < 0)
 		return -1;
+	set_idle_level(s);
+	s->nidle = 0;
 
 	/* 1. read run times, choose */
 	for (size_t i = 0; i < n; i++) {
@@ -783,31 +1023,31 @@ static int sampler_tick_locked(struct sampler *s)
 			if (!t)
 				continue;
 		}
-		if (!s->cfg.idle && s->stats.ticks < t->next_read_tick)
+		bool read = read_this_tick(s, t);
+		s->nidle += t->idle;  /* as of its last read */
+		if (!read)
 			continue;
-		char buf[128];
-		if (pread_text(t->schedstat_fd, buf, sizeof buf) <= 0)
+		struct schedstat ss;
+		if (!read_schedstat(t, &ss))
 			continue;
-		char *end;
-		uint64_t runtime = strtoull(buf, &end, 10);
-		t->run_delay_ns = strtoull(end, NULL, 10);
-		schedule_next_read(s, t, runtime != t->runtime_ns);
-		t->runtime_ns = runtime;
+		/* It got a CPU or ran since the last read (a running thread's
+		 * run time is updated only at scheduler events, its arrivals
+		 * when it gets a CPU): it may be running now. */
+		bool ran = ss.runtime_ns != t->runtime_ns || ss.arrivals != t->arrivals;
+		t->unsampled_ns += (int64_t)(ss.runtime_ns - t->runtime_ns);
+		t->runtime_ns = ss.runtime_ns;
+		t->arrivals = ss.arrivals;
+		t->run_delay_ns = ss.run_delay_ns;
+		t->idle = !ran && !t->running;
 		/* Interrupted by an earlier round, not stopped yet: its stop is
 		 * sampled when it comes. */
 		if (t->late_until_ns > now)
 			continue;
 		t->late_until_ns = 0;
-		/* The ptrace stop of the previous sample counts as run time too:
-		 * a thread waiting for a CPU must not look busy because we
-		 * sampled it. Require real progress. */
-		bool ran = t->runtime_ns > t->sampled_runtime_ns + s->min_progress_ns ||
-			   t->key == UINT32_MAX;
 		char state = '?';
 		if (!s->cfg.idle) {
-			/* a candidate: its state is read below, if it is among
-			 * those with the most unsampled CPU */
-			if (ran)
+			/* a candidate: its state is read below */
+			if (ran || t->running)
 				s->chosen[nchosen++] = t;
 			continue;
 		}
@@ -820,16 +1060,16 @@ static int sampler_tick_locked(struct sampler *s)
 		/* --idle: a sleeping thread. Reuse its stack if it has not run;
 		 * stop it only in syscalls that restart transparently. */
 		if (!ran && t->has_last) {
-			count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, s->period_ns);
+			count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);
 			continue;
 		}
 		long nr = thread_syscall(t);
 		if (nr >= 0 && syscall_restarts_transparently(nr)) {
 			s->chosen[nchosen++] = t;
 		} else if (t->has_last) {
-			count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, s->period_ns);
+			count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);
 		} else {
-			count_stack(s, t, STACK_NOT_CAPTURED, NULL, 0, s->period_ns);
+			count_stack(s, t, STACK_NOT_CAPTURED, NULL, 0, 1);
 			s->stats.not_captured++;
 		}
 	}
@@ -841,48 +1081,27 @@ static int sampler_tick_locked(struct sampler *s)
 	 * choice below keeps only a few of them. */
 	long long spin_ns = nchosen < s->ncpus ? SPIN_IDLE_NS : SPIN_BUSY_NS;
 
-	/* On-CPU mode: of the threads that ran, the most unsampled CPU first,
-	 * those running now ('R': not asleep in a system call we would
-	 * interrupt), at most max_per_tick. Only these have their stat read
-	 * (state and name): with many busy threads, a few per tick. */
-	if (!s->cfg.idle) {
-		size_t kept = 0;
-		for (size_t i = 0; i < nchosen && kept < s->max_per_tick; i++) {
-			size_t best = i;
-			for (size_t j = i + 1; j < nchosen; j++)
-				if (s->chosen[j]->runtime_ns - s->chosen[j]->sampled_runtime_ns >
-				    s->chosen[best]->runtime_ns - s->chosen[best]->sampled_runtime_ns)
-					best = j;
-			struct thread_state *t = s->chosen[best];
-			s->chosen[best] = s->chosen[i];
-			s->chosen[i] = t;
-			char state = '?';
-			if (thread_read_stat(s, t, &state) && state == 'R')
-				s->chosen[kept++] = t;
-		}
-		nchosen = kept;
-	}
-	if (nchosen == 0)
+	if (s->cfg.idle) {
+		if (nchosen)
+			sample_round(s, 0, nchosen, spin_ns);
 		return 0;
-
-	/* 2. stop together; copy each thread as soon as it stops and resume it.
-	 * Until then each one is expected late (its stop may come after the
-	 * round gave up on it, even while the round ends). */
-	uint64_t late_until = monotonic_ns() + LATE_WAIT_NS;
-	for (size_t i = 0; i < nchosen; i++) {
-		s->chosen_tids[i] = s->chosen[i]->tid;
-		s->captured[i] = false;
-		s->chosen[i]->late_until_ns = late_until;
 	}
-	s->round_start_ns = monotonic_ns();
-	target_sample_threads(s->target, s->chosen_tids, nchosen, spin_ns, capture_thread, s);
 
-	/* 3. unwind the copies and count */
-	for (size_t i = 0; i < nchosen; i++)
-		if (s->captured[i] && !s->chosen[i]->retired) {
-			record_round_pause(s, s->chosen[i]);
-			count_captured(s, s->chosen[i], &s->snaps[i]);
-		}
+	/* On-CPU mode: the candidates running now ('R': not asleep in a
+	 * system call we would interrupt), at most max_per_tick (no more can
+	 * be on a CPU at once), those with the most unsampled CPU time first,
+	 * so with more busy threads than CPUs each thread's samples follow its
+	 * CPU time. Only these have their stat read (state and name). A stop
+	 * found waiting (see stop_was_waiting) was not on a CPU at the tick:
+	 * its place goes to the next candidate, in a further round. */
+	size_t scan = 0, done = 0, kept = 0;
+	for (unsigned round = 0; round < MAX_ROUNDS && kept < s->max_per_tick; round++) {
+		size_t end = pick_running(s, done, nchosen, s->max_per_tick - kept, &scan);
+		if (end == done)
+			break;
+		kept += (end - done) - sample_round(s, done, end - done, spin_ns);
+		done = end;
+	}
 	return 0;
 }
 

@@ -1,9 +1,10 @@
 /* sampler: one tick of the hot path, and the threads seen.
  *
- * Each tick: read every thread's CPU time (kept-open /proc/.../schedstat,
- * pread), choose the threads that ran since the last tick (on-CPU mode) or all
- * of them (--idle, where a thread that did not run reuses its last stack
- * without being interrupted), interrupt the chosen threads together, capture
+ * Each tick: read the threads' schedstat (kept-open /proc files, pread),
+ * choose those that may be running now (on-CPU mode; see sampler.c for why
+ * the estimate is unbiased) or all of them (--idle, where a thread that did
+ * not run reuses its last stack without being interrupted), each sample
+ * counting one period; interrupt the chosen threads together, capture
  * registers and stack window of each as soon as it stops and resume it at
  * once (no thread waits for a slower one), then unwind the copies and count
  * them in the stackmap. A chosen thread that was waiting for a CPU stops
@@ -24,7 +25,7 @@
 #include "unwind.h"
 
 struct sampler_config {
-	unsigned rate;                  /* Hz, for weights */
+	unsigned rate;                  /* Hz */
 	bool idle;
 	unsigned max_depth;
 	size_t stack_window;
@@ -41,7 +42,8 @@ struct sampler_thread_info {
 
 struct sampler_stats {
 	uint64_t ticks, ticks_missed;
-	uint64_t samples;               /* stacks counted */
+	uint64_t samples;               /* periods counted (a sample of a thread read
+	                                 * with probability 1/k counts k) */
 	uint64_t threads_seen;
 	uint64_t unwind_results[UNWIND_NRESULTS];
 	uint64_t truncated;
@@ -51,7 +53,8 @@ struct sampler_stats {
 	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample: interrupt to
 	                                      * resume (from its stop, for a thread
 	                                      * that was waiting for a CPU) */
-	uint64_t cpu_ns_sampled;        /* CPU time the samples stand for */
+	uint64_t dropped_waking;        /* stops at the exit of a system call the thread
+	                                 * waited in: not counted (see sampler.c) */
 };
 
 struct sampler;

@@ -2,7 +2,7 @@
  *
  * Memory layout, all allocated once in stackmap_new:
  * - NBUCKETS = ceil(max_stacks / SLOTS) buckets of SLOTS slots. A slot holds
- *   the key's hash, thread key, flags, depth, count, weight and the index of
+ *   the key's hash, thread key, flags, depth, count and the index of
  *   the first chunk of its addresses. Slots of a bucket are kept packed.
  * - An address arena of fixed-size chunks (CHUNK_WORDS addresses each),
  *   chained per entry through a next[] array, with a free list. Its size is a
@@ -21,7 +21,7 @@
  *
  * Spill file: unlinked at creation (O_TMPFILE in $TMPDIR, else mkstemp +
  * unlink), opened at the first eviction; records are appended through the
- * write buffer: header {hash, count, weight, thread_key, flags, depth} then
+ * write buffer: header {hash, count, thread_key, flags, depth} then
  * depth addresses. If a write fails the map keeps the resident and drops the
  * new observation (counted in stats.lost), so a sample never disappears
  * silently.
@@ -61,7 +61,6 @@
 struct slot {
 	uint64_t hash;
 	uint64_t count;
-	uint64_t weight;
 	uint32_t thread_key;
 	uint32_t flags;
 	uint32_t depth;
@@ -71,7 +70,6 @@ struct slot {
 struct spill_record {
 	uint64_t hash;
 	uint64_t count;
-	uint64_t weight;
 	uint32_t thread_key;
 	uint32_t flags;
 	uint32_t depth;
@@ -294,10 +292,10 @@ static int reserve_spill(struct stackmap *m, unsigned depth)
 }
 
 static unsigned char *append_header(struct stackmap *m, uint64_t hash, uint32_t thread_key,
-				    uint32_t flags, unsigned depth, uint64_t count, uint64_t weight)
+				    uint32_t flags, unsigned depth, uint64_t count)
 {
 	struct spill_record r = {
-		.hash = hash, .count = count, .weight = weight,
+		.hash = hash, .count = count,
 		.thread_key = thread_key, .flags = flags, .depth = depth,
 	};
 	unsigned char *p = m->wbuf + m->wbuf_used;
@@ -314,7 +312,7 @@ static int evict_slot(struct stackmap *m, size_t b, unsigned j)
 	struct slot *s = &bucket[j];
 	if (reserve_spill(m, s->depth) < 0)
 		return -1;
-	unsigned char *p = append_header(m, s->hash, s->thread_key, s->flags, s->depth, s->count, s->weight);
+	unsigned char *p = append_header(m, s->hash, s->thread_key, s->flags, s->depth, s->count);
 	uint32_t c = s->chunk;
 	for (unsigned done = 0; done < s->depth; done += CHUNK_WORDS) {
 		unsigned n = s->depth - done < CHUNK_WORDS ? s->depth - done : CHUNK_WORDS;
@@ -360,7 +358,7 @@ static int make_room(struct stackmap *m, size_t need)
 }
 
 int stackmap_insert(struct stackmap *m, uint32_t thread_key, uint32_t flags,
-		    const uint64_t *addrs, unsigned depth, uint64_t count, uint64_t weight)
+		    const uint64_t *addrs, unsigned depth, uint64_t count)
 {
 	if (depth > m->max_depth) {
 		depth = m->max_depth;
@@ -377,7 +375,6 @@ int stackmap_insert(struct stackmap *m, uint32_t thread_key, uint32_t flags,
 		if (s->hash == h && s->thread_key == thread_key && s->flags == flags &&
 		    s->depth == depth && slot_addrs_equal(m, s, addrs)) {
 			s->count += count;
-			s->weight += weight;
 			return 0;
 		}
 	}
@@ -388,7 +385,7 @@ int stackmap_insert(struct stackmap *m, uint32_t thread_key, uint32_t flags,
 			/* Every resident outweighs the newcomer: it goes to the spill. */
 			if (reserve_spill(m, depth) < 0)
 				goto lost;
-			unsigned char *p = append_header(m, h, thread_key, flags, depth, count, weight);
+			unsigned char *p = append_header(m, h, thread_key, flags, depth, count);
 			memcpy(p, addrs, (size_t)depth * sizeof(uint64_t));
 			return 0;
 		}
@@ -401,7 +398,6 @@ int stackmap_insert(struct stackmap *m, uint32_t thread_key, uint32_t flags,
 	struct slot *s = &bucket[m->fill[b]++];
 	s->hash = h;
 	s->count = count;
-	s->weight = weight;
 	s->thread_key = thread_key;
 	s->flags = flags;
 	s->depth = depth;
@@ -424,7 +420,6 @@ void stackmap_get_stats(const struct stackmap *m, struct stackmap_stats *out)
 struct pass_entry {
 	uint64_t hash;
 	uint64_t count;
-	uint64_t weight;
 	size_t off;              /* addresses at arena[off] */
 	uint32_t thread_key;
 	uint32_t flags;
@@ -545,7 +540,7 @@ static int pass_shrink(struct pass *p)
 }
 
 static int pass_add(struct pass *p, uint64_t hash, uint32_t thread_key, uint32_t flags,
-		    const uint64_t *addrs, uint32_t depth, uint64_t count, uint64_t weight)
+		    const uint64_t *addrs, uint32_t depth, uint64_t count)
 {
 	for (;;) {
 		if (hash < p->lo || hash > p->hi)
@@ -557,7 +552,6 @@ static int pass_add(struct pass *p, uint64_t hash, uint32_t thread_key, uint32_t
 			    e->depth == depth &&
 			    !memcmp(&p->arena[e->off], addrs, depth * sizeof(uint64_t))) {
 				e->count += count;
-				e->weight += weight;
 				return 0;
 			}
 			k = (k + 1) & p->index_mask;
@@ -566,7 +560,6 @@ static int pass_add(struct pass *p, uint64_t hash, uint32_t thread_key, uint32_t
 			struct pass_entry *e = &p->e[p->n];
 			e->hash = hash;
 			e->count = count;
-			e->weight = weight;
 			e->off = p->used;
 			e->thread_key = thread_key;
 			e->flags = flags;
@@ -591,7 +584,7 @@ static int pass_add_residents(struct pass *p, const struct stackmap *m)
 				continue;
 			gather_addrs(m, s, m->scratch);
 			if (pass_add(p, s->hash, s->thread_key, s->flags, m->scratch, s->depth,
-				     s->count, s->weight) < 0)
+				     s->count) < 0)
 				return -1;
 		}
 	}
@@ -638,7 +631,7 @@ static int pass_add_spill(struct pass *p, const struct stackmap *m, unsigned cha
 		/* Addresses are copied out so they are aligned. */
 		uint64_t *addrs = m->scratch;
 		memcpy(addrs, src, (size_t)r.depth * sizeof(uint64_t));
-		if (pass_add(p, r.hash, r.thread_key, r.flags, addrs, r.depth, r.count, r.weight) < 0)
+		if (pass_add(p, r.hash, r.thread_key, r.flags, addrs, r.depth, r.count) < 0)
 			return -1;
 	}
 	return 0;
@@ -673,7 +666,7 @@ static int foreach_merged(struct stackmap *m,
 			const struct pass_entry *pe = &p.e[i];
 			struct stackmap_entry e = {
 				.thread_key = pe->thread_key, .flags = pe->flags, .depth = pe->depth,
-				.addrs = &p.arena[pe->off], .count = pe->count, .weight = pe->weight,
+				.addrs = &p.arena[pe->off], .count = pe->count,
 			};
 			ret = fn(ctx, &e);
 		}
@@ -700,7 +693,7 @@ int stackmap_foreach(struct stackmap *m,
 			gather_addrs(m, s, m->scratch);
 			struct stackmap_entry e = {
 				.thread_key = s->thread_key, .flags = s->flags, .depth = s->depth,
-				.addrs = m->scratch, .count = s->count, .weight = s->weight,
+				.addrs = m->scratch, .count = s->count,
 			};
 			int ret = fn(ctx, &e);
 			if (ret != 0)

@@ -3,11 +3,11 @@
  * A fixed table of NBUCKETS buckets x SLOTS slots, sized from max_stacks at
  * creation; the address pool is allocated once too, so stackmap_insert never
  * allocates. Key = (thread key, flags, address array). Inserting an existing key
- * adds to its count and weight. When the key's bucket is full, the entry with
+ * adds to its count. When the key's bucket is full, the entry with
  * the smallest count (the new one included) is appended to a spill file in
  * $TMPDIR, unlinked at creation, so nothing is left behind after a crash.
  * stackmap_foreach merges the spill back exactly: every key is reported once
- * with the sum of all its counts and weights (invariant: totals are exact).
+ * with the sum of all its counts (invariant: totals are exact).
  *
  * Bounded memory: addresses live in an arena of 16-address chunks chained per
  * entry, sized for min(max_depth, 48) addresses per slot on average (and at
@@ -40,8 +40,7 @@ struct stackmap_entry {
 	uint32_t flags;
 	uint32_t depth;          /* number of addresses */
 	const uint64_t *addrs;   /* leaf first; see address.h */
-	uint64_t count;          /* samples */
-	uint64_t weight;         /* sum of per-sample weights (CPU ns) */
+	uint64_t count;          /* periods sampled */
 };
 
 struct stackmap_stats {
@@ -58,11 +57,11 @@ struct stackmap_stats {
 struct stackmap *stackmap_new(size_t max_stacks, unsigned max_depth);
 void stackmap_free(struct stackmap *m);
 
-/* Count one observation of a stack. depth > max_depth is cut to max_depth and
+/* Count COUNT periods of a stack. depth > max_depth is cut to max_depth and
  * STACK_TRUNCATED_DEPTH is set. Returns 0, or -1 with errno if the spill file
  * could not be written (the sample is then lost and counted in stats). */
 int stackmap_insert(struct stackmap *m, uint32_t thread_key, uint32_t flags,
-		    const uint64_t *addrs, unsigned depth, uint64_t count, uint64_t weight);
+		    const uint64_t *addrs, unsigned depth, uint64_t count);
 
 /* Call fn once per distinct key with merged totals (memory + spill), in no
  * particular order. fn returning non-zero stops the walk and is returned.

@@ -25,12 +25,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "address.h"
 #include "array.h"
+#include "clock.h"
 #include "dump.h"
 #include "error.h"
 #include "procmaps.h"
@@ -40,6 +40,7 @@
 #include "symbolize.h"
 #include "target.h"
 #include "top.h"
+
 #include "write.h"
 
 #define TOP_WINDOW_SECONDS 10
@@ -486,19 +487,10 @@ enum loop_end { LOOP_QUIT, LOOP_EXITED, LOOP_DURATION, LOOP_ERROR };
 static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
 {
 	const struct options *o = tp->opt;
-	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (tfd < 0)
+	struct tick_clock clk;
+	/* quiet: a warning would land on the curses screen */
+	if (clock_open(&clk, o->rate, start_ns, o->rt_priority, true) < 0)
 		return LOOP_ERROR;
-	uint64_t period = 1000000000u / o->rate;
-	uint64_t first = start_ns + period;
-	struct itimerspec its = {
-		.it_interval = { (time_t)(period / 1000000000u), (long)(period % 1000000000u) },
-		.it_value = { (time_t)(first / 1000000000u), (long)(first % 1000000000u) },
-	};
-	if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
-		close(tfd);
-		return LOOP_ERROR;
-	}
 	bool keys = isatty(STDIN_FILENO);
 	uint64_t deadline = o->duration > 0 ? start_ns + (uint64_t)(o->duration * 1e9) : 0;
 	uint64_t next_refresh = start_ns + TOP_REFRESH_NS;
@@ -532,7 +524,7 @@ static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
 
 		struct pollfd fds[3] = {
 			{ .fd = sigfd, .events = POLLIN },
-			{ .fd = tfd, .events = POLLIN },
+			{ .fd = clk.fd, .events = POLLIN },
 			{ .fd = keys ? STDIN_FILENO : -1, .events = POLLIN },
 		};
 		if (poll(fds, 3, timeout) < 0) {
@@ -564,16 +556,12 @@ static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
 			}
 		}
 		if (fds[1].revents & POLLIN) {
-			uint64_t expirations = 0;
-			if (read(tfd, &expirations, sizeof expirations) == (ssize_t)sizeof expirations) {
-				if (expirations > 1)
-					sampler_note_missed(tp->s.sampler, expirations - 1);
-				if (sampler_tick(tp->s.sampler) < 0) {
-					end = LOOP_ERROR;
-					break;
-				}
-				target_poll_pending(tp->s.target);
+			sampler_note_missed(tp->s.sampler, clock_take_tick(&clk));
+			if (sampler_tick(tp->s.sampler) < 0) {
+				end = LOOP_ERROR;
+				break;
 			}
+			target_poll_pending(tp->s.target);
 		}
 		if (fds[2].revents & (POLLHUP | POLLERR | POLLNVAL)) {
 			end = LOOP_QUIT;  /* the terminal went away */
@@ -598,7 +586,7 @@ static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
 			}
 		}
 	}
-	close(tfd);
+	clock_close(&clk);
 	return end;
 }
 

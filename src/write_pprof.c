@@ -3,9 +3,9 @@
  *
  * The profile is already shaped like pprof, so the message mirrors it: ids
  * are indexes + 1, strings go through one deduplicated string table whose
- * entry 0 is "". Sample values are [samples/count, cpu/nanoseconds]; the cpu
- * value is the measured CPU time when the hot path recorded one, otherwise
- * count * period. Each sample carries the labels thread (name), pid and tid
+ * entry 0 is "". Sample values are [samples/count, cpu/nanoseconds] (wall/
+ * nanoseconds for a wall-clock profile), the time being count * period, so
+ * every view agrees with the folded counts. Each sample carries the labels thread (name), pid and tid
  * (numbers; no tid for a group of threads), and truncated="true" when its
  * stack did not reach the root.
  *
@@ -99,7 +99,7 @@ static int pprof_build(struct pprof_build *b, const struct profile *p)
 		b->value_types[i] = vt_init;
 	b->value_types[0].type = STR(b, "samples", fail);
 	b->value_types[0].unit = STR(b, "count", fail);
-	b->value_types[1].type = STR(b, "cpu", fail);
+	b->value_types[1].type = STR(b, p->wall ? "wall" : "cpu", fail);
 	b->value_types[1].unit = STR(b, "nanoseconds", fail);
 	b->value_types[2] = b->value_types[1];
 	b->sample_type[0] = &b->value_types[0];
@@ -333,7 +333,7 @@ static int add_sample(void *ctx, const struct profile_sample *ps)
 		c->ids[c->nids++] = (uint64_t)ps->locs[k] + 1;
 	sm->n_location_id = ps->nlocs;
 	c->values[2 * c->n] = (int64_t)ps->count;
-	c->values[2 * c->n + 1] = (int64_t)(ps->cpu_ns ? ps->cpu_ns : ps->count * c->p->period_nanos);
+	c->values[2 * c->n + 1] = (int64_t)(ps->count * c->p->period_nanos);
 	sm->n_value = 2;
 	sm->value = &c->values[2 * c->n];
 	sm->label = &c->b->label_ptrs[4 * ps->thread];

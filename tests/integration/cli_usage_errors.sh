@@ -82,7 +82,7 @@ check "-p $P --max-stacks 15"     "csampler: invalid --max-stacks '15': expected
 check "-p $P --stack-window 1k"   "csampler: invalid --stack-window '1k': expected a size from 4k to 8m"
 check "-p $P --stack-window 9m"   "csampler: invalid --stack-window '9m': expected a size from 4k to 8m"
 check "-p $P --attach-mode sometimes" "csampler: invalid --attach-mode 'sometimes': expected persistent or per-sample"
-check "-p $P --realtime=100"      "csampler: invalid --realtime priority '100': expected a number from 1 to 99"
+check "-p $P --realtime=100"      "csampler: invalid --realtime priority '100': expected a number from 0 to 99"
 check "-p $P --realtime 50"       "csampler: give the priority as --realtime=50"
 check "--bogus"                   "csampler: unknown option '--bogus'"
 check "-x"                        "csampler: unknown option '-x'"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # write_pprof: the pprof writer's output of mkprofile's known profile, read by
-# the real `go tool pprof`: exact totals in samples and CPU nanoseconds, inline
+# the real `go tool pprof`: exact totals in samples and CPU nanoseconds (the
+# count times the period: the same weight as the folded output), inline
 # frames and file:line, mappings with build-ids, thread/pid/tid labels
 # (-tagfocus), the command line as comment, period and times. See
 # tests/progs/mkprofile.c for the profile.
@@ -38,7 +39,7 @@ grep -q '^Build ID: abcdef0123456789abcdef0123456789abcdef01$' "$T/top" || fail 
 pprof -raw >"$T/raw"
 sums=$(awk '/^Samples:/ {s = 1; next} /^Locations/ {s = 0}
 	s && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+:$/ {c += $1; n += $2} END {print c, n}' "$T/raw")
-assert_eq "samples and cpu ns in -raw" "$sums" "125 1259595950"
+assert_eq "samples and cpu ns in -raw" "$sums" "125 1262626250"
 grep -q '^PeriodType: cpu nanoseconds$' "$T/raw" || fail "-raw: period type"
 grep -q '^Period: 10101010$' "$T/raw" || fail "-raw: period"
 grep -q '^Duration: 1.5s$' "$T/raw" || fail "-raw: duration"
@@ -72,7 +73,8 @@ for f in 'worker-1=30, 24.00%' 'worker-.*=50, 40.00%' 'pool=5, 4.00%' 'a;b=20, 1
 	grep -q "^Showing nodes accounting for ${f#*=} of 125 total$" "$T/focus" ||
 		fail "-tagfocus thread=${f%%=*}: $(grep Showing "$T/focus")"
 done
+# one weight for one sample: the time is count x period in every view
 pprof -sample_index=cpu -tagfocus thread=worker-1 -top >"$T/focus"
-grep -q '^Showing nodes accounting for 300ms, 23.82% of 1259.60ms total$' "$T/focus" ||
-	fail "measured cpu of worker-1: $(grep Showing "$T/focus")"
+grep -q '^Showing nodes accounting for 303.03ms, 24.00% of 1262.63ms total$' "$T/focus" ||
+	fail "cpu of worker-1: $(grep Showing "$T/focus")"
 exit 0

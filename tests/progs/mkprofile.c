@@ -50,9 +50,9 @@ static uint32_t one_line_location(struct profile *p, uint64_t addr, uint32_t map
 }
 
 static void add_sample(struct profile *p, uint32_t thread, const uint32_t *locs, size_t n,
-		       uint32_t flags, uint64_t count, uint64_t cpu_ns)
+		       uint32_t flags, uint64_t count)
 {
-	if (profile_add_sample(p, thread, locs, n, flags, count, cpu_ns) < 0) {
+	if (profile_add_sample(p, thread, locs, n, flags, count) < 0) {
 		perror("profile_add_sample");
 		exit(70);
 	}
@@ -137,13 +137,13 @@ static struct profile *build_profile(void)
 		uint32_t s4[] = { l_libc, l_worker, l_start };
 		uint32_t s5[] = { l_evil, l_fib, l_interp, l_worker, l_start };
 		uint32_t s6[] = { l_compute };
-		add_sample(p, t_app, s1, 3, 0, 50, 0);
-		add_sample(p, t_w1, s2, 3, 0, 20, 200000000);
-		add_sample(p, t_w1, s2, 3, 0, 10, 100000000);
-		add_sample(p, t_w2, s3, 3, 0, 20, 0);
-		add_sample(p, t_evil, s4, 3, 0, 7, 0);
-		add_sample(p, t_evil, s5, 5, 0, 13, 0);
-		add_sample(p, t_pool, s6, 1, PROFILE_SAMPLE_TRUNCATED, 5, 0);
+		add_sample(p, t_app, s1, 3, 0, 50);
+		add_sample(p, t_w1, s2, 3, 0, 20);
+		add_sample(p, t_w1, s2, 3, 0, 10);
+		add_sample(p, t_w2, s3, 3, 0, 20);
+		add_sample(p, t_evil, s4, 3, 0, 7);
+		add_sample(p, t_evil, s5, 5, 0, 13);
+		add_sample(p, t_pool, s6, 1, PROFILE_SAMPLE_TRUNCATED, 5);
 	}
 	return p;
 }

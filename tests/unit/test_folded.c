@@ -133,20 +133,20 @@ static struct profile *small_profile(bool reversed)
 	uint32_t s_work[] = { l_work, l_main }, s_raw[] = { l_raw, l_main };
 	uint32_t s_jit[] = { l_jit, l_main };
 	if (!reversed) {
-		profile_add_sample(p, t1, s_work, 2, 0, 10, 0);
-		profile_add_sample(p, t2, s_work, 2, 0, 5, 0);
-		profile_add_sample(p, t1, s_raw, 2, 0, 2, 0);
-		profile_add_sample(p, t2, s_jit, 2, 0, 3, 0);
-		profile_add_sample(p, t1, s_work, 1, PROFILE_SAMPLE_TRUNCATED, 4, 0);
-		profile_add_sample(p, t1, NULL, 0, 0, 1, 0);
+		profile_add_sample(p, t1, s_work, 2, 0, 10);
+		profile_add_sample(p, t2, s_work, 2, 0, 5);
+		profile_add_sample(p, t1, s_raw, 2, 0, 2);
+		profile_add_sample(p, t2, s_jit, 2, 0, 3);
+		profile_add_sample(p, t1, s_work, 1, PROFILE_SAMPLE_TRUNCATED, 4);
+		profile_add_sample(p, t1, NULL, 0, 0, 1);
 	} else {
-		profile_add_sample(p, t1, NULL, 0, 0, 1, 0);
-		profile_add_sample(p, t1, s_work, 1, PROFILE_SAMPLE_TRUNCATED, 4, 0);
-		profile_add_sample(p, t2, s_jit, 2, 0, 3, 0);
-		profile_add_sample(p, t1, s_raw, 2, 0, 2, 0);
-		profile_add_sample(p, t2, s_work, 2, 0, 3, 0);
-		profile_add_sample(p, t1, s_work, 2, 0, 10, 0);
-		profile_add_sample(p, t2, s_work, 2, 0, 2, 0);
+		profile_add_sample(p, t1, NULL, 0, 0, 1);
+		profile_add_sample(p, t1, s_work, 1, PROFILE_SAMPLE_TRUNCATED, 4);
+		profile_add_sample(p, t2, s_jit, 2, 0, 3);
+		profile_add_sample(p, t1, s_raw, 2, 0, 2);
+		profile_add_sample(p, t2, s_work, 2, 0, 3);
+		profile_add_sample(p, t1, s_work, 2, 0, 10);
+		profile_add_sample(p, t2, s_work, 2, 0, 2);
 	}
 	assert_int_equal(p->total_samples, 25);
 	return p;
@@ -251,7 +251,7 @@ static void test_svg_hostile_names(void **state)
 	char *s;
 	(void)state;
 
-	assert_int_equal(profile_add_sample(p, t, &loc, 1, 0, 3, 0), 0);
+	assert_int_equal(profile_add_sample(p, t, &loc, 1, 0, 3), 0);
 	s = render(p, write_svg, NULL);
 	assert_non_null(strstr(s, "data-name=\"bad\xef\xbf\xbd\xef\xbf\xbd(\xef\xbf\xbd\xef\xbf\xbd"
 				  "\xef\xbf\xbd]]&gt;&lt;/svg&gt;&lt;x a=&#39;1&#39;&gt;\""));
@@ -289,7 +289,7 @@ static struct profile *many_stacks_profile(size_t buffer)
 			stack[d] = locs[(uint32_t)rand() % (d < 4 ? 8 : NFUNC * 2)];
 		assert_int_equal(profile_add_sample(p, threads[rand() % 3], stack, depth,
 						    rand() % 50 == 0 ? PROFILE_SAMPLE_TRUNCATED : 0,
-						    1 + (uint64_t)(rand() % 3), 0), 0);
+						    1 + (uint64_t)(rand() % 3)), 0);
 	}
 	return p;
 }

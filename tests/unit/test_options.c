@@ -105,7 +105,8 @@ struct want {
 	size_t max_stacks;
 	size_t stack_window;
 	enum target_seize_mode seize;
-	int rt_priority;
+	int rt_priority;         /* 0: the default, 1 */
+	bool rt_off;             /* --realtime=0 */
 	size_t ngroups;
 };
 
@@ -177,6 +178,7 @@ static const struct good_case good_cases[] = {
 	{ { "-p", "1", "--realtime" }, { .pid = 1, .rt_priority = 1 } },
 	{ { "-p", "1", "--realtime=50" }, { .pid = 1, .rt_priority = 50 } },
 	{ { "--realtime", "prog" }, { .cmd = { "prog" }, .rt_priority = 1 } },
+	{ { "-p", "1", "--realtime=0" }, { .pid = 1, .rt_off = true } },
 	{ { "-p", "5", "--dump" }, { .pid = 5, .flags = F_DUMP } },
 	{ { "-p", "5", "--dump", "-v", "--no-inline", "--max-depth=64" },
 	  { .pid = 5, .flags = F_DUMP | F_NO_INLINE, .verbose = 1, .max_depth = 64 } },
@@ -228,7 +230,7 @@ static void check_good_case(const struct good_case *tc)
 	assert_int_equal(o.max_stacks, w->max_stacks ? w->max_stacks : 65536);
 	assert_int_equal(o.stack_window, w->stack_window ? w->stack_window : 65536);
 	assert_int_equal(o.seize_mode, w->seize);
-	assert_int_equal(o.rt_priority, w->rt_priority);
+	assert_int_equal(o.rt_priority, w->rt_off ? 0 : w->rt_priority ? w->rt_priority : 1);
 	assert_int_equal(o.ngroups, w->ngroups);
 	options_free(&o);
 	assert_int_equal(o.ngroups, 0);
@@ -404,10 +406,10 @@ static const struct bad_case bad_cases[] = {
 	  "csampler: invalid --stack-window 'k': expected a size from 4k to 8m" },
 	{ { "-p", "1", "--attach-mode", "sometimes" },
 	  "csampler: invalid --attach-mode 'sometimes': expected persistent or per-sample" },
-	{ { "-p", "1", "--realtime=0" },
-	  "csampler: invalid --realtime priority '0': expected a number from 1 to 99" },
+	{ { "-p", "1", "--realtime=-1" },
+	  "csampler: invalid --realtime priority '-1': expected a number from 0 to 99" },
 	{ { "-p", "1", "--realtime=100" },
-	  "csampler: invalid --realtime priority '100': expected a number from 1 to 99" },
+	  "csampler: invalid --realtime priority '100': expected a number from 0 to 99" },
 	{ { "-p", "1", "--realtime", "50" }, "csampler: give the priority as --realtime=50" },
 	{ { "--bogus" }, "csampler: unknown option '--bogus'" },
 	{ { "--bogus=3" }, "csampler: unknown option '--bogus'" },

@@ -162,7 +162,6 @@ static int collect_sample(void *ctx, const struct profile_sample *s)
 	collect_value(c, s->thread);
 	collect_value(c, s->flags);
 	collect_value(c, s->count);
-	collect_value(c, s->cpu_ns);
 	collect_value(c, s->nlocs);
 	for (uint32_t i = 0; i < s->nlocs; i++)
 		collect_value(c, s->locs[i]);
@@ -182,20 +181,20 @@ static void test_samples_in_order(void **state)
 	uint32_t s01[] = { l0, l1 }, s10[] = { l1, l0 };
 	struct collected c = { 0 };
 	static const uint64_t expect[] = {
-		0, 0, 3, 300, 2, 0, 1,
-		0, 0, 4, 50, 2, 0, 1,     /* equal stacks are kept apart */
-		0, 0, 1, 0, 2, 1, 0,
-		1, 0, 1, 0, 2, 0, 1,
-		0, 1, 1, 0, 2, 0, 1,
-		0, 0, 2, 0, 0,
+		0, 0, 3, 2, 0, 1,
+		0, 0, 4, 2, 0, 1,         /* equal stacks are kept apart */
+		0, 0, 1, 2, 1, 0,
+		1, 0, 1, 2, 0, 1,
+		0, 1, 1, 2, 0, 1,
+		0, 0, 2, 0,
 	};
 
-	assert_int_equal(profile_add_sample(p, t0, s01, 2, 0, 3, 300), 0);
-	assert_int_equal(profile_add_sample(p, t0, s01, 2, 0, 4, 50), 0);
-	assert_int_equal(profile_add_sample(p, t0, s10, 2, 0, 1, 0), 0);
-	assert_int_equal(profile_add_sample(p, t1, s01, 2, 0, 1, 0), 0);
-	assert_int_equal(profile_add_sample(p, t0, s01, 2, PROFILE_SAMPLE_TRUNCATED, 1, 0), 0);
-	assert_int_equal(profile_add_sample(p, t0, NULL, 0, 0, 2, 0), 0);
+	assert_int_equal(profile_add_sample(p, t0, s01, 2, 0, 3), 0);
+	assert_int_equal(profile_add_sample(p, t0, s01, 2, 0, 4), 0);
+	assert_int_equal(profile_add_sample(p, t0, s10, 2, 0, 1), 0);
+	assert_int_equal(profile_add_sample(p, t1, s01, 2, 0, 1), 0);
+	assert_int_equal(profile_add_sample(p, t0, s01, 2, PROFILE_SAMPLE_TRUNCATED, 1), 0);
+	assert_int_equal(profile_add_sample(p, t0, NULL, 0, 0, 2), 0);
 	assert_int_equal(p->nsamples, 6);
 	assert_int_equal(p->total_samples, 12);
 	assert_int_equal(profile_foreach_sample(p, collect_sample, &c), 0);
@@ -210,11 +209,11 @@ static void test_samples_in_order(void **state)
 	free(c.v);
 
 	errno = 0;
-	assert_int_equal(profile_add_sample(p, 9, s01, 2, 0, 1, 0), -1);
+	assert_int_equal(profile_add_sample(p, 9, s01, 2, 0, 1), -1);
 	assert_int_equal(errno, EINVAL);
 	s01[1] = 1000;
 	errno = 0;
-	assert_int_equal(profile_add_sample(p, t0, s01, 2, 0, 1, 0), -1);
+	assert_int_equal(profile_add_sample(p, t0, s01, 2, 0, 1), -1);
 	assert_int_equal(errno, EINVAL);
 	assert_int_equal(p->total_samples, 12);
 	assert_int_equal(p->nsamples, 6);
@@ -244,13 +243,13 @@ static void test_sample_store_spills(void **state)
 	srand(7);
 	for (uint32_t i = 0; i < N; i++) {
 		struct profile_sample s = { t, (uint32_t)(rand() % 40), i & 1, 1 + (uint64_t)i % 5,
-					    (uint64_t)i * 1000, locs };
+					    locs };
 		if (i % 997 == 0)
 			s.nlocs = 300;     /* 1232 bytes: more than the buffer */
 		for (uint32_t k = 0; k < s.nlocs; k++)
 			locs[k] = (uint32_t)rand() % 64;
-		assert_int_equal(profile_add_sample(p, s.thread, s.locs, s.nlocs, s.flags, s.count,
-						    s.cpu_ns), 0);
+		assert_int_equal(profile_add_sample(p, s.thread, s.locs, s.nlocs, s.flags, s.count),
+				 0);
 		collect_sample(&mine, &s);
 		total += s.count;
 	}
@@ -294,13 +293,13 @@ static void test_growth(void **state)
 		uint32_t loc = profile_add_location(p, 0x1000 + i, PROFILE_NONE, &l, 1, false);
 		assert_int_equal(loc, i);
 		uint32_t stack[2] = { loc, i ? loc - 1 : loc };
-		assert_int_equal(profile_add_sample(p, t, stack, 2, 0, 1, 0), 0);
+		assert_int_equal(profile_add_sample(p, t, stack, 2, 0, 1), 0);
 	}
 	for (uint32_t i = 0; i < N; i += 7) {
 		snprintf(name, sizeof name, "fn%u", i);
 		assert_int_equal(profile_add_function(p, name, name, "f.c", i), i);
 		uint32_t stack[2] = { i, i ? i - 1 : i };
-		assert_int_equal(profile_add_sample(p, t, stack, 2, 0, 1, 0), 0);
+		assert_int_equal(profile_add_sample(p, t, stack, 2, 0, 1), 0);
 	}
 	assert_int_equal(p->nfunctions, N);
 	assert_int_equal(p->nsamples, N + (N + 6) / 7);

@@ -19,15 +19,15 @@ struct ref_stack {
 	uint32_t thread_key, flags;
 	unsigned depth;
 	uint64_t addrs[400];
-	uint64_t count, weight;
+	uint64_t count;
 	unsigned seen;           /* times foreach reported it */
 };
 
 struct ref {
 	struct ref_stack *s;
 	size_t n;
-	uint64_t total_count, total_weight;
-	uint64_t seen_count, seen_weight;
+	uint64_t total_count;
+	uint64_t seen_count;
 	size_t reported;
 	int unknown;             /* foreach reported a key not in the reference */
 };
@@ -71,13 +71,12 @@ static int ref_check_entry(void *ctx, const struct stackmap_entry *e)
 	struct ref *r = ctx;
 	r->reported++;
 	r->seen_count += e->count;
-	r->seen_weight += e->weight;
 	for (size_t i = 0; i < r->n; i++) {
 		struct ref_stack *s = &r->s[i];
 		if (s->thread_key == e->thread_key && s->flags == e->flags && s->depth == e->depth &&
 		    !memcmp(s->addrs, e->addrs, e->depth * sizeof(uint64_t))) {
 			s->seen++;
-			if (s->count != e->count || s->weight != e->weight)
+			if (s->count != e->count)
 				r->unknown++;
 			return 0;
 		}
@@ -90,16 +89,15 @@ static void ref_verify(struct stackmap *m, struct ref *r)
 {
 	for (size_t i = 0; i < r->n; i++)
 		r->s[i].seen = 0;
-	r->seen_count = r->seen_weight = 0;
+	r->seen_count = 0;
 	r->reported = 0;
 	r->unknown = 0;
 	assert_int_equal(stackmap_foreach(m, ref_check_entry, r), 0);
 	assert_int_equal(r->unknown, 0);
 	assert_int_equal(r->seen_count, r->total_count);
-	assert_int_equal(r->seen_weight, r->total_weight);
 	size_t distinct = 0;
 	for (size_t i = 0; i < r->n; i++) {
-		if (r->s[i].count || r->s[i].weight) {
+		if (r->s[i].count) {
 			distinct++;
 			assert_int_equal(r->s[i].seen, 1);
 		} else {
@@ -128,13 +126,10 @@ static void run_stream(size_t max_stacks, unsigned max_depth, size_t nstacks, un
 	for (size_t k = 0; k < ninserts; k++) {
 		struct ref_stack *s = &r.s[pick_skewed(&st, nstacks)];
 		uint64_t count = 1 + (rng_next(&st) % 8 == 0 ? rng_next(&st) % 5 : 0);
-		uint64_t weight = rng_next(&st) % 1000000;
 		assert_int_equal(stackmap_insert(m, s->thread_key, s->flags, s->addrs, s->depth,
-						 count, weight), 0);
+						 count), 0);
 		s->count += count;
-		s->weight += weight;
 		r.total_count += count;
-		r.total_weight += weight;
 		if (k == ninserts / 2)
 			ref_verify(m, &r);   /* foreach in the middle changes nothing */
 	}
@@ -199,7 +194,7 @@ static void test_foreach_early_stop(void **state)
 		struct stackmap *m = stackmap_new(max_stacks, 16);
 		assert_non_null(m);
 		for (uint64_t i = 0; i < 100; i++)
-			assert_int_equal(stackmap_insert(m, 1, 0, &i, 1, 1, 1), 0);
+			assert_int_equal(stackmap_insert(m, 1, 0, &i, 1, 1), 0);
 		int calls = 0;
 		assert_int_equal(stackmap_foreach(m, count_calls, &calls), 7);
 		assert_int_equal(calls, 3);
@@ -230,8 +225,8 @@ static void test_depth_truncation(void **state)
 	struct stackmap *m = stackmap_new(64, 4);
 	assert_non_null(m);
 	uint64_t a[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
-	assert_int_equal(stackmap_insert(m, 9, 0, a, 10, 2, 20), 0);
-	assert_int_equal(stackmap_insert(m, 9, 0, a, 7, 1, 10), 0);   /* same after the cut */
+	assert_int_equal(stackmap_insert(m, 9, 0, a, 10, 2), 0);
+	assert_int_equal(stackmap_insert(m, 9, 0, a, 7, 1), 0);   /* same after the cut */
 	struct one o[4] = { { 0 } };
 	assert_int_equal(stackmap_foreach(m, keep_entries, o), 0);
 	assert_int_equal(o[0].n, 1);
@@ -239,11 +234,10 @@ static void test_depth_truncation(void **state)
 	assert_int_equal(o[0].e.flags, STACK_TRUNCATED_DEPTH);
 	assert_int_equal(o[0].e.thread_key, 9);
 	assert_int_equal(o[0].e.count, 3);
-	assert_int_equal(o[0].e.weight, 30);
 	assert_memory_equal(o[0].addrs, a, 4 * sizeof(uint64_t));
 
 	/* The same four addresses, not truncated, are another key. */
-	assert_int_equal(stackmap_insert(m, 9, 0, a, 4, 1, 1), 0);
+	assert_int_equal(stackmap_insert(m, 9, 0, a, 4, 1), 0);
 	memset(o, 0, sizeof(o));
 	assert_int_equal(stackmap_foreach(m, keep_entries, o), 0);
 	assert_int_equal(o[0].n, 2);
@@ -257,13 +251,13 @@ static void test_key_parts(void **state)
 	struct stackmap *m = stackmap_new(64, 8);
 	assert_non_null(m);
 	uint64_t a[3] = { 1, 2, 3 }, b[3] = { 1, 2, 4 };
-	assert_int_equal(stackmap_insert(m, 1, 0, a, 3, 1, 0), 0);
-	assert_int_equal(stackmap_insert(m, 2, 0, a, 3, 1, 0), 0);
-	assert_int_equal(stackmap_insert(m, 1, STACK_TRUNCATED_WINDOW, a, 3, 1, 0), 0);
-	assert_int_equal(stackmap_insert(m, 1, 0, a, 2, 1, 0), 0);
-	assert_int_equal(stackmap_insert(m, 1, 0, b, 3, 1, 0), 0);
-	assert_int_equal(stackmap_insert(m, 1, 0, a, 0, 1, 0), 0);
-	assert_int_equal(stackmap_insert(m, 1, 0, a, 3, 1, 0), 0);
+	assert_int_equal(stackmap_insert(m, 1, 0, a, 3, 1), 0);
+	assert_int_equal(stackmap_insert(m, 2, 0, a, 3, 1), 0);
+	assert_int_equal(stackmap_insert(m, 1, STACK_TRUNCATED_WINDOW, a, 3, 1), 0);
+	assert_int_equal(stackmap_insert(m, 1, 0, a, 2, 1), 0);
+	assert_int_equal(stackmap_insert(m, 1, 0, b, 3, 1), 0);
+	assert_int_equal(stackmap_insert(m, 1, 0, a, 0, 1), 0);
+	assert_int_equal(stackmap_insert(m, 1, 0, a, 3, 1), 0);
 	struct one o[4] = { { 0 } };
 	assert_int_equal(stackmap_foreach(m, keep_entries, o), 0);
 	assert_int_equal(o[0].n, 6);
@@ -284,7 +278,7 @@ static void test_stats_eviction_policy(void **state)
 	struct stackmap *m = stackmap_new(1, 4);
 	assert_non_null(m);
 	for (uint64_t i = 0; i < 8; i++)
-		assert_int_equal(stackmap_insert(m, 0, 0, &i, 1, 10, 0), 0);
+		assert_int_equal(stackmap_insert(m, 0, 0, &i, 1, 10), 0);
 	struct stackmap_stats st;
 	stackmap_get_stats(m, &st);
 	assert_int_equal(st.capacity, 8);
@@ -292,13 +286,13 @@ static void test_stats_eviction_policy(void **state)
 	assert_int_equal(st.spilled, 0);
 	/* A newcomer smaller than every resident spills itself. */
 	uint64_t x = 100;
-	assert_int_equal(stackmap_insert(m, 0, 0, &x, 1, 1, 0), 0);
+	assert_int_equal(stackmap_insert(m, 0, 0, &x, 1, 1), 0);
 	stackmap_get_stats(m, &st);
 	assert_int_equal(st.resident, 8);
 	assert_int_equal(st.spilled, 1);
 	/* A heavier newcomer takes the place of the smallest resident. */
 	x = 101;
-	assert_int_equal(stackmap_insert(m, 0, 0, &x, 1, 50, 0), 0);
+	assert_int_equal(stackmap_insert(m, 0, 0, &x, 1, 50), 0);
 	stackmap_get_stats(m, &st);
 	assert_int_equal(st.resident, 8);
 	assert_int_equal(st.spilled, 2);
@@ -330,7 +324,7 @@ static void test_spill_failure_is_counted(void **state)
 	assert_non_null(m);
 	uint64_t total = 0, failed = 0;
 	for (uint64_t i = 0; i < 20; i++) {
-		int r = stackmap_insert(m, 0, 0, &i, 1, 2, 0);
+		int r = stackmap_insert(m, 0, 0, &i, 1, 2);
 		total += 2;
 		if (r < 0)
 			failed += 2;
