@@ -160,6 +160,19 @@ assert_share() {
 		exit (d <= tol) ? 0 : 1 }' || fail "share of /$re/ out of tolerance"
 }
 
+# pct PART WHOLE: PART as a percentage of WHOLE, one decimal (0 if WHOLE is 0)
+pct() { awk -v p="$1" -v w="$2" 'BEGIN { printf "%.1f\n", (w > 0) ? 100 * p / w : 0 }'; }
+
+# assert_within WHAT VALUE LOW HIGH: LOW <= VALUE <= HIGH (numbers; a value
+# that is not a number is a harness fault, never a pass)
+assert_within() {
+	printf '%s %s %s\n' "$2" "$3" "$4" | grep -Eq '^-?[0-9]+(\.[0-9]+)?( -?[0-9]+(\.[0-9]+)?){2}$' ||
+		harness "$1: not numbers: '$2' '$3' '$4'"
+	awk -v g="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(g >= lo && g <= hi) }' ||
+		fail "$1: $2, expected $3 to $4"
+	note "$1: $2 (expected $3 to $4)"
+}
+
 # assert_eq WHAT GOT WANT
 assert_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', expected '$3'"; }
 # assert_match WHAT TEXT ERE
