@@ -790,8 +790,9 @@ static bool syscall_waits(const struct thread_state *t, long nr, const struct us
 	}
 }
 
-/* See the top of this file: T stopped with registers R; was it waiting
- * rather than running at the tick? t->arrivals is its schedstat arrival
+/* On-CPU mode (a wall-clock profile wants the waits): see the top of this
+ * file. T stopped with registers R; was it waiting rather than running at
+ * the tick? t->arrivals is its schedstat arrival
  * count at the tick's read. A call our stop interrupted (EINTR, ERESTART*)
  * was being entered by a thread that ran at the tick, unless it had gone
  * to sleep in it already (then it got a CPU again to stop). */
@@ -850,7 +851,7 @@ static void capture_late(void *ctx, pid_t tid)
 	t->late_until_ns = 0;
 	if (target_get_regs(s->target, tid, &regs) != 0)
 		return;
-	if (stop_was_waiting(t, &regs)) {
+	if (!s->cfg.idle && stop_was_waiting(t, &regs)) {
 		s->stats.dropped_waking++;
 		return;
 	}
@@ -887,7 +888,7 @@ static void capture_thread(void *ctx, size_t index, pid_t tid)
 	s->captured[i] = false;
 	if (target_get_regs(s->target, tid, &regs) != 0)
 		return;
-	if (stop_was_waiting(s->chosen[i], &regs)) {
+	if (!s->cfg.idle && stop_was_waiting(s->chosen[i], &regs)) {
 		s->stats.dropped_waking++;
 		s->round_dropped++;
 	} else
@@ -1040,9 +1041,13 @@ static int sampler_tick_locked(struct sampler *s)
 		t->run_delay_ns = ss.run_delay_ns;
 		t->idle = !ran && !t->running;
 		/* Interrupted by an earlier round, not stopped yet: its stop is
-		 * sampled when it comes. */
-		if (t->late_until_ns > now)
+		 * sampled when it comes. A wall-clock profile counts it at this
+		 * tick too, where it was last seen. */
+		if (t->late_until_ns > now) {
+			if (s->cfg.idle && t->has_last)
+				count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);
 			continue;
+		}
 		t->late_until_ns = 0;
 		char state = '?';
 		if (!s->cfg.idle) {

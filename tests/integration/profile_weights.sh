@@ -50,4 +50,15 @@ assert_eq "exit status (--idle)" "$CS_STATUS" 0
 grep -q '^PeriodType: wall nanoseconds$' "$T/iraw" || fail "--idle period type: $(grep PeriodType "$T/iraw")"
 grep -q '^samples/count wall/nanoseconds$' "$T/iraw" || fail "--idle sample types: $(grep -m1 '/count' "$T/iraw")"
 assert_untraced_running "$FIXTURE_PID"
+
+# A wall-clock profile shows where threads wait: a thread that computes
+# 0.5 ms and sleeps 4.5 ms (clock_nanosleep: csampler may interrupt it
+# there) has about 90% of its samples in the sleep.
+start_fixture burst sleep 500 4500 1 30
+run_csampler --idle -F 199 -d 2 -o "$T/s.folded" -p "$FIXTURE_PID"
+assert_eq "exit status (--idle, sleeping thread)" "$CS_STATUS" 0
+worker=$(folded_count "$T/s.folded" ';worker;')
+[ "$worker" -gt 200 ] || fail "--idle: the worker has $worker samples in 2 s at 199 Hz"
+assert_within "--idle: % of the worker's samples in its sleep" \
+	"$(pct "$(folded_count "$T/s.folded" ';worker;block_once;')" "$worker")" 75 100
 exit 0
