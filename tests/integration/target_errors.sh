@@ -20,7 +20,10 @@ expect_error() {
 max=$(cat /proc/sys/kernel/pid_max)
 expect_error "no such process" 65 "^csampler: no such process: $((max + 1))\$" -p $((max + 1))
 
-sh -c 'sleep 0 & echo $! >"$1"; exec sleep 30' sh "$T/zombie" &
+# the child outlives the exec, so only sleep 30 (which never reaps) is its
+# parent when it ends: a zombie for sure (with 'sleep 0' the shell could
+# reap it before the exec)
+sh -c 'sleep 0.2 & echo $! >"$1"; exec sleep 30' sh "$T/zombie" &
 FIXTURE_PIDS="$FIXTURE_PIDS $!"
 i=0
 while [ "$(proc_state "$(cat "$T/zombie" 2>/dev/null)")" != Z ]; do
