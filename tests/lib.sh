@@ -160,6 +160,23 @@ assert_share() {
 		exit (d <= tol) ? 0 : 1 }' || fail "share of /$re/ out of tolerance"
 }
 
+# run_burst FOLDED RATE BURST-ARGS...: launch the burst fixture under
+# csampler at RATE Hz into FOLDED; sets the fixture's own accounting
+# (TRUTH_WORK, TRUTH_WAIT, TRUTH_STEADY, TRUTH_PROCESS, in ns) and TOTAL,
+# the samples of FOLDED.
+run_burst() {
+	local folded=$1 rate=$2 truth
+	shift 2
+	run_csampler -F "$rate" -o "$folded" -- "$PROGS/burst" "$@"
+	assert_eq "exit status (burst $*)" "$CS_STATUS" 0
+	truth=$(grep '^truth ' "$T/cs.out") || fail "burst $*: no truth line: $(cat "$T/cs.out" "$T/cs.err")"
+	set -- $truth   # truth work_ns W wait_ns B steady_ns S process_ns P
+	TRUTH_WORK=$3 TRUTH_WAIT=$5 TRUTH_STEADY=$7 TRUTH_PROCESS=$9
+	TOTAL=$(folded_total "$folded")
+	[ "$TOTAL" -gt 0 ] || fail "burst $*: no samples"
+	note "burst $*: $(grep -E '^csampler: [0-9]+ samples' "$T/cs.err")"
+}
+
 # pct PART WHOLE: PART as a percentage of WHOLE, one decimal (0 if WHOLE is 0)
 pct() { awk -v p="$1" -v w="$2" 'BEGIN { printf "%.1f\n", (w > 0) ? 100 * p / w : 0 }'; }
 

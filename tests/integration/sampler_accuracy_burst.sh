@@ -18,16 +18,9 @@ need_root
 TEST_TIMEOUT=240
 
 check_case() {
-	local mode=$1 on=$2 off=$3 threads=$4 seconds=$5 F="$T/$1-$2-$3-$4.folded" truth
-	run_csampler -F 499 -o "$F" -- "$PROGS/burst" "$mode" "$on" "$off" "$threads" "$seconds"
-	assert_eq "exit status ($*)" "$CS_STATUS" 0
-	truth=$(grep '^truth ' "$T/cs.out") || fail "$*: no truth line: $(cat "$T/cs.out" "$T/cs.err")"
-	set -- $truth   # truth work_ns W wait_ns B steady_ns S process_ns P
-	local work=$3 wait=$5 process=$9 total
-	total=$(folded_total "$F")
-	[ "$total" -gt 0 ] || fail "$mode $on/$off x$threads: no samples"
-	note "$mode $on/$off x$threads: $(grep -E '^csampler: [0-9]+ samples' "$T/cs.err")"
-	local w b
+	local mode=$1 on=$2 off=$3 threads=$4 F="$T/$1-$2-$3-$4.folded"
+	run_burst "$F" 499 "$@"
+	local work=$TRUTH_WORK wait=$TRUTH_WAIT process=$TRUTH_PROCESS total=$TOTAL w b
 	w=$(pct "$work" "$process")
 	b=$(pct "$wait" "$process")
 	assert_within "$mode $on/$off x$threads: burst_work" \

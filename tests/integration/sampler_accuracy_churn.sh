@@ -14,16 +14,9 @@ need_root
 TEST_TIMEOUT=180
 
 check_case() {
-	local on=$1 off=$2 F="$T/churn-$1-$2.folded" truth
-	run_csampler -F 199 -o "$F" -- "$PROGS/burst" churn "$on" "$off" 1 4
-	assert_eq "exit status (churn $on $off)" "$CS_STATUS" 0
-	truth=$(grep '^truth ' "$T/cs.out") || fail "no truth line: $(cat "$T/cs.out" "$T/cs.err")"
-	set -- $truth   # truth work_ns W wait_ns B steady_ns S process_ns P
-	local work=$3 steady=$7 process=$9 total
-	total=$(folded_total "$F")
-	[ "$total" -gt 0 ] || fail "churn $on/$off: no samples"
-	note "churn $on/$off: $(grep -E '^csampler: [0-9]+ samples' "$T/cs.err")"
-	local short long
+	local on=$1 off=$2 F="$T/churn-$1-$2.folded"
+	run_burst "$F" 199 churn "$on" "$off" 1 4
+	local work=$TRUTH_WORK steady=$TRUTH_STEADY process=$TRUTH_PROCESS total=$TOTAL short long
 	short=$(folded_count "$F" ';short_lived;burst_work(;|$)')
 	long=$(folded_count "$F" ';steady_work(;|$)')
 	local part
