@@ -57,6 +57,14 @@ static void realtime_begin(struct tick_clock *c, int priority, bool quiet)
 	c->saved_priority = old.sched_priority;
 }
 
+uint64_t clock_random_seed(void)
+{
+	uint64_t seed;
+	if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != (ssize_t)sizeof seed)
+		seed = clock_monotonic_ns() ^ ((uint64_t)getpid() * 0x9E3779B97F4A7C15ull);
+	return seed | 1;  /* xorshift must not start at 0 */
+}
+
 int clock_open(struct tick_clock *c, unsigned rate, uint64_t start_ns, int rt_priority,
 	       bool quiet)
 {
@@ -64,9 +72,7 @@ int clock_open(struct tick_clock *c, unsigned rate, uint64_t start_ns, int rt_pr
 	c->fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (c->fd < 0)
 		return -1;
-	if (getrandom(&c->rng, sizeof c->rng, GRND_NONBLOCK) != (ssize_t)sizeof c->rng)
-		c->rng = start_ns ^ ((uint64_t)getpid() << 32);
-	c->rng |= 1;  /* xorshift must not start at 0 */
+	c->rng = clock_random_seed();
 	c->start_ns = start_ns;
 	c->period_ns = 1000000000u / (rate ? rate : 1);
 	if (arm(c) < 0) {

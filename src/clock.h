@@ -51,6 +51,10 @@ static inline uint64_t clock_xorshift64(uint64_t *state)
 	return *state = x;
 }
 
+/* A non-zero seed for clock_xorshift64: from getrandom, else from the pid
+ * and the time. */
+uint64_t clock_random_seed(void);
+
 /* A uniform random number in [0, n) from the clock's generator. */
 uint64_t clock_random_below(struct tick_clock *c, uint64_t n);
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "address.h"
+#include "clock.h"
 #include "dump.h"
 #include "error.h"
 #include "procmaps.h"
@@ -230,13 +231,6 @@ static long syscall_from_regs(const struct user_regs_struct *regs)
 	if (nr < 0 || ret < -ERESTART_RESTARTBLOCK || ret > -ERESTARTSYS)
 		return -1;
 	return nr;
-}
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static int compare_threads(const void *a, const void *b)
@@ -475,7 +469,7 @@ int dump_run(const struct options *o, FILE *out)
 	}
 
 	/* 2. the pause: stop all, copy, resume all, detach */
-	uint64_t t0 = monotonic_ns();
+	uint64_t t0 = clock_monotonic_ns();
 	unsigned rounds = 0;
 	size_t nstopped = stop_all_threads(t, tids, n, stopped, retry_tids, retry_stopped, &rounds);
 	for (size_t i = 0; i < n; i++) {
@@ -494,9 +488,9 @@ int dump_run(const struct options *o, FILE *out)
 		}
 	}
 	target_resume_threads(t, tids, n, stopped);
-	uint64_t t1 = monotonic_ns();
+	uint64_t t1 = clock_monotonic_ns();
 	target_detach(t);
-	uint64_t t2 = monotonic_ns();
+	uint64_t t2 = clock_monotonic_ns();
 	error_set_cleanup(NULL, NULL);
 	for (size_t i = 0; i < n && o->verbose; i++) {
 		if (threads[i].capture_step) {

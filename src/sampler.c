@@ -49,7 +49,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -159,13 +158,6 @@ struct sampler {
 	uint64_t pause_count;
 	struct sampler_stats stats;
 };
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static unsigned pause_bucket(uint64_t ns)
 {
@@ -517,9 +509,7 @@ struct sampler *sampler_new(struct target *t, struct stackmap *m, const struct s
 	while (s->max_skip_level < 31 && (2u << s->max_skip_level) <= IDLE_MAX_SKIP &&
 	       (2u << s->max_skip_level) * s->period_ns <= IDLE_MAX_SKIP_NS)
 		s->max_skip_level++;
-	if (getrandom(&s->rng, sizeof s->rng, GRND_NONBLOCK) != (ssize_t)sizeof s->rng)
-		s->rng = (uint64_t)getpid() * 0x9E3779B97F4A7C15ull;
-	s->rng |= 1;
+	s->rng = clock_random_seed();
 	s->addrs = malloc(s->cfg.max_depth * sizeof *s->addrs);
 	if (!s->addrs || grow_scratch(s, 16) < 0 ||
 	    unwind_snapshot_init(&s->late_snap, s->cfg.stack_window) < 0) {
@@ -847,7 +837,7 @@ static void capture_late(void *ctx, pid_t tid)
 	s->late_thread = NULL;
 	if (!t || t->retired || !t->late_until_ns)
 		return;
-	s->late_seen_ns = monotonic_ns();
+	s->late_seen_ns = clock_monotonic_ns();
 	t->late_until_ns = 0;
 	if (target_get_regs(s->target, tid, &regs) != 0)
 		return;
@@ -868,7 +858,7 @@ static void count_late(void *ctx)
 	if (!t)
 		return;
 	s->late_thread = NULL;
-	record_pause(s, s->late_seen_ns, monotonic_ns());
+	record_pause(s, s->late_seen_ns, clock_monotonic_ns());
 	s->stats.late++;
 	count_captured(s, t, &s->late_snap);
 }
@@ -878,7 +868,7 @@ static void capture_thread(void *ctx, size_t index, pid_t tid)
 {
 	struct sampler *s = ctx;
 	size_t i = s->round_base + index;
-	uint64_t seen = monotonic_ns();
+	uint64_t seen = clock_monotonic_ns();
 	struct user_regs_struct regs;
 
 	if (s->chosen[i]->retired)
@@ -895,7 +885,7 @@ static void capture_thread(void *ctx, size_t index, pid_t tid)
 		s->captured[i] = unwind_capture(s->chosen[i]->proc->unwinder, tid, &regs,
 						&s->snaps[i]) == 0;
 	s->chosen[i]->seen_ns = seen;
-	s->chosen[i]->done_ns = monotonic_ns();
+	s->chosen[i]->done_ns = clock_monotonic_ns();
 }
 
 /* After the round: the pause of T, without the time it waited for a CPU
@@ -972,7 +962,7 @@ static size_t pick_running(struct sampler *s, size_t from, size_t n, size_t want
  * while the round ends). Returns how many stops were found waiting. */
 static size_t sample_round(struct sampler *s, size_t base, size_t n, long long spin_ns)
 {
-	uint64_t late_until = monotonic_ns() + LATE_WAIT_NS;
+	uint64_t late_until = clock_monotonic_ns() + LATE_WAIT_NS;
 	for (size_t i = base; i < base + n; i++) {
 		s->chosen_tids[i] = s->chosen[i]->tid;
 		s->captured[i] = false;
@@ -980,7 +970,7 @@ static size_t sample_round(struct sampler *s, size_t base, size_t n, long long s
 	}
 	s->round_base = base;
 	s->round_dropped = 0;
-	s->round_start_ns = monotonic_ns();
+	s->round_start_ns = clock_monotonic_ns();
 	target_sample_threads(s->target, &s->chosen_tids[base], n, spin_ns, capture_thread, s);
 	for (size_t i = base; i < base + n; i++)
 		if (s->captured[i] && !s->chosen[i]->retired) {
@@ -1003,7 +993,7 @@ int sampler_tick(struct sampler *s)
 
 static int sampler_tick_locked(struct sampler *s)
 {
-	uint64_t now = s->tick_start_ns = monotonic_ns();
+	uint64_t now = s->tick_start_ns = clock_monotonic_ns();
 	const struct target_thread *tl;
 	size_t n = target_threads(s->target, &tl);
 	size_t nchosen = 0;

@@ -117,13 +117,6 @@ struct top {
 	const char *status;                /* a note for the header, or NULL */
 };
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- function names -------------------------------------------------------------- */
 
 static int accum_reserve(struct accum *a, size_t n)
@@ -502,7 +495,7 @@ static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
 			end = LOOP_EXITED;
 			break;
 		}
-		uint64_t now = monotonic_ns();
+		uint64_t now = clock_monotonic_ns();
 		if (deadline && now >= deadline) {
 			end = LOOP_DURATION;
 			break;
@@ -644,10 +637,10 @@ int top_run(const struct options *o)
 		goto out;
 	}
 	read_command(&tp);
-	uint64_t start = monotonic_ns();
+	uint64_t start = clock_monotonic_ns();
 	tp.second_start_ns = start;
 	enum loop_end end = top_loop(&tp, tp.s.sigfd, start);
-	uint64_t elapsed = monotonic_ns() - start;
+	uint64_t elapsed = clock_monotonic_ns() - start;
 	target_detach(tp.s.target);
 	endwin();
 
