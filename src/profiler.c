@@ -31,6 +31,7 @@
 #include "symbolize.h"
 #include "target.h"
 #include "top.h"
+#include "tracer.h"
 #include "write.h"
 
 #define MAX_FRAMES_PER_ADDRESS 64
@@ -42,6 +43,7 @@ struct run {
 	int stop_signal;             /* the last stop signal received, or 0 */
 	unsigned stop_signals;       /* how many were received */
 	bool progress;               /* draw a status line on stderr */
+	bool attached;               /* the session sampled (the tracer thread says) */
 };
 
 static uint64_t clock_ns(clockid_t clk)
@@ -433,6 +435,34 @@ static int wait_program(struct run *r)
 	return target_exit_status(r->s.target);
 }
 
+/* The tracer thread's part of a recording: attach or launch, sample, let
+ * go. Returns 0, CS_EXIT_FAILURE when sampling failed (what was sampled is
+ * still written), or the status to exit with when nothing was sampled. */
+static int record(void *arg)
+{
+	struct run *r = arg;
+	const struct options *o = r->opt;
+	int status = session_attach(&r->s, o->max_stacks, NULL, NULL, NULL);
+	if (status != 0)
+		return status;
+	r->attached = true;
+	/* A closed stdout (-o - | head) must be an error we report, not a kill.
+	 * Set after the launch fork: an ignored signal stays ignored across exec. */
+	signal(SIGPIPE, SIG_IGN);
+	r->progress = !o->quiet && isatty(STDERR_FILENO);
+	r->start_realtime_ns = clock_ns(CLOCK_REALTIME);
+	r->start_ns = clock_ns(CLOCK_MONOTONIC);
+	if (target_start(r->s.target) < 0) {
+		session_detach(&r->s);
+		r->attached = false;
+		return CS_EXIT_FAILURE;
+	}
+	int loop = sample_loop(r, r->s.sigfd);
+	r->end_ns = clock_ns(CLOCK_MONOTONIC);
+	session_detach(&r->s);
+	return loop < 0 ? CS_EXIT_FAILURE : 0;
+}
+
 int profiler_run(const struct options *o)
 {
 	if (o->dump)
@@ -441,26 +471,16 @@ int profiler_run(const struct options *o)
 		return top_run(o);
 
 	struct run r = { .opt = o };
-	int status = session_start(&r.s, o, o->max_stacks, 0, NULL, NULL, NULL);
+	int status = session_open(&r.s, o, 0);
 	if (status != 0)
 		return status;
-	/* A closed stdout (-o - | head) must be an error we report, not a kill.
-	 * Set after the launch fork: an ignored signal stays ignored across exec. */
-	signal(SIGPIPE, SIG_IGN);
-
-	r.progress = !o->quiet && isatty(STDERR_FILENO);
-	r.start_realtime_ns = clock_ns(CLOCK_REALTIME);
-	r.start_ns = clock_ns(CLOCK_MONOTONIC);
-	if (target_start(r.s.target) < 0) {
-		target_detach(r.s.target);
-		status = CS_EXIT_FAILURE;
-		goto out;
+	status = tracer_run(record, &r);
+	if (status < 0) {
+		warn_errno("cannot start the tracer thread");
+		status = CS_EXIT_SYSTEM;
 	}
-	int loop = sample_loop(&r, r.s.sigfd);
-	r.end_ns = clock_ns(CLOCK_MONOTONIC);
-	target_detach(r.s.target);
-	if (loop < 0)
-		status = CS_EXIT_FAILURE;
+	if (!r.attached)
+		goto out;
 
 	if (!o->quiet)
 		print_stats(&r);

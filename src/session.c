@@ -26,27 +26,12 @@ static void detach_on_die(void *arg)
 		s->on_die(s->ctx);
 }
 
-int session_start(struct session *s, const struct options *o, size_t max_stacks,
-		  int extra_signal, void (*on_event)(void *ctx, const struct target_event *ev),
-		  void (*on_die)(void *ctx), void *ctx)
+int session_open(struct session *s, const struct options *o, int extra_signal)
 {
 	sigset_t mask;
-	struct target_config cfg = {
-		.children = o->children, .mode = o->seize_mode,
-		.on_event = on_target_event, .ctx = s, .verbose = o->verbose,
-	};
-	struct sampler_config sc = {
-		.rate = o->rate, .idle = o->idle, .max_depth = o->max_depth,
-		.stack_window = o->stack_window, .verbose = o->verbose,
-	};
-	int status;
 
 	memset(s, 0, sizeof *s);
 	s->opt = o;
-	s->sigfd = -1;
-	s->on_event = on_event;
-	s->on_die = on_die;
-	s->ctx = ctx;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGINT);
@@ -56,26 +41,52 @@ int session_start(struct session *s, const struct options *o, size_t max_stacks,
 	if (extra_signal)
 		sigaddset(&mask, extra_signal);
 	sigprocmask(SIG_BLOCK, &mask, &s->oldmask);
-
-	status = o->command ? target_launch(&s->target, o->command, &cfg)
-			    : target_attach(&s->target, o->pid, &cfg);
-	if (status != 0) {
-		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
-		return status;
-	}
-	error_set_cleanup(detach_on_die, s);
 	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s->sigfd < 0) {
+		warn_errno("cannot set up sampling");
+		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+		return CS_EXIT_SYSTEM;
+	}
+	return 0;
+}
+
+int session_attach(struct session *s, size_t max_stacks,
+		   void (*on_event)(void *ctx, const struct target_event *ev),
+		   void (*on_die)(void *ctx), void *ctx)
+{
+	const struct options *o = s->opt;
+	struct target_config cfg = {
+		.children = o->children, .mode = o->seize_mode,
+		.on_event = on_target_event, .ctx = s, .verbose = o->verbose,
+	};
+	struct sampler_config sc = {
+		.rate = o->rate, .idle = o->idle, .max_depth = o->max_depth,
+		.stack_window = o->stack_window, .verbose = o->verbose,
+	};
+
+	s->on_event = on_event;
+	s->on_die = on_die;
+	s->ctx = ctx;
+	int status = o->command ? target_launch(&s->target, o->command, &cfg)
+				: target_attach(&s->target, o->pid, &cfg);
+	if (status != 0)
+		return status;
+	error_set_cleanup(detach_on_die, s);
 	s->map = stackmap_new(max_stacks, o->max_depth);
 	s->sampler = s->map ? sampler_new(s->target, s->map, &sc) : NULL;
-	if (s->sigfd < 0 || !s->map || !s->sampler) {
+	if (!s->map || !s->sampler) {
 		warn_errno("cannot set up sampling");
-		target_detach(s->target);
-		session_end(s);
+		session_detach(s);
 		return CS_EXIT_SYSTEM;
 	}
 	pid_t pid = target_main_pid(s->target);
 	sampler_on_event(s->sampler, &(struct target_event){ TARGET_EV_PROCESS_NEW, pid, pid });
 	return 0;
+}
+
+void session_detach(struct session *s)
+{
+	target_detach(s->target);
 }
 
 void session_end(struct session *s)

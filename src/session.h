@@ -1,16 +1,23 @@
 /* session: how a sampling session starts and ends, shared by the profiler
  * and --top.
  *
- * session_start blocks SIGCHLD and the stop signals (SIGINT, SIGTERM, SIGHUP,
- * SIGQUIT, and EXTRA_SIGNAL if not 0) and opens a signalfd for them before
- * the target is touched, so a Ctrl-C during a slow attach ends the run
- * cleanly; attaches to or launches the target (not started yet: the caller
- * calls target_start); makes the stackmap and the sampler, and feeds the
- * sampler every target event before the caller's ON_EVENT sees it; and makes
- * die() detach first (then ON_DIE). It returns 0, or the exit status to
- * return with everything already released and the message printed.
- * session_end releases what is left (the target must be detached) and
- * restores the signal mask. */
+ * A session has two threads: the caller, and the tracer thread (tracer.h)
+ * that makes every ptrace call and whose exit lets the target go.
+ *   1. session_open, in the caller: blocks SIGCHLD and the stop signals
+ *      (SIGINT, SIGTERM, SIGHUP, SIGQUIT, and EXTRA_SIGNAL if not 0) and
+ *      opens a signalfd for them before the target is touched, so the tracer
+ *      thread inherits the mask, a Ctrl-C during a slow attach ends the run
+ *      cleanly, and no stop signal acts on the caller while it writes;
+ *   2. session_attach, in the tracer thread: attaches to or launches the
+ *      target (not started yet: the caller calls target_start); makes the
+ *      stackmap and the sampler, and feeds the sampler every target event
+ *      before ON_EVENT sees it; makes die() run ON_DIE (die's exit lets the
+ *      target go as the tracer thread's does). It returns 0, or the exit
+ *      status to return, the message printed and the target let go;
+ *   3. session_detach, in the tracer thread, which then returns;
+ *   4. session_end, in the caller after tracer_run: releases what is left
+ *      and restores the signal mask.
+ * session_open and session_attach return 0 or a CS_EXIT_* status. */
 #ifndef CSAMPLER_SESSION_H
 #define CSAMPLER_SESSION_H
 #include <signal.h>
@@ -33,9 +40,11 @@ struct session {
 	void *ctx;
 };
 
-int session_start(struct session *s, const struct options *o, size_t max_stacks,
-		  int extra_signal, void (*on_event)(void *ctx, const struct target_event *ev),
-		  void (*on_die)(void *ctx), void *ctx);
+int session_open(struct session *s, const struct options *o, int extra_signal);
+int session_attach(struct session *s, size_t max_stacks,
+		   void (*on_event)(void *ctx, const struct target_event *ev),
+		   void (*on_die)(void *ctx), void *ctx);
+void session_detach(struct session *s);
 void session_end(struct session *s);
 
 #endif

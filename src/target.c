@@ -11,7 +11,6 @@
  *   COLLECT     target_stop_threads interrupted it and waits for its stop
  *   HELD        in a ptrace-stop we own; resumed with row->sig (a signal
  *               that arrived while we collected it is re-injected then)
- *   DETACH      target_detach interrupted it and waits for its stop
  * Every report from waitpid goes through handle_report(), whatever we were
  * waiting for, so a tracee never sits in a stop longer than one drain.
  *
@@ -24,7 +23,14 @@
  *     we simply continue;
  *   - the initial stop of an auto-attached thread is PTRACE_EVENT_STOP with
  *     SIGTRAP and may be reported before the parent's clone event;
- *   - a LISTENing tracee cannot be detached directly: interrupt it first. */
+ *   - when the tracer thread exits, the kernel detaches every tracee without
+ *     stopping or waking it (tracer.h): that is target_detach, so no thread
+ *     blocked in a system call is ever interrupted to be let go;
+ *   - a thread that blocked in a system call after its state was read 'R'
+ *     is woken by our interrupt; the calls that return a bare EINTR then
+ *     (epoll_wait, sigtimedwait, a socket read with a timeout...) are
+ *     restarted at the interrupt-stop, as the kernel restarts its own
+ *     (see restart_interrupted_call). */
 #include "config.h"
 
 #include <dirent.h>
@@ -33,17 +39,20 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "target.h"
+#include "tracer.h"
 
 #define NS_PER_SEC 1000000000LL
 /* How long target_stop_threads waits for the slowest thread to stop. */
@@ -53,8 +62,6 @@
 #define SAMPLE_TIMEOUT_NS (2 * 1000000LL)
 /* How long a sampling round polls for stops before it sleeps. */
 #define SPIN_NS (50 * 1000LL)
-/* How long target_detach waits for every tracee to stop. */
-#define DETACH_TIMEOUT_NS (5 * NS_PER_SEC)
 /* How long target_start waits for the launched program's execve. */
 #define START_TIMEOUT_NS (30 * NS_PER_SEC)
 /* Reports handled by one target_poll before it yields back to the caller. */
@@ -69,7 +76,7 @@
 #define CAP_SYS_PTRACE_BIT 19
 #define PF_KTHREAD_FLAG 0x00200000UL
 
-enum row_state { RS_RUNNING, RS_GROUP_STOP, RS_COLLECT, RS_HELD, RS_DETACH };
+enum row_state { RS_RUNNING, RS_GROUP_STOP, RS_COLLECT, RS_HELD };
 
 struct row {
 	enum row_state state;
@@ -77,14 +84,16 @@ struct row {
 	bool intr_out;        /* interrupted (or newly attached), no stop seen yet */
 	bool sample_out;      /* a sampling round gave up waiting for its interrupt-stop */
 	bool clone_seen;      /* its parent's clone event was handled (or it was seized) */
+	bool held_trap;       /* HELD at an interrupt-stop (ours) */
 	int sig;              /* HELD: signal to re-inject on resume */
+	unsigned long long restart_ip; /* a call restarted at that ip, not re-entered yet */
 	unsigned scan_gen;    /* per-sample mode: last /proc scan that listed it */
 };
 
 struct target {
 	struct target_config cfg;
 	pid_t main_pid;
-	bool launched, started, detached, detaching;
+	bool launched, started, detached;
 	int exit_status;              /* launch mode, once the program is reaped */
 	int go_fd, err_fd;            /* launch handshake pipes until target_start */
 	char *cmd_name;               /* launch: argv[0], for messages */
@@ -100,6 +109,7 @@ struct target {
 	pid_t ghosts[GHOSTS];
 	unsigned ghost_next;
 	sigset_t sigchld;
+	unsigned long long restarted;  /* calls restart_interrupted_call restarted */
 
 	/* target_set_late_sample */
 	void (*late_fn)(void *ctx, pid_t tid);
@@ -369,6 +379,118 @@ static pid_t wait_report(struct target *t, int *status, long long deadline)
 	return wait_report_spin(t, status, deadline, 0, NULL, 0);
 }
 
+/* ---- a call our interrupt ended with EINTR ----------------------------------------- */
+
+/* x86_64 system calls that return a bare EINTR (not a restart code the
+ * kernel acts on) when a ptrace interrupt wakes them, and that have done
+ * nothing when they do, so running them again is what the kernel's own
+ * restart would do. Left out: connect (it goes on in the background),
+ * close (the descriptor is gone anyway), io_uring_enter (it may have
+ * submitted). */
+static bool call_restartable(unsigned long long nr)
+{
+	switch (nr) {
+	case 0:   /* read */
+	case 1:   /* write */
+	case 19:  /* readv */
+	case 20:  /* writev */
+	case 43:  /* accept */
+	case 44:  /* sendto */
+	case 45:  /* recvfrom */
+	case 46:  /* sendmsg */
+	case 47:  /* recvmsg */
+	case 65:  /* semop */
+	case 69:  /* msgsnd */
+	case 70:  /* msgrcv */
+	case 128: /* rt_sigtimedwait */
+	case 208: /* io_getevents */
+	case 220: /* semtimedop */
+	case 232: /* epoll_wait */
+	case 242: /* mq_timedsend */
+	case 243: /* mq_timedreceive */
+	case 281: /* epoll_pwait */
+	case 288: /* accept4 */
+	case 299: /* recvmmsg */
+	case 307: /* sendmmsg */
+	case 333: /* io_pgetevents */
+	case 441: /* epoll_pwait2 */
+		return true;
+	default:
+		return false;
+	}
+}
+
+#define X86_64_USER_CS 0x33
+#define EINTR_RET ((unsigned long long)-(long long)EINTR)
+
+/* Whether thread TID of PID has a signal pending that it does not block:
+ * then the EINTR is the signal's, not ours (true when unknown). */
+static bool signal_pending_unblocked(pid_t pid, pid_t tid)
+{
+	char buf[4096];
+	if (!read_task_status(pid, tid, buf, sizeof buf))
+		return true;
+	const char *pnd = status_field(buf, "SigPnd"), *shd = status_field(buf, "ShdPnd");
+	const char *blk = status_field(buf, "SigBlk");
+	if (!pnd || !shd || !blk)
+		return true;
+	unsigned long long pending = strtoull(pnd, NULL, 16) | strtoull(shd, NULL, 16);
+	return (pending & ~strtoull(blk, NULL, 16)) != 0;
+}
+
+/* Row I is at an interrupt-stop of ours, about to be let go. If the stop
+ * ended a system call with a bare EINTR (it blocked after we read it 'R',
+ * and our interrupt woke it), make the thread run the call again, as the
+ * kernel does for ERESTARTNOHAND: rax = the call's number, rip back over the
+ * 2-byte syscall instruction. The call starts afresh: its timeout is
+ * lengthened by the time since it was entered, which is after our read of
+ * the thread's state (microseconds). Not done when a real signal is pending
+ * (the EINTR is then the program's to see); a signal that comes before the
+ * thread runs again undoes it (undo_restart). */
+static void restart_interrupted_call(struct target *t, size_t i, pid_t tid)
+{
+	struct user_regs_struct r;
+	t->rows[i].restart_ip = 0;
+	if (pt(PTRACE_GETREGS, tid, 0, (unsigned long)&r) < 0 || r.cs != X86_64_USER_CS ||
+	    r.rax != EINTR_RET || !call_restartable(r.orig_rax) || r.rip < 2)
+		return;
+	uint8_t insn[2];
+	struct iovec local = { .iov_base = insn, .iov_len = sizeof insn };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)(r.rip - 2), .iov_len = sizeof insn };
+	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof insn ||
+	    insn[0] != 0x0f || insn[1] != 0x05)
+		return;
+	if (signal_pending_unblocked(t->pub[i].pid, tid))
+		return;
+	r.rax = r.orig_rax;
+	r.rip -= 2;
+	if (pt(PTRACE_SETREGS, tid, 0, (unsigned long)&r) < 0)
+		return;
+	t->rows[i].restart_ip = r.rip;
+	t->restarted++;
+	if (t->cfg.verbose >= 2)
+		warn("target: thread %d: restarted system call %llu that our interrupt ended with EINTR",
+		     (int)tid, r.orig_rax);
+}
+
+/* Row I reports a signal-delivery-stop. If a call was restarted for it and
+ * the thread has not run it again yet, the signal would interrupt it: give
+ * the thread its EINTR back, so the handler runs and the call fails as it
+ * would have without us. */
+static void undo_restart(struct target *t, size_t i, pid_t tid)
+{
+	struct user_regs_struct r;
+	unsigned long long ip = t->rows[i].restart_ip;
+	t->rows[i].restart_ip = 0;
+	if (!ip || pt(PTRACE_GETREGS, tid, 0, (unsigned long)&r) < 0 || r.rip != ip ||
+	    r.rax != r.orig_rax)
+		return;
+	r.rax = EINTR_RET;
+	r.rip += 2;
+	if (pt(PTRACE_SETREGS, tid, 0, (unsigned long)&r) == 0)
+		t->restarted--;
+}
+
 /* ---- resuming a stopped thread according to its row ---------------------------------- */
 
 enum stop_kind { STOP_TRAP, STOP_GROUP, STOP_SIGNAL, STOP_EVENT };
@@ -381,7 +503,7 @@ static void detach_now(struct target *t, ssize_t i, pid_t tid, int sig)
 	if (i >= 0) {
 		t->rows[i].traced = false;
 		t->rows[i].clone_seen = true;
-		if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE && !t->detaching)
+		if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE)
 			row_set_state(t, (size_t)i, RS_RUNNING);
 		else
 			row_remove(t, (size_t)i, false);
@@ -408,6 +530,7 @@ static void sample_late(struct target *t, size_t i, pid_t tid)
 {
 	row_set_state(t, i, RS_HELD);
 	t->rows[i].sig = 0;
+	t->rows[i].held_trap = true;
 	t->late_fn(t->late_ctx, tid);
 	ssize_t k = row_find(t, tid);
 	if (k >= 0 && t->rows[k].state == RS_HELD)
@@ -429,10 +552,9 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 
 	r->intr_out = false;
 	r->sample_out = false;
-	if (r->state == RS_DETACH || t->detaching) {
-		detach_now(t, (ssize_t)i, tid, inject);
-		return;
-	}
+	if (kind == STOP_SIGNAL)
+		undo_restart(t, i, tid);
+	r->restart_ip = 0;
 	if (r->state == RS_COLLECT) {
 		if (kind == STOP_GROUP) {
 			/* Stopped by the target's own group-stop: not ours to
@@ -446,12 +568,15 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 		}
 		row_set_state(t, i, RS_HELD);
 		r->sig = inject;
+		r->held_trap = kind == STOP_TRAP;
 		return;
 	}
 	if (late) {
 		sample_late(t, i, tid);
 		return;
 	}
+	if (kind == STOP_TRAP)
+		restart_interrupted_call(t, i, tid);
 	if (!persistent) {
 		/* A per-sample tracee reporting outside a sample (its collection
 		 * timed out): let it go. */
@@ -514,16 +639,13 @@ static void handle_new_child(struct target *t, size_t i, int event, pid_t child)
 	}
 	if (!thread && !t->cfg.children)
 		return; /* detached at its first stop (unknown tid, unknown process) */
-	ssize_t j = add_new_tracee(t, thread ? parent_pid : child, child, true);
-	if (j >= 0 && t->detaching)
-		t->rows[j].state = RS_DETACH;
+	add_new_tracee(t, thread ? parent_pid : child, child, true);
 }
 
 /* An execve completed in process PID (reported by its new leader, tid ==
  * PID); FORMER is the tid that called it. All other threads are gone. */
 static void handle_exec(struct target *t, pid_t pid, pid_t former)
 {
-	bool detach = t->detaching;
 	ssize_t leader = row_find(t, pid);
 	if (leader < 0) {
 		/* The old leader was never ours (it had exited when we
@@ -533,21 +655,15 @@ static void handle_exec(struct target *t, pid_t pid, pid_t former)
 			detach_now(t, -1, pid, 0);
 			return;
 		}
-		if (!detach)
-			emit(t, TARGET_EV_THREAD_NEW, pid, pid);
+		emit(t, TARGET_EV_THREAD_NEW, pid, pid);
 	}
-	detach = detach || t->rows[leader].state == RS_DETACH;
 	for (size_t k = t->nrows; k-- > 0;)
 		if (t->pub[k].pid == pid && t->pub[k].tid != pid)
-			row_remove(t, k, !detach);
+			row_remove(t, k, true);
 	leader = row_find(t, pid);
 	t->rows[leader].intr_out = false;
 	t->rows[leader].clone_seen = true;
 	t->rows[leader].traced = true;
-	if (detach) {
-		detach_now(t, leader, pid, 0);
-		return;
-	}
 	if (t->cfg.verbose >= 2)
 		warn("target: process %d executed a new program (thread %d)", (int)pid, (int)former);
 	emit(t, TARGET_EV_EXEC, pid, pid);
@@ -569,10 +685,10 @@ static void handle_death(struct target *t, pid_t tid, int status)
 	if (i < 0)
 		return;
 	pid_t pid = t->pub[i].pid;
-	row_remove(t, (size_t)i, !t->detaching);
+	row_remove(t, (size_t)i, true);
 	/* A leader reports last; untraced (per-sample) rows never report. */
 	if (tid == pid)
-		remove_process(t, pid, !t->detaching);
+		remove_process(t, pid, true);
 }
 
 /* A stop of a tid we have no row for: a new thread whose clone event has not
@@ -582,7 +698,7 @@ static void handle_unknown_stop(struct target *t, pid_t tid, int status)
 	int sig = WSTOPSIG(status), event = status >> 16;
 	int inject = event == 0 ? sig : 0;
 	pid_t tgid = read_tgid(tid);
-	bool keep = !t->detaching && t->cfg.mode == TARGET_SEIZE_PERSISTENT && tgid > 0 &&
+	bool keep = t->cfg.mode == TARGET_SEIZE_PERSISTENT && tgid > 0 &&
 		    (process_known(t, tgid) || t->cfg.children);
 	if (!keep) {
 		ghost_add(t, tid);
@@ -749,6 +865,19 @@ static void rescan_tasks(struct target *t)
 /* ---- attach ----------------------------------------------------------------------- */
 
 /* Is ANC csampler itself or one of its ancestors? */
+/* PID is traced by thread TRACER: say by which process, and how to go on. */
+static int already_traced(pid_t pid, pid_t tracer)
+{
+	char comm[64];
+	pid_t process = read_tgid(tracer);
+	if (process <= 0)
+		process = tracer;
+	read_comm(process, comm, sizeof comm);
+	warn("cannot profile process %d: it is already traced by process %d (%s); detach that "
+	     "tracer first", (int)pid, (int)process, comm);
+	return CS_EXIT_TRACED;
+}
+
 static bool is_self_or_ancestor(pid_t anc)
 {
 	pid_t p = getpid();
@@ -904,13 +1033,8 @@ static int check_attachable(pid_t pid, pid_t *tgid)
 		}
 	}
 	long tracer = status_long(st, "TracerPid", 0);
-	if (tracer > 0) {
-		char comm[64];
-		read_comm((pid_t)tracer, comm, sizeof comm);
-		warn("cannot profile process %d: it is already traced by process %ld (%s); detach "
-		     "that tracer first", (int)pid, tracer, comm);
-		return CS_EXIT_TRACED;
-	}
+	if (tracer > 0)
+		return already_traced(pid, (pid_t)tracer);
 	return 0;
 }
 
@@ -949,7 +1073,7 @@ static bool traced_by_us(pid_t pid, pid_t tid)
 {
 	char st[4096];
 	return read_task_status(pid, tid, st, sizeof st) &&
-	       status_long(st, "TracerPid", 0) == (long)getpid();
+	       status_long(st, "TracerPid", 0) == (long)gettid(); /* the tracer thread */
 }
 
 /* Seize every thread of PID, passing over /proc/PID/task until a pass finds
@@ -989,14 +1113,8 @@ static int seize_all_threads(struct target *t, pid_t pid)
 					char st[4096];
 					long tracer = read_task_status(pid, tid, st, sizeof st) ?
 						      status_long(st, "TracerPid", 0) : 0;
-					if (tracer > 0) {
-						char comm[64];
-						read_comm((pid_t)tracer, comm, sizeof comm);
-						warn("cannot profile process %d: it is already traced by "
-						     "process %ld (%s); detach that tracer first",
-						     (int)pid, tracer, comm);
-						return CS_EXIT_TRACED;
-					}
+					if (tracer > 0)
+						return already_traced(pid, (pid_t)tracer);
 					explain_eperm(pid);
 					return CS_EXIT_PERMISSION;
 				}
@@ -1021,41 +1139,46 @@ static int seize_all_threads(struct target *t, pid_t pid)
 	return CS_EXIT_FAILURE;
 }
 
-/* Per-sample mode: seize the main thread of process (row I) once, so
- * permission errors show at attach, and let it go again. 0 or CS_EXIT_*. */
+/* Per-sample mode: whether the main thread can be seized, asked of a thread
+ * that seizes it and exits (tracer.h): the kernel lets it go again without
+ * stopping it, so a thread blocked in a system call is not disturbed. */
+struct seize_probe {
+	pid_t tid;
+	int err;
+};
+
+static int seize_and_exit(void *arg)
+{
+	struct seize_probe *p = arg;
+	p->err = pt(PTRACE_SEIZE, p->tid, 0, PTRACE_O_TRACEEXEC) < 0 ? errno : 0;
+	return 0;
+}
+
+/* Per-sample mode: check once that process (row I) can be traced, so
+ * permission errors show at attach. 0 or CS_EXIT_*. */
 static int probe_per_sample(struct target *t, size_t i, pid_t asked)
 {
-	pid_t tid = t->pub[i].tid;
-	if (pt(PTRACE_SEIZE, tid, 0, PTRACE_O_TRACEEXEC) < 0) {
-		if (errno == ESRCH) {
-			warn("no such process: %d", (int)asked);
-			return CS_EXIT_NO_PROCESS;
-		}
-		if (errno == EPERM && thread_exiting(tid, tid))
-			return 0; /* an exited leader: its threads are probed per sample */
-		if (errno != EPERM) {
-			warn_errno("cannot trace process %d", (int)tid);
-			return CS_EXIT_FAILURE;
-		}
-		explain_eperm(tid);
-		return CS_EXIT_PERMISSION;
+	struct seize_probe probe = { .tid = t->pub[i].tid };
+	if (tracer_run(seize_and_exit, &probe) < 0) {
+		warn_errno("cannot start a thread to trace process %d", (int)probe.tid);
+		return CS_EXIT_SYSTEM;
 	}
-	t->rows[i].traced = true;
-	t->rows[i].intr_out = true;
-	row_set_state(t, i, RS_COLLECT);
-	if (pt(PTRACE_INTERRUPT, tid, 0, 0) < 0)
-		row_set_state(t, i, RS_RUNNING);
-	long long deadline = now_ns() + COLLECT_TIMEOUT_NS;
-	int st;
-	pid_t r;
-	while (t->ncollect && (r = wait_report(t, &st, deadline)) > 0)
-		handle_report(t, r, st);
-	ssize_t k = row_find(t, tid);
-	if (k >= 0 && t->rows[k].state == RS_COLLECT)
-		row_set_state(t, (size_t)k, RS_RUNNING); /* detached when its stop comes */
-	if (k >= 0 && t->rows[k].state == RS_HELD)
-		detach_now(t, k, tid, t->rows[k].sig);
-	return 0;
+	errno = probe.err;
+	switch (probe.err) {
+	case 0:
+		return 0;
+	case ESRCH:
+		warn("no such process: %d", (int)asked);
+		return CS_EXIT_NO_PROCESS;
+	case EPERM:
+		if (thread_exiting(probe.tid, probe.tid))
+			return 0; /* an exited leader: its threads are probed per sample */
+		explain_eperm(probe.tid);
+		return CS_EXIT_PERMISSION;
+	default:
+		warn_errno("cannot trace process %d", (int)probe.tid);
+		return CS_EXIT_FAILURE;
+	}
 }
 
 int target_attach(struct target **out, pid_t pid, const struct target_config *cfg)
@@ -1433,6 +1556,9 @@ static void resume_held(struct target *t, size_t i, pid_t tid)
 {
 	int sig = t->rows[i].sig;
 	t->rows[i].sig = 0;
+	if (t->rows[i].held_trap)
+		restart_interrupted_call(t, i, tid);
+	t->rows[i].held_trap = false;
 	if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE) {
 		detach_now(t, (ssize_t)i, tid, sig);
 		return;
@@ -1548,52 +1674,23 @@ size_t target_read_cmdline(pid_t pid, char *buf, size_t size)
 
 /* ---- detaching ------------------------------------------------------------------------ */
 
-static size_t count_detaching(const struct target *t)
-{
-	size_t c = 0;
-	for (size_t i = 0; i < t->nrows; i++)
-		c += t->rows[i].state == RS_DETACH;
-	return c;
-}
-
 void target_detach(struct target *t)
 {
 	if (!t || t->detached)
 		return;
-	t->detaching = true;
 	/* A launched program not started yet: let it exit without running. */
 	if (t->go_fd >= 0) {
 		close(t->go_fd);
 		t->go_fd = -1;
 	}
-	for (size_t i = t->nrows; i-- > 0;) {
-		struct row *r = &t->rows[i];
-		pid_t tid = t->pub[i].tid;
-		if (!r->traced) {
-			continue;
-		} else if (r->state == RS_HELD) {
-			detach_now(t, (ssize_t)i, tid, r->sig);
-		} else {
-			row_set_state(t, i, RS_DETACH);
-			if (pt(PTRACE_INTERRUPT, tid, 0, 0) < 0)
-				row_remove(t, i, false);
-		}
-	}
-	long long deadline = now_ns() + DETACH_TIMEOUT_NS;
-	while (count_detaching(t) > 0) {
-		int status;
-		pid_t tid = wait_report(t, &status, deadline);
-		if (tid <= 0)
-			break;
-		handle_report(t, tid, status);
-	}
-	if (count_detaching(t) > 0)
-		warn("%zu threads did not stop to be detached; they are released when csampler exits",
-		     count_detaching(t));
+	if (t->cfg.verbose && t->restarted)
+		warn("restarted %llu system call%s that an interrupt ended with EINTR", t->restarted,
+		     t->restarted == 1 ? "" : "s");
+	/* Nothing to ask of the kernel: the tracees are let go when the
+	 * tracer thread exits, each as it is (tracer.h). */
 	t->nrows = 0;
 	t->ncollect = 0;
 	t->detached = true;
-	t->detaching = false;
 }
 
 void target_free(struct target *t)

@@ -3,9 +3,13 @@
  *
  * Contract: every thread of every traced process is SEIZEd (never EXITKILL);
  * every signal the target receives is re-injected exactly once; group-stops
- * are kept with PTRACE_LISTEN so SIGSTOP/SIGCONT/Ctrl-Z behave as without us;
- * target_detach leaves every tracee running (or stopped, if it was in a
- * group-stop) and untraced, with pending signals passed on. Threads that vanish
+ * are kept with PTRACE_LISTEN so SIGSTOP/SIGCONT/Ctrl-Z behave as without us.
+ * Every call on a target is made from one thread, the session's tracer thread
+ * (tracer.h), and the tracees are let go when that thread exits: each ends
+ * untraced, running (or in its group-stop), with pending signals passed on,
+ * and no thread blocked in a system call is woken (no EINTR). Only threads
+ * read as running are ever interrupted; one that blocked in between has a
+ * call that our interrupt ended with a bare EINTR restarted. Threads that vanish
  * (ESRCH) are dropped silently. Events the other rooms care about (new process,
  * exec, exit) are reported through the callback, from target_poll or from
  * within target_stop_threads. All errors a user can cause are printed once by
@@ -116,8 +120,10 @@ void target_resume_threads(struct target *t, const pid_t *tids, size_t n, const 
  * length (0 if unreadable). Needs no tracing. */
 size_t target_read_cmdline(pid_t pid, char *buf, size_t size);
 
-/* Stop being a tracer: every tracee ends untraced and running as it would
- * without us. Safe to call more than once and from the die() hook. */
+/* Stop being a tracer: forget every tracee (and let a launched program that
+ * was never started exit); makes no ptrace call. The kernel detaches them
+ * when the tracer thread exits, which the caller does next. Safe to call more
+ * than once and from the die() hook. */
 void target_detach(struct target *t);
 void target_free(struct target *t);
 

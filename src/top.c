@@ -40,6 +40,7 @@
 #include "symbolize.h"
 #include "target.h"
 #include "top.h"
+#include "tracer.h"
 
 #include "write.h"
 
@@ -91,6 +92,8 @@ struct proc_symbolizer {
 	struct symbolizer *sym;
 };
 
+enum loop_end { LOOP_QUIT, LOOP_EXITED, LOOP_DURATION, LOOP_ERROR };
+
 struct top {
 	const struct options *opt;
 	struct session s;                  /* s.map: the second being sampled */
@@ -115,6 +118,8 @@ struct top {
 	size_t nrows, rows_cap;
 	uint64_t window_samples, window_ns;
 	const char *status;                /* a note for the header, or NULL */
+	enum loop_end end;                 /* how the loop ended (tracer thread) */
+	uint64_t elapsed_ns;
 };
 
 /* ---- function names -------------------------------------------------------------- */
@@ -475,8 +480,6 @@ static void end_screen_on_die(void *arg)
 		endwin();
 }
 
-enum loop_end { LOOP_QUIT, LOOP_EXITED, LOOP_DURATION, LOOP_ERROR };
-
 static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
 {
 	const struct options *o = tp->opt;
@@ -602,27 +605,25 @@ static void top_free(struct top *tp)
 	session_end(&tp->s);
 }
 
-int top_run(const struct options *o)
+/* The tracer thread's part: attach or launch, drive the screen and the
+ * samples until the loop ends, let go. Returns 0 (tp->end says how the loop
+ * ended) or the status to exit with. */
+static int top_traced(void *arg)
 {
-	if (!isatty(STDOUT_FILENO)) {
-		warn("--top needs a terminal on stdout");
-		return CS_EXIT_USAGE;
-	}
-	struct top tp = { .opt = o, .blocked_fn = UINT32_MAX, .no_stack_fn = UINT32_MAX };
+	struct top *tp = arg;
+	const struct options *o = tp->opt;
 	size_t stacks = o->max_stacks < TOP_WINDOW_STACKS ? o->max_stacks : TOP_WINDOW_STACKS;
-	int status = session_start(&tp.s, o, stacks, SIGWINCH, on_target_event, end_screen_on_die,
-				   &tp);
+	int status = session_attach(&tp->s, stacks, on_target_event, end_screen_on_die, tp);
 	if (status != 0)
 		return status;
-	tp.pid = target_main_pid(tp.s.target);
+	tp->pid = target_main_pid(tp->s.target);
 
 	const char *term = getenv("TERM");
-	tp.screen = newterm(NULL, stdout, stdin);
-	if (!tp.screen) {
-		target_detach(tp.s.target);
+	tp->screen = newterm(NULL, stdout, stdin);
+	if (!tp->screen) {
+		session_detach(&tp->s);
 		warn("--top cannot drive the terminal type '%s'", term ? term : "(TERM unset)");
-		status = CS_EXIT_USAGE;
-		goto out;
+		return CS_EXIT_USAGE;
 	}
 	cbreak();
 	noecho();
@@ -630,23 +631,42 @@ int top_run(const struct options *o)
 	keypad(stdscr, TRUE);
 	curs_set(0);
 
-	if (target_start(tp.s.target) < 0) {
-		target_detach(tp.s.target);
+	if (target_start(tp->s.target) < 0) {
+		session_detach(&tp->s);
 		endwin();
-		status = CS_EXIT_FAILURE;
-		goto out;
+		return CS_EXIT_FAILURE;
 	}
-	read_command(&tp);
+	read_command(tp);
 	uint64_t start = clock_monotonic_ns();
-	tp.second_start_ns = start;
-	enum loop_end end = top_loop(&tp, tp.s.sigfd, start);
-	uint64_t elapsed = clock_monotonic_ns() - start;
-	target_detach(tp.s.target);
+	tp->second_start_ns = start;
+	tp->end = top_loop(tp, tp->s.sigfd, start);
+	tp->elapsed_ns = clock_monotonic_ns() - start;
+	session_detach(&tp->s);
 	endwin();
+	return 0;
+}
+
+int top_run(const struct options *o)
+{
+	if (!isatty(STDOUT_FILENO)) {
+		warn("--top needs a terminal on stdout");
+		return CS_EXIT_USAGE;
+	}
+	struct top tp = { .opt = o, .blocked_fn = UINT32_MAX, .no_stack_fn = UINT32_MAX };
+	int status = session_open(&tp.s, o, SIGWINCH);
+	if (status != 0)
+		return status;
+	status = tracer_run(top_traced, &tp);
+	if (status < 0) {
+		warn_errno("cannot start the tracer thread");
+		status = CS_EXIT_SYSTEM;
+	}
+	if (status != 0)
+		goto out;
 
 	struct sampler_stats st;
 	sampler_get_stats(tp.s.sampler, &st);
-	switch (end) {
+	switch (tp.end) {
 	case LOOP_ERROR:
 		warn("--top stopped: sampling failed (out of memory or a poll error)");
 		status = CS_EXIT_SYSTEM;
@@ -663,7 +683,8 @@ int top_run(const struct options *o)
 	}
 	if (!o->quiet)
 		warn("%llu samples in %.1f s, pause p50 %.1f us p99 %.1f us", (unsigned long long)st.samples,
-		     (double)elapsed / 1e9, (double)st.pause_p50_ns / 1e3, (double)st.pause_p99_ns / 1e3);
+		     (double)tp.elapsed_ns / 1e9, (double)st.pause_p50_ns / 1e3,
+		     (double)st.pause_p99_ns / 1e3);
 out:
 	if (tp.screen)
 		delscreen(tp.screen);

@@ -94,8 +94,16 @@ wait_exit() {
 	WAIT_STATUS=0
 	wait "$pid" || WAIT_STATUS=$?
 }
-# tracer_pid PID: TracerPid from /proc/PID/status.
+# tracer_pid PID: TracerPid from /proc/PID/status (a thread id).
 tracer_pid() { awk '/^TracerPid:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
+# tracer_tgid PID: the process whose thread traces PID (csampler traces from
+# a thread of its own), or 0.
+tracer_tgid() {
+	local tp
+	tp=$(tracer_pid "$1")
+	case "$tp" in ''|0) echo 0; return ;; esac
+	awk '/^Tgid:/ {print $2}' "/proc/$tp/status" 2>/dev/null || echo 0
+}
 
 # wait_state PID LETTERS [SECONDS]: wait until PID's state is one of LETTERS.
 wait_state() {

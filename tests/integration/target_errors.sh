@@ -45,7 +45,7 @@ pid=$FIXTURE_PID
 "$CSAMPLER" -q -d 60 -o "$T/first.folded" -p "$pid" >"$T/first.out" 2>"$T/first.err" &
 first=$!
 i=0
-while [ "$(tracer_pid "$pid")" != "$first" ]; do
+while [ "$(tracer_tgid "$pid")" != "$first" ]; do
 	i=$((i + 1)); [ $i -lt 400 ] || fail "first csampler never attached"; sleep 0.05
 done
 expect_error "already traced" 68 "process $pid: it is already traced by process $first \\(csampler\\)" -p "$pid"

@@ -12,7 +12,7 @@ for sig in INT TERM HUP QUIT; do
 	"$CSAMPLER" -q -F 199 -o "$T/out.folded" -p "$pid" >"$T/cs.out" 2>"$T/cs.err" &
 	cs=$!
 	i=0
-	while [ "$(tracer_pid "$pid")" != "$cs" ]; do
+	while [ "$(tracer_tgid "$pid")" != "$cs" ]; do
 		i=$((i + 1))
 		[ $i -lt 400 ] || fail "csampler never attached: $(cat "$T/cs.err")"
 		sleep 0.05

@@ -13,7 +13,7 @@ for mode in persistent per-sample; do
 		>"$T/cs.out" 2>"$T/cs.err" &
 	cs=$!
 	i=0
-	while [ "$(tracer_pid "$pid")" != "$cs" ] && [ "$mode" = persistent ]; do
+	while [ "$(tracer_tgid "$pid")" != "$cs" ] && [ "$mode" = persistent ]; do
 		i=$((i + 1))
 		[ $i -lt 400 ] || fail "csampler never attached: $(cat "$T/cs.err")"
 		sleep 0.05
