@@ -1,14 +1,18 @@
 /* dump: see dump.h.
  *
- * Order of work, so the target pauses only for the copy:
- *   1. attach, read the mappings, make the unwinder, allocate one snapshot per
- *      thread, read each thread's name, state and wchan from /proc;
- *   2. stop every thread together, copy registers and stack windows, resume
- *      them all, detach (this is the pause, measured and reported with -v);
- *   3. unwind the copies, symbolize, print.
- * The syscall a thread is blocked in comes from the copied registers: a
- * thread interrupted inside a blocking syscall shows the syscall number in
- * orig_rax and a kernel restart code in rax, exactly at the snapshot. */
+ * Order of work, so the target pauses only for the copy, and no blocked
+ * thread is ever interrupted:
+ *   1. in the tracer thread (tracer.h): attach, read the mappings, make the
+ *      unwinder, allocate one snapshot per thread, read each thread's name,
+ *      state and wchan from /proc;
+ *   2. copy every thread that is blocked in the kernel where it waits, from
+ *      /proc/TID/syscall's sp and pc and its stack (blocked.h): no stop;
+ *   3. stop the others (running) together, copy registers and stack
+ *      windows, resume them (this is the pause, reported with -v); the
+ *      tracer thread returns, which lets the process go;
+ *   4. in the caller: unwind the copies, symbolize, print.
+ * A blocked thread's syscall is the one /proc names; a stopped thread's comes
+ * from its registers (orig_rax, with a kernel restart code in rax). */
 #include "config.h"
 
 #include <errno.h>
@@ -21,12 +25,14 @@
 #include <unistd.h>
 
 #include "address.h"
+#include "blocked.h"
 #include "clock.h"
 #include "dump.h"
 #include "error.h"
 #include "procmaps.h"
 #include "symbolize.h"
 #include "target.h"
+#include "tracer.h"
 #include "unwind.h"
 
 #define DUMP_MAX_FRAMES_PER_ADDRESS 64
@@ -46,7 +52,9 @@ struct dump_thread {
 	char state;                  /* from stat before the stop, '?' if unknown */
 	char wchan[64];              /* "" if none */
 	long proc_syscall;           /* from /proc before the stop; -1 none */
-	bool stopped;                /* captured in the snapshot */
+	bool stopped;                /* stopped for the snapshot */
+	bool blocked;                /* read in place, blocked in the kernel */
+	bool captured;               /* registers (or sp/pc) and stack copied */
 	const char *capture_step;    /* what failed after the stop, or NULL */
 	int capture_errno;
 	long syscall;                /* from the registers; -1 if not in one */
@@ -194,8 +202,8 @@ static const char *syscall_name(long nr)
 	case 47: return "recvmsg";
 	case 61: return "wait4";
 	case 65: return "semop";
-	case 68: return "msgsnd";
-	case 69: return "msgrcv";
+	case 69: return "msgsnd";
+	case 70: return "msgrcv";
 	case 72: return "fcntl";
 	case 73: return "flock";
 	case 74: return "fsync";
@@ -258,7 +266,7 @@ static void print_thread_header(struct printer *pr, pid_t pid, const struct dump
 		th->state, state_name(th->state));
 	/* In the snapshot the registers tell; for a thread we could not stop,
 	 * /proc read just before is the best there is. */
-	long nr = th->stopped ? th->syscall : (th->state != 'R' ? th->proc_syscall : -1);
+	long nr = th->captured ? th->syscall : (th->state != 'R' ? th->proc_syscall : -1);
 	if (nr >= 0) {
 		const char *name = syscall_name(nr);
 		if (name)
@@ -270,6 +278,8 @@ static void print_thread_header(struct printer *pr, pid_t pid, const struct dump
 		fputs(", wchan ", out);
 		put_escaped(out, th->wchan, &pr->buf, &pr->bufsz);
 	}
+	if (th->blocked)
+		fputs(", read in place", out);
 	fputc('\n', out);
 }
 
@@ -320,7 +330,7 @@ static void print_thread(struct printer *pr, struct unwinder *u, pid_t pid,
 			 const struct dump_thread *th, uint64_t *addrs, unsigned max_depth)
 {
 	print_thread_header(pr, pid, th);
-	if (!th->stopped) {
+	if (!th->captured) {
 		if (th->capture_step)
 			fprintf(pr->out, "    (no stack: cannot %s the thread: %s)\n", th->capture_step,
 				strerror(th->capture_errno));
@@ -414,142 +424,206 @@ static void detach_on_die(void *arg)
 	target_detach(arg);
 }
 
-int dump_run(const struct options *o, FILE *out)
+/* Everything the snapshot (tracer thread) hands to the printing (caller). */
+struct dump {
+	const struct options *opt;
+	struct procmaps *pm;
+	struct unwinder *u;
+	struct dump_thread *threads;
+	size_t n, ninit;
+	int status;                  /* CS_EXIT_* of the snapshot */
+	bool attached;
+};
+
+/* Capture thread TH without stopping it if it is blocked. True if done. */
+static bool capture_blocked(struct dump *d, struct dump_thread *th)
 {
+	char path[96];
+	pid_t pid = d->opt->pid;
+	snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)pid, (int)th->tid);
+	int sfd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)pid, (int)th->tid);
+	int cfd = open(path, O_RDONLY | O_CLOEXEC);
+	struct blocked_syscall bs;
+	enum blocked_state st = BLOCKED_MALFORMED;
+	if (sfd >= 0 && cfd >= 0)
+		st = blocked_capture(d->u, th->tid, sfd, cfd, &th->snap, &bs);
+	if (sfd >= 0)
+		close(sfd);
+	if (cfd >= 0)
+		close(cfd);
+	if (st != BLOCKED_IN_KERNEL)
+		return false;
+	th->captured = true;
+	th->blocked = true;
+	th->syscall = bs.nr;
+	return true;
+}
+
+/* The tracer thread's part: attach; copy every thread, the blocked ones
+ * from /proc without a stop, the others stopped together; let go. */
+static int dump_snapshot(void *arg)
+{
+	struct dump *d = arg;
+	const struct options *o = d->opt;
 	struct target *t = NULL;
 	struct target_config cfg = { .mode = TARGET_SEIZE_PERSISTENT, .verbose = o->verbose };
-	int status = target_attach(&t, o->pid, &cfg);
-	if (status != 0)
-		return status;
-	error_set_cleanup(detach_on_die, t);
-
-	struct procmaps *pm = NULL;
-	struct unwinder *u = NULL;
-	struct dump_thread *threads = NULL;
 	pid_t *tids = NULL, *retry_tids = NULL;
 	bool *stopped = NULL, *retry_stopped = NULL;
-	uint64_t *addrs = NULL;
-	size_t n = 0, ninit = 0;
-	struct printer pr = { .out = out };
+	size_t n = 0;
+
+	d->status = target_attach(&t, o->pid, &cfg);
+	if (d->status != 0)
+		return d->status;
+	d->attached = true;
+	error_set_cleanup(detach_on_die, t);
 
 	/* 1. everything the snapshot needs, before the stop */
-	pm = procmaps_new(o->pid);
-	if (pm && procmaps_refresh(pm) < 0 && o->verbose)
+	d->pm = procmaps_new(o->pid);
+	if (d->pm && procmaps_refresh(d->pm) < 0 && o->verbose)
 		warn_errno("cannot read the mappings of pid %d", (int)o->pid);
-	if (pm)
-		procmaps_load_perf_map(pm);
-	u = pm ? unwind_new(pm, o->max_depth) : NULL;
+	if (d->pm)
+		procmaps_load_perf_map(d->pm);
+	d->u = d->pm ? unwind_new(d->pm, o->max_depth) : NULL;
 	const struct target_thread *tl;
 	n = target_threads(t, &tl);
-	threads = calloc(n ? n : 1, sizeof *threads);
+	d->threads = calloc(n ? n : 1, sizeof *d->threads);
 	tids = calloc(n ? n : 1, sizeof *tids);
 	stopped = calloc(n ? n : 1, sizeof *stopped);
 	retry_tids = calloc(n ? n : 1, sizeof *retry_tids);
 	retry_stopped = calloc(n ? n : 1, sizeof *retry_stopped);
-	addrs = calloc(o->max_depth ? o->max_depth : 1, sizeof *addrs);
-	if (!pm || !u || !threads || !tids || !stopped || !retry_tids || !retry_stopped || !addrs) {
+	if (!d->pm || !d->u || !d->threads || !tids || !stopped || !retry_tids || !retry_stopped) {
 		warn_errno("cannot set up the snapshot");
-		status = CS_EXIT_SYSTEM;
-		goto detach;
+		d->status = CS_EXIT_SYSTEM;
+		goto out;
 	}
+	d->n = n;
 	for (size_t i = 0; i < n; i++)
-		threads[i].tid = tl[i].tid;
-	qsort(threads, n, sizeof *threads, compare_threads);
-	for (ninit = 0; ninit < n; ninit++) {
-		if (unwind_snapshot_init(&threads[ninit].snap, o->stack_window) < 0) {
+		d->threads[i].tid = tl[i].tid;
+	qsort(d->threads, n, sizeof *d->threads, compare_threads);
+	for (d->ninit = 0; d->ninit < n; d->ninit++) {
+		if (unwind_snapshot_init(&d->threads[d->ninit].snap, o->stack_window) < 0) {
 			warn_errno("cannot set up the snapshot");
-			status = CS_EXIT_SYSTEM;
-			goto detach;
+			d->status = CS_EXIT_SYSTEM;
+			goto out;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		tids[i] = threads[i].tid;
-		threads[i].syscall = -1;
-		read_thread_facts(o->pid, &threads[i]);
+		d->threads[i].syscall = -1;
+		read_thread_facts(o->pid, &d->threads[i]);
 	}
 
-	/* 2. the pause: stop all, copy, resume all, detach */
+	/* 2. blocked threads are read where they wait, never interrupted */
 	uint64_t t0 = clock_monotonic_ns();
-	unsigned rounds = 0;
-	size_t nstopped = stop_all_threads(t, tids, n, stopped, retry_tids, retry_stopped, &rounds);
+	size_t nstop = 0, nblocked = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!stopped[i])
+		if (capture_blocked(d, &d->threads[i]))
+			nblocked++;
+		else
+			tids[nstop++] = d->threads[i].tid;
+	}
+
+	/* 3. the pause: stop the running ones together, copy, resume */
+	uint64_t t1 = clock_monotonic_ns();
+	unsigned rounds = 0;
+	size_t nstopped = nstop ? stop_all_threads(t, tids, nstop, stopped, retry_tids,
+						   retry_stopped, &rounds) : 0;
+	for (size_t k = 0, i = 0; k < nstop; k++) {
+		while (d->threads[i].tid != tids[k])
+			i++;
+		struct dump_thread *th = &d->threads[i];
+		th->stopped = stopped[k];
+		if (!stopped[k])
 			continue;
 		struct user_regs_struct regs;
-		if (target_get_regs(t, tids[i], &regs) < 0) {
-			threads[i].capture_errno = errno;
-			threads[i].capture_step = "read the registers of";
-		} else if (unwind_capture(u, tids[i], &regs, &threads[i].snap) < 0) {
-			threads[i].capture_errno = errno;
-			threads[i].capture_step = "copy the stack of";
+		if (target_get_regs(t, tids[k], &regs) < 0) {
+			th->capture_errno = errno;
+			th->capture_step = "read the registers of";
+		} else if (unwind_capture(d->u, tids[k], &regs, &th->snap) < 0) {
+			th->capture_errno = errno;
+			th->capture_step = "copy the stack of";
 		} else {
-			threads[i].stopped = true;
-			threads[i].syscall = syscall_from_regs(&regs);
+			th->captured = true;
+			th->syscall = syscall_from_regs(&regs);
 		}
 	}
-	target_resume_threads(t, tids, n, stopped);
-	uint64_t t1 = clock_monotonic_ns();
-	target_detach(t);
+	target_resume_threads(t, tids, nstop, stopped);
 	uint64_t t2 = clock_monotonic_ns();
+	if (o->verbose)
+		warn("read %zu blocked threads of pid %d in place (%.3f ms); paused %zu of %zu others "
+		     "together for %.3f ms (%u stop round%s)", nblocked, (int)o->pid,
+		     (double)(t1 - t0) / 1e6, nstopped, nstop, (double)(t2 - t1) / 1e6, rounds,
+		     rounds == 1 ? "" : "s");
+out:
+	target_detach(t);
 	error_set_cleanup(NULL, NULL);
-	for (size_t i = 0; i < n && o->verbose; i++) {
-		if (threads[i].capture_step) {
-			errno = threads[i].capture_errno;
-			warn_errno("cannot %s thread %d", threads[i].capture_step, (int)tids[i]);
-		} else if (!stopped[i]) {
-			warn("thread %d did not stop (it may have exited)", (int)tids[i]);
+	target_free(t);
+	free(tids);
+	free(stopped);
+	free(retry_tids);
+	free(retry_stopped);
+	return d->status;
+}
+
+int dump_run(const struct options *o, FILE *out)
+{
+	struct dump d = { .opt = o };
+	uint64_t *addrs = NULL;
+	struct printer pr = { .out = out };
+
+	int status = tracer_run(dump_snapshot, &d);
+	if (status < 0) {
+		warn_errno("cannot start the tracer thread");
+		status = CS_EXIT_SYSTEM;
+	}
+	if (status != 0)
+		goto out;
+	for (size_t i = 0; i < d.n && o->verbose; i++) {
+		const struct dump_thread *th = &d.threads[i];
+		if (th->capture_step) {
+			errno = th->capture_errno;
+			warn_errno("cannot %s thread %d", th->capture_step, (int)th->tid);
+		} else if (!th->captured) {
+			warn("thread %d did not stop (it may have exited)", (int)th->tid);
 		}
 	}
-	if (o->verbose)
-		warn("paused %zu of %zu threads of pid %d together for %.3f ms (%u stop round%s, "
-		     "detached after %.3f ms)", nstopped, n, (int)o->pid, (double)(t1 - t0) / 1e6,
-		     rounds, rounds == 1 ? "" : "s", (double)(t2 - t0) / 1e6);
 
-	/* 3. unwind the copies, symbolize, print (the target runs again) */
-	if (procmaps_refresh(pm) < 0 && o->verbose)
+	/* 4. unwind the copies, symbolize, print (the target runs again) */
+	if (procmaps_refresh(d.pm) < 0 && o->verbose)
 		warn_errno("cannot reread the mappings of pid %d", (int)o->pid);
 	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };
-	pr.sym = symbolizer_new(pm, &so);
+	pr.sym = symbolizer_new(d.pm, &so);
 	if (!pr.sym)
 		warn_errno("cannot symbolize pid %d; printing addresses", (int)o->pid);
 	pr.bufsz = 256;
 	pr.buf = malloc(pr.bufsz);
-	if (!pr.buf) {
+	addrs = calloc(o->max_depth ? o->max_depth : 1, sizeof *addrs);
+	if (!pr.buf || !addrs) {
 		warn_errno("cannot print the snapshot");
 		status = CS_EXIT_SYSTEM;
 		goto out;
 	}
-	print_process_line(out, o->pid, n, &pr.buf, &pr.bufsz);
-	for (size_t i = 0; i < n; i++) {
-		print_thread(&pr, u, o->pid, &threads[i], addrs, o->max_depth);
-		if (i + 1 < n)
+	print_process_line(out, o->pid, d.n, &pr.buf, &pr.bufsz);
+	for (size_t i = 0; i < d.n; i++) {
+		print_thread(&pr, d.u, o->pid, &d.threads[i], addrs, o->max_depth);
+		if (i + 1 < d.n)
 			fputc('\n', out);
 	}
 	if (fflush(out) != 0 || ferror(out)) {
 		warn_errno("cannot write the snapshot");
 		status = CS_EXIT_OUTPUT;
 	}
-	goto out;
-
-detach:
-	target_detach(t);
-	error_set_cleanup(NULL, NULL);
 out:
 	if (pr.sym)
 		symbolizer_free(pr.sym);
 	free(pr.buf);
-	for (size_t i = 0; i < ninit; i++)
-		unwind_snapshot_fini(&threads[i].snap);
-	free(threads);
-	free(tids);
-	free(stopped);
-	free(retry_tids);
-	free(retry_stopped);
+	for (size_t i = 0; i < d.ninit; i++)
+		unwind_snapshot_fini(&d.threads[i].snap);
+	free(d.threads);
 	free(addrs);
-	if (u)
-		unwind_free(u);
-	if (pm)
-		procmaps_free(pm);
-	target_free(t);
+	if (d.u)
+		unwind_free(d.u);
+	if (d.pm)
+		procmaps_free(d.pm);
 	return status;
 }

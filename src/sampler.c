@@ -35,7 +35,11 @@
  *     the thread slept. A stop at a preemption point in user code is kept:
  *     the thread was executing there.
  * --idle (wall clock) reads every thread every tick and counts a period for
- * each, running or not.
+ * each, running or not: a running one is stopped and copied as above; a
+ * sleeping one that has not run since its last sample counts its last stack
+ * again; one that ran is copied where it waits, from /proc/TID/syscall's sp
+ * and pc and its stack, without a stop (blocked.h), whatever call it waits
+ * in, so no blocked call is ever interrupted.
  * A thread in state R may be waiting for a CPU rather than running (more
  * busy threads than CPUs): it stops only when it gets one, after the round
  * gave up on it (2 ms). That late stop is sampled then (target's late-sample
@@ -53,8 +57,10 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "blocked.h"
 #include "clock.h"
 #include "error.h"
+#include "procfs.h"
 #include "sampler.h"
 
 /* Idle threads are all read every tick while there are at most this many;
@@ -63,24 +69,6 @@
 #define IDLE_READS_PER_TICK 32u
 #define IDLE_MAX_SKIP 32u
 #define IDLE_MAX_SKIP_NS 100000000u
-
-/* Syscalls (x86_64 numbers) that the kernel restarts transparently after a
- * ptrace interrupt, so a thread blocked in them may be stopped in --idle mode.
- * Anything else (epoll_wait, sigtimedwait, poll, ...) could see EINTR. */
-static bool syscall_restarts_transparently(long nr)
-{
-	switch (nr) {
-	case 202: /* futex */
-	case 35:  /* nanosleep */
-	case 230: /* clock_nanosleep */
-	case 61:  /* wait4 */
-	case 247: /* waitid */
-	case 219: /* restart_syscall: one of the above, already restarted once */
-		return true;
-	default:
-		return false;
-	}
-}
 
 struct process_state {
 	pid_t pid;
@@ -147,6 +135,7 @@ struct sampler {
 	size_t round_dropped;          /* stops of the round found waiting */
 	struct unwind_snapshot *snaps;
 	struct unwind_snapshot late_snap;  /* the late stop being sampled */
+	struct unwind_snapshot blocked_snap; /* --idle: a blocked thread read in place */
 	struct thread_state *late_thread;  /* its thread, between capture and done */
 	uint64_t late_seen_ns;
 	uint64_t *addrs;
@@ -191,16 +180,6 @@ static uint64_t pause_percentile(const struct sampler *s, double q)
 	return pause_bucket_value(PAUSE_BUCKETS - 1);
 }
 
-/* Read a small /proc file with pread into buf (NUL-terminated). -1 on error. */
-static ssize_t pread_text(int fd, char *buf, size_t size)
-{
-	ssize_t n = pread(fd, buf, size - 1, 0);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
-}
-
 static void read_comm_file(pid_t pid, char *out, size_t size);
 
 /* /proc/PID/task/TID/schedstat: "run_time run_delay arrivals". */
@@ -229,7 +208,7 @@ static void read_comm_file(pid_t pid, char *out, size_t size)
 	out[0] = '\0';
 	if (fd < 0)
 		return;
-	ssize_t n = pread_text(fd, out, size);
+	ssize_t n = procfs_pread_text(fd, out, size);
 	close(fd);
 	if (n > 0 && out[n - 1] == '\n')
 		out[n - 1] = '\0';
@@ -319,7 +298,7 @@ static struct thread_state *thread_find(struct sampler *s, pid_t tid)
 static bool read_schedstat(const struct thread_state *t, struct schedstat *out)
 {
 	char buf[128];
-	return pread_text(t->schedstat_fd, buf, sizeof buf) > 0 && parse_schedstat(buf, out);
+	return procfs_pread_text(t->schedstat_fd, buf, sizeof buf) > 0 && parse_schedstat(buf, out);
 }
 
 static int open_task_file(pid_t pid, pid_t tid, const char *name)
@@ -512,7 +491,8 @@ struct sampler *sampler_new(struct target *t, struct stackmap *m, const struct s
 	s->rng = clock_random_seed();
 	s->addrs = malloc(s->cfg.max_depth * sizeof *s->addrs);
 	if (!s->addrs || grow_scratch(s, 16) < 0 ||
-	    unwind_snapshot_init(&s->late_snap, s->cfg.stack_window) < 0) {
+	    unwind_snapshot_init(&s->late_snap, s->cfg.stack_window) < 0 ||
+	    unwind_snapshot_init(&s->blocked_snap, s->cfg.stack_window) < 0) {
 		sampler_free(s);
 		return NULL;
 	}
@@ -544,6 +524,7 @@ void sampler_free(struct sampler *s)
 	free(s->chosen);
 	free(s->captured);
 	unwind_snapshot_fini(&s->late_snap);
+	unwind_snapshot_fini(&s->blocked_snap);
 	free(s->addrs);
 	for (size_t i = 0; i < s->nprocs; i++) {
 		unwind_free(s->procs[i]->unwinder);
@@ -655,20 +636,36 @@ static uint32_t flags_for_result(enum unwind_result r)
 static bool thread_read_stat(struct sampler *s, struct thread_state *t, char *state)
 {
 	char buf[512], comm[64];
-	if (pread_text(t->stat_fd, buf, sizeof buf) <= 0 || !parse_stat(buf, state, comm, sizeof comm))
+	if (procfs_pread_text(t->stat_fd, buf, sizeof buf) <= 0 ||
+	    !parse_stat(buf, state, comm, sizeof comm))
 		return false;
 	t->key = thread_key_for(s, t, comm);
 	return true;
 }
 
-static long thread_syscall(const struct thread_state *t)
+static void count_captured(struct sampler *s, struct thread_state *t,
+			   const struct unwind_snapshot *snap);
+
+/* --idle: T is not running. Copy it where it waits, without a stop (no
+ * blocked call is interrupted), and count it. Returns false if it runs now
+ * (or kept running during the tries): the caller stops it then. */
+static bool sample_in_place(struct sampler *s, struct thread_state *t)
 {
-	char buf[128];
-	if (t->syscall_fd < 0 || pread_text(t->syscall_fd, buf, sizeof buf) <= 0)
-		return -1;
-	if (strncmp(buf, "running", 7) == 0)
-		return -2;
-	return strtol(buf, NULL, 10);
+	struct blocked_syscall bs;
+	enum blocked_state st = blocked_capture(t->proc->unwinder, t->tid, t->syscall_fd,
+						t->schedstat_fd, &s->blocked_snap, &bs);
+	if (st == BLOCKED_RUNNING)
+		return false;
+	if (st == BLOCKED_IN_KERNEL) {
+		s->stats.in_place++;
+		count_captured(s, t, &s->blocked_snap);
+	} else if (t->has_last) {
+		count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);
+	} else {
+		count_stack(s, t, STACK_NOT_CAPTURED, NULL, 0, 1);
+		s->stats.not_captured++;
+	}
+	return true;
 }
 
 /* A thread's pause: from our interrupt to its resume. Part of that may be
@@ -1052,21 +1049,14 @@ static int sampler_tick_locked(struct sampler *s)
 			s->chosen[nchosen++] = t;
 			continue;
 		}
-		/* --idle: a sleeping thread. Reuse its stack if it has not run;
-		 * stop it only in syscalls that restart transparently. */
+		/* --idle: a sleeping thread. Reuse its stack if it has not run
+		 * (its stack is as it was), else read it where it waits. */
 		if (!ran && t->has_last) {
 			count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);
 			continue;
 		}
-		long nr = thread_syscall(t);
-		if (nr >= 0 && syscall_restarts_transparently(nr)) {
+		if (!sample_in_place(s, t))
 			s->chosen[nchosen++] = t;
-		} else if (t->has_last) {
-			count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);
-		} else {
-			count_stack(s, t, STACK_NOT_CAPTURED, NULL, 0, 1);
-			s->stats.not_captured++;
-		}
 	}
 
 	/* Poll for the stops while the target leaves a CPU idle. When its

@@ -3,7 +3,8 @@
  * Each tick: read the threads' schedstat (kept-open /proc files, pread),
  * choose those that may be running now (on-CPU mode; see sampler.c for why
  * the estimate is unbiased) or all of them (--idle, where a thread that did
- * not run reuses its last stack without being interrupted), each sample
+ * not run reuses its last stack, and a blocked one that ran is copied where
+ * it waits without being interrupted: blocked.h), each sample
  * counting one period; interrupt the chosen threads together, capture
  * registers and stack window of each as soon as it stops and resume it at
  * once (no thread waits for a slower one), then unwind the copies and count
@@ -48,6 +49,7 @@ struct sampler_stats {
 	uint64_t unwind_results[UNWIND_NRESULTS];
 	uint64_t truncated;
 	uint64_t not_captured;          /* --idle: blocked threads counted without a stack */
+	uint64_t in_place;              /* --idle: blocked threads copied without a stop */
 	uint64_t late;                  /* samples taken when a thread that was waiting for a
 	                                 * CPU got one, after its round gave up on it */
 	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample: interrupt to

@@ -101,6 +101,7 @@ struct unwind_ctx {
 	bool refreshed;                  /* procmaps_refresh already tried */
 	bool window_hit;                 /* needed stack beyond the copy */
 	bool no_info;                    /* the last find_proc_info found no CFI */
+	bool rbp_known;                  /* sp/pc-only snapshot: rbp was found since */
 };
 
 static uint64_t monotonic_ns(void)
@@ -469,9 +470,15 @@ static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *valp, i
 		      void *arg)
 {
 	(void)as;
-	const struct user_regs_struct *r = &((struct unwind_ctx *)arg)->regs;
+	const struct unwind_ctx *c = arg;
+	const struct user_regs_struct *r = &c->regs;
 	if (write)
 		return -UNW_EREADONLYREG;
+	/* a snapshot of a blocked thread knows sp and pc only (and rbp once
+	 * found_frame_record_step found it) */
+	if (c->s->sp_pc_only && reg != UNW_X86_64_RSP && reg != UNW_X86_64_RIP &&
+	    !(reg == UNW_X86_64_RBP && c->rbp_known))
+		return -UNW_EBADREG;
 	switch (reg) {
 	case UNW_X86_64_RAX: *valp = r->rax; break;
 	case UNW_X86_64_RDX: *valp = r->rdx; break;
@@ -603,15 +610,13 @@ void unwind_snapshot_fini(struct unwind_snapshot *s)
 	memset(s, 0, sizeof *s);
 }
 
-int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct *regs,
-		   struct unwind_snapshot *s)
+/* Copy the stack window from SP into S (the registers are set). */
+static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_snapshot *s)
 {
 	s->tid = tid;
-	s->regs = *regs;
-	s->stack_start = regs->rsp;
+	s->stack_start = sp;
 	s->stack_len = 0;
 	s->window_cut = 0;
-	uint64_t sp = regs->rsp;
 	size_t len = s->stack_cap;
 	const struct procmaps_entry *e = procmaps_find(u->pm, sp);
 	bool known = e && e->current && sp >= e->start && sp < e->end;
@@ -631,6 +636,24 @@ int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct 
 	/* an unknown mapping read in full may go on */
 	s->window_cut = known ? e->end - sp > s->stack_cap : (size_t)n == s->stack_cap;
 	return 0;
+}
+
+int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct *regs,
+		   struct unwind_snapshot *s)
+{
+	s->regs = *regs;
+	s->sp_pc_only = false;
+	return copy_stack(u, tid, regs->rsp, s);
+}
+
+int unwind_capture_sp_pc(struct unwinder *u, pid_t tid, uint64_t sp, uint64_t pc,
+			 struct unwind_snapshot *s)
+{
+	memset(&s->regs, 0, sizeof s->regs);
+	s->regs.rsp = sp;
+	s->regs.rip = pc;
+	s->sp_pc_only = true;
+	return copy_stack(u, tid, sp, s);
 }
 
 /* Registers the cursor stands on. */
@@ -709,6 +732,55 @@ static bool leaf_return_step(struct unwind_ctx *c)
 	return true;
 }
 
+/* Whether the instruction before RET is a direct call (e8 rel32) of TARGET. */
+static bool direct_call_of(struct unwind_ctx *c, uint64_t ret, uint64_t target)
+{
+	uint8_t b[5];
+	if (ret < sizeof b || !read_target(c, ret - sizeof b, b, sizeof b) || b[0] != 0xe8)
+		return false;
+	int32_t rel;
+	memcpy(&rel, b + 1, sizeof rel);
+	return ret + (uint64_t)(int64_t)rel == target;
+}
+
+/* A snapshot that knows sp and pc only, at a frame whose caller is found
+ * through rbp (code with frame pointers): rbp is unknown, so find the
+ * frame's record instead. Scanning up from the frame's sp, the first 8-byte
+ * aligned slot R holding the caller's rbp (0, or above R on the same stack)
+ * and at R + 8 a return address just past a direct call of this very
+ * function is the frame's rbp. (Uninitialized locals hold stale records of
+ * earlier calls; those were calls of other functions.) A function reached
+ * otherwise (an indirect call, a tail call) ends the walk. On success the
+ * context registers are the caller's, rbp included, which the rest of the
+ * walk uses. */
+static bool found_frame_record_step(struct unwind_ctx *c, unw_cursor_t *cur)
+{
+	uint64_t sp;
+	unw_proc_info_t pi;
+	if (!c->s->sp_pc_only || c->rbp_known || !cursor_reg(cur, UNW_X86_64_RSP, &sp) ||
+	    (sp & 7) != 0 || unw_get_proc_info(cur, &pi) < 0 || pi.start_ip == 0)
+		return false;
+	for (uint64_t r = sp; r - sp <= FP_FRAME_MAX && r + 16 > r && r + 16 <= c->stack_end;
+	     r += 8) {
+		uint64_t frame[2];
+		if (!read_target(c, r, frame, sizeof frame))
+			return false;
+		uint64_t caller_rbp = frame[0], ret = frame[1];
+		if (caller_rbp != 0 && (caller_rbp <= r || caller_rbp - r > FP_FRAME_MAX ||
+					(caller_rbp & 7) != 0 || caller_rbp >= c->stack_end))
+			continue;
+		if (ret == 0 || ret >= ADDR_ACTIVATION || !module_for_ip(c, ret - 1) ||
+		    !direct_call_of(c, ret, pi.start_ip))
+			continue;
+		c->regs.rip = ret;
+		c->regs.rsp = r + 16;
+		c->regs.rbp = caller_rbp;
+		c->rbp_known = true;
+		return true;
+	}
+	return false;
+}
+
 enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot *s,
 				uint64_t *addrs, unsigned max, unsigned *depth)
 {
@@ -761,11 +833,18 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 				result = UNWIND_WINDOW;
 				break;
 			}
+			enum fp_step fp;
 			if (!c.no_info) {
-				result = UNWIND_BAD_FRAME;
-				break;
+				/* a rule needed a register a blocked thread's
+				 * snapshot does not have */
+				if (!found_frame_record_step(&c, &cur)) {
+					result = UNWIND_BAD_FRAME;
+					break;
+				}
+				fp = FP_STEPPED;
+			} else {
+				fp = frame_pointer_step(&c, &cur);
 			}
-			enum fp_step fp = frame_pointer_step(&c, &cur);
 			if (fp == FP_END) {
 				result = UNWIND_OK;
 				break;

@@ -14,6 +14,7 @@
  * frame right after a signal frame). */
 #ifndef CSAMPLER_UNWIND_H
 #define CSAMPLER_UNWIND_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -38,6 +39,7 @@ struct unwind_snapshot {
 	size_t stack_cap;        /* capacity of stack (the window) */
 	uint8_t *stack;
 	int window_cut;          /* the stack mapping extends beyond the window */
+	bool sp_pc_only;         /* of regs, only rsp and rip are known */
 };
 
 struct unwinder;
@@ -53,6 +55,13 @@ void unwind_snapshot_fini(struct unwind_snapshot *s);
 /* Copy the registers and the stack window of a stopped thread. 0 or -1/errno. */
 int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct *regs,
 		   struct unwind_snapshot *s);
+
+/* Copy the stack window of a thread that is not running, of which only the
+ * stack pointer and program counter are known (a thread blocked in a system
+ * call, from /proc/TID/syscall: see blocked.h). The walk then fails where a
+ * frame's rule needs another register (a caller found only through rbp). */
+int unwind_capture_sp_pc(struct unwinder *u, pid_t tid, uint64_t sp, uint64_t pc,
+			 struct unwind_snapshot *s);
 
 /* Walk the snapshot; write up to max addresses (leaf first) to addrs, set
  * *depth. Returns the unwind_result. */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # dump_threads: --dump on the multi-threaded fixture prints every thread with
 # its name, state, syscall and its own call chain; target-controlled names are
-# escaped; the target ends running and untraced; the pause (-v) is bounded.
+# escaped; blocked threads are read in place (no stop), running ones stopped
+# together; the target ends running and untraced; the pause (-v) is bounded.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 
@@ -71,14 +72,22 @@ if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$OUT"; then
 	fail "control characters in the dump"
 fi
 
-# The pause is reported and sane (a bound, not a timing test).
-pause=$(sed -n 's/^csampler: paused \([0-9]*\) of \([0-9]*\) threads of pid [0-9]* together for \([0-9.]*\) ms.*/\1 \2 \3/p' "$T/cs.err")
+# The pause is reported and sane (a bound, not a timing test): the blocked
+# threads (main, the sleepers, the reader) are read in place, the two
+# spinners stopped together.
+pause=$(sed -n 's/^csampler: read \([0-9]*\) blocked threads of pid [0-9]* in place ([0-9.]* ms); paused \([0-9]*\) of \([0-9]*\) others together for \([0-9.]*\) ms.*/\1 \2 \3 \4/p' "$T/cs.err")
 [ -n "$pause" ] || fail "no pause line in: $(cat "$T/cs.err")"
 set -- $pause
-assert_eq "threads stopped" "$1" "$want"
-assert_eq "threads seen" "$2" "$want"
-awk -v ms="$3" 'BEGIN { exit !(ms < 1000) }' || fail "pause of $3 ms is not bounded by 1 s"
-note "$(grep '^csampler: paused' "$T/cs.err")"
+assert_eq "threads read in place + stopped" "$(($1 + $2))" "$want"
+assert_eq "threads stopped of those not blocked" "$2" "$3"
+[ "$1" -ge 4 ] || fail "only $1 blocked threads read in place (main, two sleepers, reader block)"
+awk -v ms="$4" 'BEGIN { exit !(ms < 1000) }' || fail "pause of $4 ms is not bounded by 1 s"
+note "$(grep '^csampler: read' "$T/cs.err")"
+# the blocked ones say so, the spinners do not
+for name in threads th-sleeper th-reader; do
+	block "$name" | head -1 | grep -q ', read in place$' || fail "thread $name not read in place: $(block "$name" | head -1)"
+done
+block th-spin-a | head -1 | grep -q 'read in place' && fail "a running thread was read in place"
 
 # A second dump right after works the same (nothing left behind by the first).
 run_csampler --dump -p "$PID"
