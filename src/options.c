@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "error.h"
 #include "options.h"
@@ -201,17 +202,51 @@ static bool parse_size(const char *s, unsigned long long *out)
 
 /* ---- options that need more than a number --------------------------------- */
 
+/* Whether two output paths name one file: the same text, or the same
+ * real parent directory and base name ("a.folded" and "./a.folded"). */
+static bool same_output(const char *a, const char *b)
+{
+	if (strcmp(a, b) == 0)
+		return true;
+	if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+		return false;
+	const char *base_a = strrchr(a, '/'), *base_b = strrchr(b, '/');
+	base_a = base_a ? base_a + 1 : a;
+	base_b = base_b ? base_b + 1 : b;
+	if (strcmp(base_a, base_b) != 0)
+		return false;
+	char dir_a[PATH_MAX], dir_b[PATH_MAX], real_a[PATH_MAX], real_b[PATH_MAX];
+	size_t la = (size_t)(base_a - a), lb = (size_t)(base_b - b);
+	if (la >= sizeof dir_a || lb >= sizeof dir_b)
+		return false;
+	memcpy(dir_a, la ? a : ".", la ? la : 2);
+	dir_a[la ? la : 1] = '\0';
+	memcpy(dir_b, lb ? b : ".", lb ? lb : 2);
+	dir_b[lb ? lb : 1] = '\0';
+	return realpath(dir_a, real_a) && realpath(dir_b, real_b) && strcmp(real_a, real_b) == 0;
+}
+
 static enum options_result add_output(struct options *o, const char *path)
 {
+	struct stat st;
+	size_t len = strlen(path);
+
 	if (path[0] == '\0')
 		return usage_error("empty file name for --output");
 	if (o->noutputs == OPTIONS_MAX_OUTPUTS)
 		return usage_error("too many --output files (at most %d)", OPTIONS_MAX_OUTPUTS);
+	if (strcmp(path, "-") != 0 &&
+	    (path[len - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))))
+		return usage_error("--output '%s' is a directory: name a file (e.g. '%s%sprofile.pb.gz')",
+				   path, path, path[len - 1] == '/' ? "" : "/");
 	for (size_t i = 0; i < o->noutputs; i++) {
-		if (strcmp(o->outputs[i].path, path) == 0) {
+		if (same_output(o->outputs[i].path, path)) {
 			if (strcmp(path, "-") == 0)
 				return usage_error("standard output ('-o -') given twice");
-			return usage_error("output file '%s' given twice", path);
+			if (strcmp(o->outputs[i].path, path) == 0)
+				return usage_error("output file '%s' given twice", path);
+			return usage_error("output file '%s' given twice (as '%s')", path,
+					   o->outputs[i].path);
 		}
 	}
 	o->outputs[o->noutputs].path = path;

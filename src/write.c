@@ -1,15 +1,21 @@
 /* write: output formats by name and extension, and the atomic creation of
  * output files (see write.h).
  *
- * A file is written to "PATH.XXXXXX" (mkstemp, same directory, so the rename
- * cannot cross filesystems), flushed, fsynced and closed with every error
- * checked, then renamed over PATH. Any failure removes the temp file: PATH
- * is either the complete new output or untouched. */
+ * A file is written to an unnamed O_TMPFILE in PATH's directory, flushed and
+ * fsynced with every error checked, and only then given a name: linked as
+ * PATH if PATH does not exist, else linked as "PATH.XXXXXX" and renamed over
+ * PATH. So no name ever shows an incomplete file, even if csampler is killed
+ * while writing (the unnamed file goes with it). Where the filesystem has no
+ * O_TMPFILE, the file is written to "PATH.XXXXXX" (mkstemp) and renamed; a
+ * failure removes it. Either way PATH is the complete new output or
+ * untouched. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +23,7 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "clock.h"
 #include "error.h"
 #include "write.h"
 
@@ -152,39 +159,145 @@ static mode_t creation_mode(void)
 	return 0666 & ~mask;
 }
 
+/* The directory holding PATH into DIR (SIZE bytes); false if too long. */
+static bool parent_dir(const char *path, char *dir, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+	if (n >= size)
+		return false;
+	if (!slash)
+		memcpy(dir, ".", 2);
+	else if (slash == path)
+		memcpy(dir, "/", 2);
+	else {
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+	return true;
+}
+
 /* fsync the directory holding PATH so the rename itself is durable; a
  * filesystem that cannot do it is not an error. */
 static void sync_parent_dir(const char *path)
 {
 	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int fd;
-
-	if (!slash) {
-		strcpy(dir, ".");
-	} else if (slash == path) {
-		strcpy(dir, "/");
-	} else {
-		size_t n = (size_t)(slash - path);
-		if (n >= sizeof dir)
-			return;
-		memcpy(dir, path, n);
-		dir[n] = '\0';
-	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!parent_dir(path, dir, sizeof dir))
+		return;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		(void)fsync(fd);
 		close(fd);
 	}
 }
 
+/* Write the whole output to FD (consumed) and make it durable. 0, or -1 with
+ * errno. */
+static int write_whole(int fd, const struct profile *p, enum output_format f,
+		       const struct write_options *opt)
+{
+	FILE *out = fdopen(fd, "w");
+	if (!out) {
+		int err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	errno = 0;
+	if (write_format(p, out, f, opt) < 0 || fflush(out) == EOF || ferror(out) ||
+	    (fsync(fileno(out)) < 0 && errno != EINVAL && errno != EROFS)) {
+		int err = stream_errno(errno);
+		fclose(out);
+		errno = err;
+		return -1;
+	}
+	errno = 0;
+	if (fclose(out) == EOF) {
+		errno = stream_errno(errno);
+		return -1;
+	}
+	return 0;
+}
+
+/* A name "PATH.XXXXXX" not taken yet, into TMP (PATH's length + 8). */
+static void temp_name(const char *path, char *tmp, size_t size, unsigned attempt)
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	uint64_t r = clock_random_seed() + attempt;
+	char suffix[7];
+	for (int i = 0; i < 6; i++, r /= 62)
+		suffix[i] = chars[r % 62];
+	suffix[6] = '\0';
+	snprintf(tmp, size, "%s.%s", path, suffix);
+}
+
+/* Give the complete unnamed file FD the name PATH: a link when PATH does not
+ * exist, else a link under a temp name renamed over PATH. 0 or -1/errno. */
+static int publish_tmpfile(int fd, const char *path, char *tmp, size_t tmpsz)
+{
+	char proc[64];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -1;
+	for (unsigned attempt = 0; attempt < 100; attempt++) {
+		temp_name(path, tmp, tmpsz, attempt);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0) {
+			if (rename(tmp, path) == 0)
+				return 0;
+			int err = errno;
+			unlink(tmp);
+			errno = err;
+			return -1;
+		}
+		if (errno != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+/* Fall back where O_TMPFILE is not supported: write "PATH.XXXXXX", rename. */
+static int write_via_named_temp(const struct profile *p, const char *path, enum output_format f,
+				const struct write_options *opt, char *tmp, size_t tmpsz,
+				const char **step)
+{
+	snprintf(tmp, tmpsz, "%s.XXXXXX", path);
+	*step = "cannot create";
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return -1;
+	*step = "cannot write";
+	if (fchmod(fd, creation_mode()) < 0) {
+		int err = errno;
+		close(fd);
+		unlink(tmp);
+		errno = err;
+		return -1;
+	}
+	if (write_whole(fd, p, f, opt) < 0) {
+		int err = errno;
+		unlink(tmp);
+		errno = err;
+		return -1;
+	}
+	*step = "cannot rename the output to";
+	if (rename(tmp, path) < 0) {
+		int err = errno;
+		unlink(tmp);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
 int write_output(const struct profile *p, const char *path, enum output_format f,
 		 const struct write_options *opt)
 {
+	const char *step = "cannot write";
+	char dir[PATH_MAX];
 	char *tmp = NULL;
-	const char *step;
-	FILE *out = NULL;
-	size_t n;
 	int fd = -1, err;
 
 	if (!path || !*path) {
@@ -206,67 +319,55 @@ int write_output(const struct profile *p, const char *path, enum output_format f
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return write_special(p, path, f, opt);
 
-	n = strlen(path) + sizeof ".XXXXXX";
-	tmp = malloc(n);
-	if (!tmp) {
-		err = ENOMEM;
-		step = "cannot write";
+	size_t tmpsz = strlen(path) + sizeof ".XXXXXX";
+	tmp = malloc(tmpsz);
+	if (!tmp || !parent_dir(path, dir, sizeof dir)) {
+		err = tmp ? ENAMETOOLONG : ENOMEM;
 		goto fail;
 	}
-	snprintf(tmp, n, "%s.XXXXXX", path);
 	step = "cannot create";
-	fd = mkstemp(tmp);
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, creation_mode());
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+		/* no O_TMPFILE on this filesystem (or kernel) */
+		if (write_via_named_temp(p, path, f, opt, tmp, tmpsz, &step) < 0) {
+			err = errno;
+			goto fail;
+		}
+		free(tmp);
+		sync_parent_dir(path);
+		return 0;
+	}
 	if (fd < 0) {
 		err = errno;
-		free(tmp);
-		tmp = NULL;
 		goto fail;
 	}
+	/* write_whole closes the stream; keep a descriptor to link it by */
+	int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	step = "cannot write";
-	if (fchmod(fd, creation_mode()) < 0) {
+	if (keep < 0) {
 		err = errno;
 		goto fail;
 	}
-	out = fdopen(fd, "w");
-	if (!out) {
+	if (write_whole(fd, p, f, opt) < 0) {
+		err = errno;
+		fd = keep;
+		goto fail;
+	}
+	fd = keep;
+	step = "cannot name the output";
+	if (publish_tmpfile(fd, path, tmp, tmpsz) < 0) {
 		err = errno;
 		goto fail;
 	}
-	fd = -1;
-	errno = 0;
-	if (write_format(p, out, f, opt) < 0 || fflush(out) == EOF || ferror(out)) {
-		err = stream_errno(errno);
-		goto fail;
-	}
-	if (fsync(fileno(out)) < 0 && errno != EINVAL && errno != EROFS) {
-		err = errno;
-		goto fail;
-	}
-	errno = 0;
-	if (fclose(out) == EOF) {
-		out = NULL;
-		err = stream_errno(errno);
-		goto fail;
-	}
-	out = NULL;
-	step = "cannot rename the output to";
-	if (rename(tmp, path) < 0) {
-		err = errno;
-		goto fail;
-	}
+	close(fd);
 	free(tmp);
 	sync_parent_dir(path);
 	return 0;
 
 fail:
-	if (out)
-		fclose(out);
 	if (fd >= 0)
 		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
+	free(tmp);
 	errno = err;
 	warn_errno("%s %s", step, path);
 	errno = err;

@@ -15,13 +15,27 @@ L=$FIXTURE_PID
 LOUT=$T/ledger.out
 ledger_check "$L" "$LOUT" 0
 
-# the path is a directory: the temp file goes next to it and is removed
+# the path is a directory when csampler starts: refused before sampling
 mkdir "$T/out" "$T/out/dir.folded" || harness "mkdir"
 st=0
 "$CSAMPLER" -q -F 499 -d 0.5 -o "$T/out/dir.folded" -p "$L" 2>"$T/err" || st=$?
-assert_eq "status for a directory" "$st" 69
+assert_eq "status for a directory" "$st" 64
+assert_match "directory message" "$(head -1 "$T/err")" \
+	"^csampler: --output '$T/out/dir.folded' is a directory: name a file \(e.g. '$T/out/dir.folded/profile.pb.gz'\)$"
+ledger_check "$L" "$LOUT" 0
+
+# the path becomes a directory while csampler samples: the complete file
+# cannot be named; nothing is left next to it or in it
+rmdir "$T/out/dir.folded"
+st=0
+"$CSAMPLER" -q -F 499 -d 1 -o "$T/out/dir.folded" -p "$L" 2>"$T/err" &
+cs=$!
+sleep 0.3
+mkdir "$T/out/dir.folded" || harness "mkdir"
+wait "$cs" || st=$?
+assert_eq "status for a directory made while sampling" "$st" 69
 assert_eq "directory message" "$(cat "$T/err")" \
-	"csampler: cannot rename the output to $T/out/dir.folded: Is a directory"
+	"csampler: cannot name the output $T/out/dir.folded: Is a directory"
 assert_eq "files next to the directory" "$(ls -A "$T/out" | tr '\n' ' ')" "dir.folded "
 assert_eq "files in the directory" "$(ls -A "$T/out/dir.folded" | wc -l | tr -d ' ')" 0
 ledger_check "$L" "$LOUT" 0
