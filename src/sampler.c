@@ -100,6 +100,10 @@ struct thread_state {
 	bool retired;                 /* gone during a tick; released after it */
 };
 
+/* Threads whose /proc entry was found gone in one tick, told to target
+ * after it (more wait for the next tick). */
+#define GONE_PER_TICK 16
+
 /* A log-linear histogram of pause times: 8 sub-buckets per power of two. */
 #define PAUSE_BUCKETS (64 * 8)
 
@@ -141,6 +145,8 @@ struct sampler {
 	uint64_t *addrs;
 
 	bool in_tick;                  /* target events now are deferred */
+	pid_t gone[GONE_PER_TICK];     /* listed by target, /proc entry gone: told after the tick */
+	size_t ngone;
 	uint64_t tick_start_ns;
 	uint64_t round_start_ns;
 	uint64_t pause_hist[PAUSE_BUCKETS];
@@ -437,8 +443,11 @@ static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 	t->stat_fd = open_task_file(pid, tid, "stat");
 	t->syscall_fd = s->cfg.idle ? open_task_file(pid, tid, "syscall") : -1;
 	if (t->schedstat_fd < 0 || t->stat_fd < 0) {
-		/* Gone already: keep nothing. */
+		/* Gone already: keep nothing, and make sure target knows. */
+		bool gone = errno == ENOENT;
 		thread_release(s, t);
+		if (gone && s->ngone < GONE_PER_TICK)
+			s->gone[s->ngone++] = tid;
 		return NULL;
 	}
 	if (s->cfg.idle) {
@@ -982,9 +991,13 @@ static int sampler_tick_locked(struct sampler *s);
 int sampler_tick(struct sampler *s)
 {
 	s->in_tick = true;
+	s->ngone = 0;
 	int ret = sampler_tick_locked(s);
 	s->in_tick = false;
 	release_retired(s);
+	/* target's table may change now: the tick holds no pointer into it */
+	for (size_t i = 0; i < s->ngone; i++)
+		target_thread_gone(s->target, s->gone[i]);
 	return ret;
 }
 

@@ -655,14 +655,17 @@ static void handle_exec(struct target *t, pid_t pid, pid_t former)
 			detach_now(t, -1, pid, 0);
 			return;
 		}
+		t->rows[leader].clone_seen = true;
 		emit(t, TARGET_EV_THREAD_NEW, pid, pid);
 	}
 	for (size_t k = t->nrows; k-- > 0;)
 		if (t->pub[k].pid == pid && t->pub[k].tid != pid)
 			row_remove(t, k, true);
+	/* clone_seen stays as it was: a --children process can exec (and
+	 * exit) before its parent's fork event is read, and that event must
+	 * then find it among the ghosts, not add it again. */
 	leader = row_find(t, pid);
 	t->rows[leader].intr_out = false;
-	t->rows[leader].clone_seen = true;
 	t->rows[leader].traced = true;
 	if (t->cfg.verbose >= 2)
 		warn("target: process %d executed a new program (thread %d)", (int)pid, (int)former);
@@ -1670,6 +1673,26 @@ size_t target_read_cmdline(pid_t pid, char *buf, size_t size)
 			buf[i] = ' ';
 	buf[n] = '\0';
 	return n;
+}
+
+void target_thread_gone(struct target *t, pid_t tid)
+{
+	ssize_t i = row_find(t, tid);
+	if (i < 0 || t->detached || !t->rows[i].traced)
+		return;
+	int status;
+	pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
+	if (r == tid) {
+		handle_report(t, tid, status);
+	} else if (r < 0 && errno == ECHILD) {
+		/* not a tracee of ours any more: its end was never reported */
+		if (t->cfg.verbose)
+			warn("target: thread %d is gone without a report; forgotten", (int)tid);
+		pid_t pid = t->pub[i].pid;
+		row_remove(t, (size_t)i, true);
+		if (tid == pid)
+			remove_process(t, pid, true);
+	}
 }
 
 /* ---- detaching ------------------------------------------------------------------------ */

@@ -115,6 +115,12 @@ int target_get_regs(struct target *t, pid_t tid, struct user_regs_struct *regs);
 /* Resume the threads marked stopped[i]. */
 void target_resume_threads(struct target *t, const pid_t *tids, size_t n, const bool *stopped);
 
+/* TID's /proc entry is gone (the caller could not open it). If it ended as
+ * our tracee, handle that report now; if it is no tracee of ours any more
+ * (its end was never reported), forget it, with its thread (and process)
+ * exit events. */
+void target_thread_gone(struct target *t, pid_t tid);
+
 /* PID's command line from /proc/PID/cmdline, arguments joined by spaces,
  * truncated to size-1 bytes (raw target text: callers escape it). Returns its
  * length (0 if unreadable). Needs no tracing. */
