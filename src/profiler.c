@@ -460,6 +460,7 @@ static int record(void *arg)
 	int loop = sample_loop(r, r->s.sigfd);
 	r->end_ns = clock_ns(CLOCK_MONOTONIC);
 	session_detach(&r->s);
+	sampler_close_threads(r->s.sampler);
 	return loop < 0 ? CS_EXIT_FAILURE : 0;
 }
 

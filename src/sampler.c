@@ -53,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -98,7 +99,12 @@ struct thread_state {
 	uint32_t last_flags;
 	bool has_last;
 	bool retired;                 /* gone during a tick; released after it */
+	bool followed;                /* its /proc files are open (counted in nfollowed) */
 };
+
+/* Descriptors left to everything but the threads' /proc files (mappings,
+ * the spill file, symbolizing and writing start after those are closed). */
+#define FD_RESERVE 96
 
 /* Threads whose /proc entry was found gone in one tick, told to target
  * after it (more wait for the next tick). */
@@ -146,6 +152,8 @@ struct sampler {
 
 	bool in_tick;                  /* target events now are deferred */
 	pid_t gone[GONE_PER_TICK];     /* listed by target, /proc entry gone: told after the tick */
+	size_t nfollowed, max_followed; /* threads with /proc files open, and the most the fd
+	                                 * limit allows (leaving FD_RESERVE) */
 	size_t ngone;
 	uint64_t tick_start_ns;
 	uint64_t round_start_ns;
@@ -353,6 +361,8 @@ static uint32_t thread_key_for(struct sampler *s, const struct thread_state *t, 
 
 static void thread_release(struct sampler *s, struct thread_state *t)
 {
+	if (t->followed)
+		s->nfollowed--;
 	if (t->schedstat_fd >= 0)
 		close(t->schedstat_fd);
 	if (t->stat_fd >= 0)
@@ -420,11 +430,30 @@ static int reserve_thread_slots(struct sampler *s, size_t want)
 	return 0;
 }
 
+/* A thread cannot be followed for want of file descriptors: say so once. */
+static void warn_fd_short(struct sampler *s, pid_t tid)
+{
+	struct rlimit rl;
+	s->stats.fd_short++;
+	if (s->stats.fd_short > 1)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		warn("cannot follow thread %d and others: out of file descriptors (the limit is "
+		     "%llu; csampler keeps 2 per thread): raise it with 'ulimit -n' (as root, "
+		     "also the hard limit)", (int)tid, (unsigned long long)rl.rlim_cur);
+	else
+		warn_errno("cannot follow thread %d and others", (int)tid);
+}
+
 static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 {
 	struct process_state *proc = process_get(s, pid);
 	if (!proc)
 		return NULL;
+	if (s->nfollowed >= s->max_followed) {
+		warn_fd_short(s, tid);
+		return NULL;
+	}
 	size_t slot = s->nthreads_cap;
 	for (size_t i = 0; i < s->nthreads_cap; i++)
 		if (s->threads[i].tid == 0) {
@@ -445,11 +474,15 @@ static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 	if (t->schedstat_fd < 0 || t->stat_fd < 0) {
 		/* Gone already: keep nothing, and make sure target knows. */
 		bool gone = errno == ENOENT;
+		if (errno == EMFILE || errno == ENFILE)
+			warn_fd_short(s, tid);
 		thread_release(s, t);
 		if (gone && s->ngone < GONE_PER_TICK)
 			s->gone[s->ngone++] = tid;
 		return NULL;
 	}
+	t->followed = true;
+	s->nfollowed++;
 	if (s->cfg.idle) {
 		t->last_stack = malloc(s->cfg.max_depth * sizeof *t->last_stack);
 		if (!t->last_stack) {
@@ -498,6 +531,11 @@ struct sampler *sampler_new(struct target *t, struct stackmap *m, const struct s
 	       (2u << s->max_skip_level) * s->period_ns <= IDLE_MAX_SKIP_NS)
 		s->max_skip_level++;
 	s->rng = clock_random_seed();
+	struct rlimit rl;
+	s->max_followed = SIZE_MAX;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		s->max_followed = rl.rlim_cur > FD_RESERVE ?
+			(size_t)(rl.rlim_cur - FD_RESERVE) / (s->cfg.idle ? 3 : 2) : 0;
 	s->addrs = malloc(s->cfg.max_depth * sizeof *s->addrs);
 	if (!s->addrs || grow_scratch(s, 16) < 0 ||
 	    unwind_snapshot_init(&s->late_snap, s->cfg.stack_window) < 0 ||
@@ -543,6 +581,22 @@ void sampler_free(struct sampler *s)
 	free(s->procs);
 	free(s->infos);
 	free(s);
+}
+
+void sampler_close_threads(struct sampler *s)
+{
+	for (size_t i = 0; i < s->nthreads_cap; i++) {
+		struct thread_state *t = &s->threads[i];
+		if (!t->tid || !t->followed)
+			continue;
+		close(t->schedstat_fd);
+		close(t->stat_fd);
+		if (t->syscall_fd >= 0)
+			close(t->syscall_fd);
+		t->schedstat_fd = t->stat_fd = t->syscall_fd = -1;
+		t->followed = false;
+		s->nfollowed--;
+	}
 }
 
 /* A thread is gone (event). During a tick the thread may be among the chosen

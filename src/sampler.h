@@ -50,6 +50,7 @@ struct sampler_stats {
 	uint64_t truncated;
 	uint64_t not_captured;          /* --idle: blocked threads counted without a stack */
 	uint64_t in_place;              /* --idle: blocked threads copied without a stop */
+	uint64_t fd_short;              /* threads not followed: out of file descriptors */
 	uint64_t late;                  /* samples taken when a thread that was waiting for a
 	                                 * CPU got one, after its round gave up on it */
 	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample: interrupt to
@@ -71,6 +72,9 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev);
  * window); the caller keeps owning the previous map. */
 void sampler_set_stackmap(struct sampler *s, struct stackmap *m);
 
+/* Sampling is over: close the threads' /proc files (the descriptors go to
+ * symbolizing and writing). No tick after this. */
+void sampler_close_threads(struct sampler *s);
 /* Take one round of samples. 0, or -1 on a fatal error. */
 int sampler_tick(struct sampler *s);
 /* Account for ticks skipped because a tick overran. */

@@ -3,6 +3,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -16,6 +17,21 @@ static void on_target_event(void *ctx, const struct target_event *ev)
 		sampler_on_event(s->sampler, ev);
 	if (s->on_event)
 		s->on_event(s->ctx, ev);
+}
+
+/* Sampling keeps two or three /proc files open per thread: raise the soft
+ * limit on open files to the hard one. Done after the launch fork, so a
+ * launched program keeps the limit it was given. */
+static void raise_fd_limit(int verbose)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rlim_t was = rl.rlim_cur;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == 0 && verbose)
+		warn("raised the open file limit from %llu to %llu", (unsigned long long)was,
+		     (unsigned long long)rl.rlim_max);
 }
 
 static void detach_on_die(void *arg)
@@ -72,6 +88,7 @@ int session_attach(struct session *s, size_t max_stacks,
 	if (status != 0)
 		return status;
 	error_set_cleanup(detach_on_die, s);
+	raise_fd_limit(o->verbose);
 	s->map = stackmap_new(max_stacks, o->max_depth);
 	s->sampler = s->map ? sampler_new(s->target, s->map, &sc) : NULL;
 	if (!s->map || !s->sampler) {

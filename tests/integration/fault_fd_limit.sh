@@ -1,0 +1,44 @@
+#!/bin/sh
+# fault_fd_limit: csampler keeps two /proc files open per thread. With a
+# soft limit on open files below that (ulimit -Sn 256, 600 threads) it
+# raises the soft limit to the hard one and samples the busy thread that
+# starts last; with the hard limit that low too, it says so in one line
+# naming the limit and the fix (it sampled some threads silently before),
+# and still writes a profile. A launched program keeps the limit it was
+# given.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+
+n=600
+start_fixture sleepers "$n"
+kill -USR1 "$FIXTURE_PID"       # late-spin, the last thread made, spins from now
+
+# soft limit low, hard limit high: raised, every thread followed
+CS_STATUS=0
+( ulimit -Sn 256 && exec "$CSAMPLER" -F 199 -d 1 -o "$T/soft.folded" -p "$FIXTURE_PID" ) \
+	>"$T/cs.out" 2>"$T/cs.err" || CS_STATUS=$?
+assert_eq "soft limit: status" "$CS_STATUS" 0
+grep -q 'out of file descriptors' "$T/cs.err" && fail "soft limit: not raised: $(cat "$T/cs.err")"
+assert_folded_has "$T/soft.folded" ';late_spin;late_leaf [0-9]+$'
+seen=$(sed -nE 's/.*, ([0-9]+) threads seen,.*/\1/p' "$T/cs.err")
+[ "${seen:-0}" -ge $((n + 2)) ] || fail "soft limit: threads seen '$seen', expected at least $((n + 2))"
+
+# hard limit low too: one line that says why and what to do
+CS_STATUS=0
+( ulimit -n 256 && exec "$CSAMPLER" -F 199 -d 1 -o "$T/hard.folded" -p "$FIXTURE_PID" ) \
+	>"$T/cs.out" 2>"$T/cs.err" || CS_STATUS=$?
+assert_eq "hard limit: status" "$CS_STATUS" 0
+assert_eq "hard limit: warnings" "$(grep -c 'out of file descriptors' "$T/cs.err")" 1
+assert_match "hard limit: message" "$(grep 'out of file descriptors' "$T/cs.err")" \
+	"^csampler: cannot follow thread [0-9]+ and others: out of file descriptors \\(the limit is 256; csampler keeps 2 per thread\\): raise it with 'ulimit -n'"
+# the profile is still written (the followed threads may all be asleep)
+[ -f "$T/hard.folded" ] && grep -q "^csampler: wrote $T/hard.folded " "$T/cs.err" ||
+	fail "hard limit: no profile written: $(cat "$T/cs.err")"
+
+# a launched program sees the soft limit it was started with
+CS_STATUS=0
+( ulimit -Sn 200 && exec "$CSAMPLER" -q -o "$T/l.folded" -- sh -c 'ulimit -Sn > "$1"' sh "$T/limit" ) \
+	>"$T/cs.out" 2>"$T/cs.err" || CS_STATUS=$?
+assert_eq "launch: status" "$CS_STATUS" 0
+assert_eq "launched program's soft limit" "$(cat "$T/limit")" 200
+exit 0
