@@ -30,6 +30,7 @@
 #include "stackmap.h"
 #include "symbolize.h"
 #include "target.h"
+#include "tempfile.h"
 #include "top.h"
 #include "tracer.h"
 #include "write.h"
@@ -493,6 +494,14 @@ int profiler_run(const struct options *o)
 	}
 	int wstatus = write_outputs(&r, p);
 	profile_free(p);
+	struct stackmap_stats ms;
+	stackmap_get_stats(r.s.map, &ms);
+	if (ms.lost) {
+		warn("%llu samples lost: the spill file in %s could not be written; the profile "
+		     "lacks them", (unsigned long long)ms.lost, tempfile_dir());
+		if (wstatus == CS_EXIT_OK && status == CS_EXIT_OK)
+			status = CS_EXIT_SYSTEM;
+	}
 	if (wstatus != CS_EXIT_OK)
 		status = wstatus;
 	else if (status == CS_EXIT_OK && o->command)

@@ -63,6 +63,7 @@
 #include "error.h"
 #include "procfs.h"
 #include "sampler.h"
+#include "tempfile.h"
 
 /* Idle threads are all read every tick while there are at most this many;
  * with more, each is read with probability 2^-k (see read_this_tick), k at
@@ -155,6 +156,7 @@ struct sampler {
 	size_t nfollowed, max_followed; /* threads with /proc files open, and the most the fd
 	                                 * limit allows (leaving FD_RESERVE) */
 	size_t ngone;
+	bool warned_spill;             /* a failed spill was reported */
 	uint64_t tick_start_ns;
 	uint64_t round_start_ns;
 	uint64_t pause_hist[PAUSE_BUCKETS];
@@ -678,7 +680,13 @@ static void count_stack(struct sampler *s, struct thread_state *t, uint32_t flag
 {
 	if (t->key == UINT32_MAX)
 		return;
-	if (stackmap_insert(s->map, t->key, flags, addrs, depth, count) == 0) {
+	int ret = stackmap_insert(s->map, t->key, flags, addrs, depth, count);
+	if (ret < 0 && !s->warned_spill) {
+		s->warned_spill = true;
+		warn_errno("cannot write the spill file in %s (TMPDIR): samples that do not fit "
+			   "in memory are lost from now on (the summary counts them)", tempfile_dir());
+	}
+	if (ret == 0) {
 		s->stats.samples += count;
 		if (flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW))
 			s->stats.truncated += count;

@@ -1,6 +1,7 @@
 /* session: the start and end of a sampling session (see session.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -9,6 +10,7 @@
 
 #include "error.h"
 #include "session.h"
+#include "tempfile.h"
 
 static void on_target_event(void *ctx, const struct target_event *ev)
 {
@@ -34,6 +36,25 @@ static void raise_fd_limit(int verbose)
 		     (unsigned long long)rl.rlim_max);
 }
 
+/* The stackmap spills and the writers sort through scratch files: make
+ * sure one can be made and written before the target is touched, not after
+ * the run (samples that cannot be spilled would be lost). */
+static int check_scratch_space(void)
+{
+	char page[4096] = { 0 };
+	int fd = tempfile_open(NULL, "check");
+	int ok = fd >= 0 && tempfile_write_at(fd, page, sizeof page, 0) == 0;
+	int err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (ok)
+		return 0;
+	errno = err;
+	warn_errno("cannot write scratch files in %s (TMPDIR); set TMPDIR to a writable directory "
+		   "with free space", tempfile_dir());
+	return -1;
+}
+
 static void detach_on_die(void *arg)
 {
 	struct session *s = arg;
@@ -56,6 +77,8 @@ int session_open(struct session *s, const struct options *o, int extra_signal)
 	sigaddset(&mask, SIGQUIT);
 	if (extra_signal)
 		sigaddset(&mask, extra_signal);
+	if (check_scratch_space() < 0)
+		return CS_EXIT_SYSTEM;
 	sigprocmask(SIG_BLOCK, &mask, &s->oldmask);
 	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (s->sigfd < 0) {

@@ -9,15 +9,19 @@
 
 #include "tempfile.h"
 
+const char *tempfile_dir(void)
+{
+	const char *dir = getenv("TMPDIR");
+	return dir && *dir ? dir : "/tmp";
+}
+
 int tempfile_open(const char *dir, const char *name)
 {
 	char path[4096];
 	int fd;
 
 	if (!dir || !*dir)
-		dir = getenv("TMPDIR");
-	if (!dir || !*dir)
-		dir = "/tmp";
+		dir = tempfile_dir();
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | O_EXCL, 0600);
 	if (fd >= 0)
 		return fd;

@@ -15,6 +15,8 @@
 
 /* NAME appears in the temporary name of the fallback ("csampler-NAME-XXXXXX"). */
 int tempfile_open(const char *dir, const char *name);
+/* The directory tempfile_open(NULL, ...) uses: $TMPDIR, else /tmp. */
+const char *tempfile_dir(void);
 int tempfile_write_at(int fd, const void *buf, size_t len, uint64_t offset);
 int tempfile_read_at(int fd, void *buf, size_t len, uint64_t offset);
 
