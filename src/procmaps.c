@@ -28,6 +28,7 @@
  * names PROCMAPS_PATH_MAX - 1 bytes, perf map lines PERF_LINE_MAX bytes. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -74,8 +75,12 @@ struct jit_entry {
 	uint64_t seq;
 };
 
+/* Threads looked at to find a live one once the main thread has exited. */
+#define LIVE_TASK_SCAN 4096
+
 struct procmaps {
 	pid_t pid;
+	pid_t proc_pid;   /* the /proc entry read: pid, or a live thread once the main one exited */
 	pid_t nspid;
 	uid_t ruid, euid;
 	int root_fd;
@@ -330,6 +335,45 @@ static void read_status(struct procmaps *pm, const char *status)
 	}
 }
 
+/* Whether /proc/ID/maps (ID a process or any of its threads) has a line. */
+static bool maps_nonempty(pid_t id)
+{
+	char path[64], c;
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)id);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, &c, 1);
+	close(fd);
+	return n == 1;
+}
+
+/* The /proc entry to read PID's memory map through: PID itself, or, once
+ * its main thread has exited (pthread_exit: its maps read empty, its
+ * map_files and memory cannot be read), the first live thread. */
+static pid_t live_task(pid_t pid)
+{
+	if (maps_nonempty(pid))
+		return pid;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return pid;
+	pid_t found = pid;
+	struct dirent *de;
+	for (unsigned seen = 0; seen < LIVE_TASK_SCAN && (de = readdir(d)); seen++) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+		if (*end || tid <= 0 || tid == pid || tid > INT32_MAX || !maps_nonempty((pid_t)tid))
+			continue;
+		found = (pid_t)tid;
+		break;
+	}
+	closedir(d);
+	return found;
+}
+
 struct procmaps *procmaps_new(pid_t pid)
 {
 	if (pid <= 0) {
@@ -340,6 +384,7 @@ struct procmaps *procmaps_new(pid_t pid)
 	if (!pm)
 		return NULL;
 	pm->pid = pid;
+	pm->proc_pid = live_task(pid);
 	pm->root_fd = -1;
 	pm->maps_fd = -1;
 	char path[64];
@@ -352,7 +397,7 @@ struct procmaps *procmaps_new(pid_t pid)
 		return NULL;
 	}
 	read_status(pm, status);
-	snprintf(path, sizeof path, "/proc/%d/root", (int)pid);
+	snprintf(path, sizeof path, "/proc/%d/root", (int)pm->proc_pid);
 	pm->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	return pm;
 }
@@ -384,11 +429,11 @@ void procmaps_free(struct procmaps *pm)
 /* ---- refresh -------------------------------------------------------------- */
 
 /* Read the maps file whole into pm->buf; returns its length or -1. */
-static ssize_t read_maps(struct procmaps *pm)
+static ssize_t read_maps_once(struct procmaps *pm)
 {
 	if (pm->maps_fd < 0) {
 		char path[64];
-		snprintf(path, sizeof path, "/proc/%d/maps", (int)pm->pid);
+		snprintf(path, sizeof path, "/proc/%d/maps", (int)pm->proc_pid);
 		pm->maps_fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (pm->maps_fd < 0) {
 			if (errno == ENOENT)
@@ -426,6 +471,23 @@ static ssize_t read_maps(struct procmaps *pm)
 		got += (size_t)r;
 	}
 	return (ssize_t)got;
+}
+
+/* As read_maps_once; an empty file means the thread we read through has
+ * exited (a process's maps are empty once its main thread has): read
+ * through a live thread instead. */
+static ssize_t read_maps(struct procmaps *pm)
+{
+	ssize_t got = read_maps_once(pm);
+	if (got != 0)
+		return got;
+	pid_t live = live_task(pm->pid);
+	if (live == pm->proc_pid)
+		return got;
+	close(pm->maps_fd);
+	pm->maps_fd = -1;
+	pm->proc_pid = live;
+	return read_maps_once(pm);
 }
 
 static bool same_mapping(const struct procmaps_entry *a, const struct procmaps_entry *b,
@@ -472,7 +534,7 @@ static int file_fd(struct procmaps *pm, const struct procmaps_entry *e, const ch
 	if (pm->nfiles >= MAX_FILES)
 		return -1;
 	char name[96];
-	snprintf(name, sizeof name, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pm->pid,
+	snprintf(name, sizeof name, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pm->proc_pid,
 		 e->start, e->end);
 	int fd = open(name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && pm->root_fd >= 0 && !e->deleted) {
@@ -508,7 +570,7 @@ static void copy_vdso(struct procmaps *pm, const struct procmaps_entry *e)
 		return;
 	struct iovec local = { .iov_base = img, .iov_len = len };
 	struct iovec remote = { .iov_base = (void *)(uintptr_t)e->start, .iov_len = len };
-	if (process_vm_readv(pm->pid, &local, 1, &remote, 1, 0) != (ssize_t)len) {
+	if (process_vm_readv(pm->proc_pid, &local, 1, &remote, 1, 0) != (ssize_t)len) {
 		free(img);
 		return;
 	}

@@ -3,7 +3,9 @@
 # zombie main thread in /proc/PID/task that cannot be traced. The attach
 # passes over it (it used to count it as a new thread on every pass and give
 # up with "creates threads faster than csampler can attach"), samples the
-# live worker for the whole run, and leaves it running and untraced.
+# live worker for the whole run with its symbols (the process's maps read
+# empty then: they are read through the worker), and leaves it running and
+# untraced.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 
@@ -15,6 +17,9 @@ assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
 samples=$(sed -nE 's/^csampler: ([0-9]+) samples,.*/\1/p' "$T/cs.err")
 [ -n "$samples" ] && [ "$samples" -ge 80 ] || fail "expected about 99 samples of the worker, stats: $(cat "$T/cs.err")"
 assert_eq "folded total" "$(folded_total "$T/out.folded")" "$samples"
+# symbolized, though /proc/PID/maps is empty once the main thread has exited
+# (the maps are read through the live worker)
+assert_folded_has "$T/out.folded" '(^|;)start_thread;worker [0-9]+$'
 assert_untraced_running "$pid"
 worker=$(ls "/proc/$pid/task" | grep -vx "$pid" | head -1)
 [ "$(proc_state "$pid/task/$worker")" = R ] || fail "the worker is not running: $(proc_state "$pid/task/$worker")"
