@@ -483,6 +483,10 @@ int profiler_run(const struct options *o)
 	}
 	if (!r.attached)
 		goto out;
+	struct sampler_stats sst;
+	sampler_get_stats(r.s.sampler, &sst);
+	if (sst.samples == 0 && sst.unreadable > 0 && status == CS_EXIT_OK)
+		status = CS_EXIT_PERMISSION;  /* said in the sampler's warning */
 
 	if (!o->quiet)
 		print_stats(&r);

@@ -895,6 +895,20 @@ static void count_captured(struct sampler *s, struct thread_state *t,
 	}
 }
 
+/* A stack copy failed: if the process refuses us its memory (it made
+ * itself non-dumpable, or runs a set-user-ID program, and we lack
+ * CAP_SYS_PTRACE), say so once: otherwise the profile is silently empty. */
+static void note_unreadable(struct sampler *s, const struct thread_state *t)
+{
+	if (errno != EPERM)
+		return;
+	if (s->stats.unreadable++ > 0)
+		return;
+	warn("cannot read the memory of process %d (%s): it is not dumpable (it called "
+	     "prctl(PR_SET_DUMPABLE, 0), or runs a set-user-ID or file-capability program); "
+	     "profile it as root or with CAP_SYS_PTRACE", (int)t->pid, t->proc->comm);
+}
+
 /* Late-sample hook, while the thread is stopped: copy it. */
 static void capture_late(void *ctx, pid_t tid)
 {
@@ -915,6 +929,8 @@ static void capture_late(void *ctx, pid_t tid)
 	}
 	if (unwind_capture(t->proc->unwinder, tid, &regs, &s->late_snap) == 0)
 		s->late_thread = t;
+	else
+		note_unreadable(s, t);
 }
 
 /* Late-sample hook, the thread resumed: unwind and count. */
@@ -949,9 +965,12 @@ static void capture_thread(void *ctx, size_t index, pid_t tid)
 	if (!s->cfg.idle && stop_was_waiting(s->chosen[i], &regs)) {
 		s->stats.dropped_waking++;
 		s->round_dropped++;
-	} else
+	} else {
 		s->captured[i] = unwind_capture(s->chosen[i]->proc->unwinder, tid, &regs,
 						&s->snaps[i]) == 0;
+		if (!s->captured[i])
+			note_unreadable(s, s->chosen[i]);
+	}
 	s->chosen[i]->seen_ns = seen;
 	s->chosen[i]->done_ns = clock_monotonic_ns();
 }

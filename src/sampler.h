@@ -51,6 +51,7 @@ struct sampler_stats {
 	uint64_t not_captured;          /* --idle: blocked threads counted without a stack */
 	uint64_t in_place;              /* --idle: blocked threads copied without a stop */
 	uint64_t fd_short;              /* threads not followed: out of file descriptors */
+	uint64_t unreadable;            /* stack copies refused (EPERM: not dumpable) */
 	uint64_t late;                  /* samples taken when a thread that was waiting for a
 	                                 * CPU got one, after its round gave up on it */
 	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample: interrupt to

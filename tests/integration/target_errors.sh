@@ -81,6 +81,18 @@ if command -v setpriv >/dev/null 2>&1; then
 	assert_eq "not dumpable: exit status" "$CS_STATUS" 67
 	assert_match "not dumpable: message" "$(cat "$T/cs.err")" "^csampler: cannot trace process $nd: it is not dumpable"
 	[ "$(tracer_pid "$nd")" = 0 ] || fail "nodump left traced"
+
+	# A launched program that makes itself non-dumpable: traced, but its
+	# memory is refused to its own user: one line saying why, status 67
+	# (it was 0 samples, status 0, no word). The directory must be
+	# reachable by the unprivileged user.
+	mkdir "$T/nd" && chmod 755 "$T" "$T/nd" || harness "mkdir"
+	CS_STATUS=0
+	( cd "$T/nd" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$CSAMPLER" -q -d 3 -o /dev/null -- "$PROGS/nodump" busy 1 ) >"$T/cs.out" 2>"$T/cs.err" || CS_STATUS=$?
+	assert_eq "launched, not dumpable: exit status" "$CS_STATUS" 67
+	assert_match "launched, not dumpable: message" "$(cat "$T/cs.err")" \
+		"^csampler: cannot read the memory of process [0-9]+ \\(nodump\\): it is not dumpable .*; profile it as root or with CAP_SYS_PTRACE$"
 else
 	note "setpriv missing: owner and dumpable cases not run"
 fi
