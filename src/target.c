@@ -225,6 +225,27 @@ static void read_comm(pid_t pid, char *out, size_t size)
 			*c = '?';
 }
 
+/* Whether PATH is a 32-bit ELF file (i386 and x32 programs: their stacks
+ * are not unwound). False when it cannot be told (not ELF, unreadable). */
+static bool elf_is_32bit(const char *path)
+{
+	unsigned char ident[5];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, ident, sizeof ident);
+	close(fd);
+	return n == (ssize_t)sizeof ident && memcmp(ident, "\177ELF", 4) == 0 && ident[4] == 1;
+}
+
+/* Process PID runs a 32-bit program (its /proc/PID/exe). */
+static bool process_is_32bit(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+	return elf_is_32bit(path);
+}
+
 /* ---- the thread table ------------------------------------------------------------ */
 
 static void emit(struct target *t, enum target_event_kind kind, pid_t pid, pid_t tid)
@@ -669,6 +690,12 @@ static void handle_exec(struct target *t, pid_t pid, pid_t former)
 	t->rows[leader].traced = true;
 	if (t->cfg.verbose >= 2)
 		warn("target: process %d executed a new program (thread %d)", (int)pid, (int)former);
+	if (process_is_32bit(pid)) {
+		char comm[64];
+		read_comm(pid, comm, sizeof comm);
+		warn("process %d (%s) now runs a 32-bit program: its samples show the sampled "
+		     "address only (csampler unwinds 64-bit programs)", (int)pid, comm);
+	}
 	emit(t, TARGET_EV_EXEC, pid, pid);
 	row_set_state(t, (size_t)leader, RS_RUNNING);
 	if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE) {
@@ -1000,6 +1027,11 @@ static int check_attachable(pid_t pid, pid_t *tgid)
 		     "deadlock the session)", (int)pid);
 		return CS_EXIT_BAD_TARGET;
 	}
+	if (process_is_32bit(pid)) {
+		warn("cannot profile process %d: it runs a 32-bit program; csampler unwinds 64-bit "
+		     "(x86-64) programs only", (int)pid);
+		return CS_EXIT_BAD_TARGET;
+	}
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
 	char stat[1024];
 	if (read_small(path, stat, sizeof stat) > 0) {
@@ -1318,6 +1350,10 @@ int target_launch(struct target **out, char *const argv[], const struct target_c
 		warn("%s: %s", name, strerror(err));
 		return err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG ? CS_EXIT_NOT_FOUND :
 										  CS_EXIT_NOT_EXEC;
+	}
+	if (elf_is_32bit(path)) {
+		warn("%s: a 32-bit program; csampler unwinds 64-bit (x86-64) programs only", name);
+		return CS_EXIT_BAD_TARGET;
 	}
 	size_t argc = 0;
 	while (argv[argc])
