@@ -1410,6 +1410,9 @@ int target_launch(struct target **out, char *const argv[], const struct target_c
 	bool persistent = cfg->mode == TARGET_SEIZE_PERSISTENT;
 	if (persistent && pt(PTRACE_SEIZE, child, 0, t->options) < 0) {
 		err = errno;
+		char status[4096];
+		pid_t tracer = err == EPERM && read_status(child, status, sizeof status) ?
+			       (pid_t)status_long(status, "TracerPid", 0) : 0;
 		/* The child waits on the pipe: closing it makes it exit. */
 		close(t->go_fd);
 		t->go_fd = -1;
@@ -1417,6 +1420,20 @@ int target_launch(struct target **out, char *const argv[], const struct target_c
 		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 			;
 		errno = err;
+		if (err == EPERM && tracer > 0) {
+			/* csampler runs under a tracer that follows forks (strace -f,
+			 * gdb with follow-fork): it has the child already */
+			char comm[64];
+			pid_t process = read_tgid(tracer);
+			if (process <= 0)
+				process = tracer;
+			read_comm(process, comm, sizeof comm);
+			warn("cannot trace %s: csampler itself runs under a tracer, process %d (%s), "
+			     "that follows its children; run csampler outside it (or without -f)", name,
+			     (int)process, comm);
+			target_free(t);
+			return CS_EXIT_TRACED;
+		}
 		if (err == EPERM) {
 			explain_eperm(child);
 		} else {

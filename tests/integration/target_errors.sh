@@ -53,6 +53,19 @@ kill -INT "$first"
 wait "$first" || fail "first csampler failed"
 assert_untraced_running "$pid"
 
+# Launched under a tracer that follows forks: the child is the tracer's
+# already; the message names that tracer (it blamed SELinux/AppArmor).
+if command -v strace >/dev/null 2>&1; then
+	CS_STATUS=0
+	strace -f -o /dev/null "$CSAMPLER" -q -d 1 -o "$T/st.folded" -- true \
+		>"$T/cs.out" 2>"$T/cs.err" || CS_STATUS=$?
+	assert_eq "under strace -f: exit status" "$CS_STATUS" 68
+	assert_match "under strace -f: message" "$(cat "$T/cs.err")" \
+		"^csampler: cannot trace true: csampler itself runs under a tracer, process [0-9]+ \\(strace\\), that follows its children; run csampler outside it \\(or without -f\\)$"
+else
+	note "strace missing: the launch under strace -f not checked"
+fi
+
 # EPERM: a seccomp filter on csampler itself refuses ptrace.
 CS_STATUS=0
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$PROGS/noptrace" "$CSAMPLER" -q -d 1 -o "$T/s.folded" -p "$pid" >"$T/cs.out" 2>"$T/cs.err" || CS_STATUS=$?
