@@ -894,19 +894,28 @@ static void rescan_tasks(struct target *t)
 
 /* ---- attach ----------------------------------------------------------------------- */
 
-/* Is ANC csampler itself or one of its ancestors? */
+/* The process of tracer thread TRACER (TracerPid is a thread), its name
+ * into COMM. */
+static pid_t tracer_process(pid_t tracer, char *comm, size_t size)
+{
+	pid_t process = read_tgid(tracer);
+	if (process <= 0)
+		process = tracer;
+	read_comm(process, comm, size);
+	return process;
+}
+
 /* PID is traced by thread TRACER: say by which process, and how to go on. */
 static int already_traced(pid_t pid, pid_t tracer)
 {
 	char comm[64];
-	pid_t process = read_tgid(tracer);
-	if (process <= 0)
-		process = tracer;
-	read_comm(process, comm, sizeof comm);
+	pid_t process = tracer_process(tracer, comm, sizeof comm);
 	warn("cannot profile process %d: it is already traced by process %d (%s); detach that "
 	     "tracer first", (int)pid, (int)process, comm);
 	return CS_EXIT_TRACED;
 }
+
+/* Is ANC csampler itself or one of its ancestors? */
 
 static bool is_self_or_ancestor(pid_t anc)
 {
@@ -1424,10 +1433,7 @@ int target_launch(struct target **out, char *const argv[], const struct target_c
 			/* csampler runs under a tracer that follows forks (strace -f,
 			 * gdb with follow-fork): it has the child already */
 			char comm[64];
-			pid_t process = read_tgid(tracer);
-			if (process <= 0)
-				process = tracer;
-			read_comm(process, comm, sizeof comm);
+			pid_t process = tracer_process(tracer, comm, sizeof comm);
 			warn("cannot trace %s: csampler itself runs under a tracer, process %d (%s), "
 			     "that follows its children; run csampler outside it (or without -f)", name,
 			     (int)process, comm);
