@@ -101,8 +101,10 @@ static int sample_loop(struct run *r, int sigfd)
 		if (fds[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 			while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
-				if (si.ssi_signo == SIGCHLD)
+				if (si.ssi_signo == SIGCHLD) {
+					target_note_sigchld(r->s.target, (pid_t)si.ssi_pid);
 					continue;
+				}
 				r->stop_signal = (int)si.ssi_signo;
 				r->stop_signals++;
 			}

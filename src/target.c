@@ -50,8 +50,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "error.h"
 #include "target.h"
+#include "tidmap.h"
 #include "tracer.h"
 
 #define NS_PER_SEC 1000000000LL
@@ -69,6 +71,8 @@
 /* Passes over /proc/PID/task while attaching, and entries per pass. */
 #define ATTACH_MAX_PASSES 1000
 #define SCAN_MAX_ENTRIES 1000000
+/* Threads named by SIGCHLDs, looked for before a full pass (next_report). */
+#define HINTS 16
 /* Remembered tids whose clone event must be ignored when it arrives late. */
 #define GHOSTS 64
 /* How far up the parent chain we look for our own ancestors. */
@@ -102,6 +106,7 @@ struct target {
 	struct row *rows;
 	struct target_thread *pub;    /* parallel to rows */
 	size_t nrows, cap;
+	struct tidmap index;          /* tid -> row */
 	size_t ncollect;              /* rows in RS_COLLECT */
 	unsigned scan_gen;
 	int stat_fd;                  /* per-sample attach: /proc/PID/stat of the main process */
@@ -109,7 +114,17 @@ struct target {
 	pid_t ghosts[GHOSTS];
 	unsigned ghost_next;
 	sigset_t sigchld;
+	pid_t hints[HINTS];           /* threads a SIGCHLD taken named (next_report) */
+	pid_t *expect;                /* threads that owe us a stop (expect_stop) */
+	size_t nexpect, expect_cap;
+	size_t nhints;
+	bool hints_lost;              /* more SIGCHLD than hints, or one naming nobody */
+	bool maybe_hidden;            /* a SIGCHLD was taken since the last full pass */
+	bool in_full_pass;            /* a waitpid(-1) pass is under way */
+	long long next_full_ns;       /* the next full pass is due then */
 	unsigned long long restarted;  /* calls restart_interrupted_call restarted */
+	struct user_regs_struct regs;  /* of thread regs_tid (0: none), read at its stop */
+	pid_t regs_tid;
 
 	/* target_set_late_sample */
 	void (*late_fn)(void *ctx, pid_t tid);
@@ -258,12 +273,12 @@ static void emit(struct target *t, enum target_event_kind kind, pid_t pid, pid_t
 	}
 }
 
+/* ---- the rows, and their index by tid ---------------------------------------------- */
+
 static ssize_t row_find(const struct target *t, pid_t tid)
 {
-	for (size_t i = 0; i < t->nrows; i++)
-		if (t->pub[i].tid == tid)
-			return (ssize_t)i;
-	return -1;
+	uint32_t row;
+	return tidmap_get(&t->index, tid, &row) ? (ssize_t)row : -1;
 }
 
 static bool process_known(const struct target *t, pid_t pid)
@@ -297,8 +312,13 @@ static ssize_t row_add(struct target *t, pid_t pid, pid_t tid, bool traced)
 			return -1;
 		t->pub = pub;
 		t->cap = cap;
+		if (tidmap_reserve(&t->index, cap) < 0)
+			return -1;
 	}
-	size_t i = t->nrows++;
+	size_t i = t->nrows;
+	if (tidmap_put(&t->index, tid, (uint32_t)i) < 0)
+		return -1;
+	t->nrows++;
 	t->rows[i] = (struct row){ .state = RS_RUNNING, .traced = traced, .scan_gen = t->scan_gen };
 	t->pub[i] = (struct target_thread){ .pid = pid, .tid = tid };
 	return (ssize_t)i;
@@ -329,9 +349,15 @@ static void row_remove(struct target *t, size_t i, bool announce)
 		t->ncollect--;
 	if (!t->rows[i].clone_seen)
 		ghost_add(t, tid);
-	memmove(&t->rows[i], &t->rows[i + 1], (t->nrows - i - 1) * sizeof *t->rows);
-	memmove(&t->pub[i], &t->pub[i + 1], (t->nrows - i - 1) * sizeof *t->pub);
-	t->nrows--;
+	/* The last row takes its place: callers that remove while they walk
+	 * the rows walk them backwards. */
+	tidmap_remove(&t->index, tid);
+	size_t last = --t->nrows;
+	if (i != last) {
+		t->rows[i] = t->rows[last];
+		t->pub[i] = t->pub[last];
+		tidmap_put(&t->index, t->pub[i].tid, (uint32_t)i);  /* present: no allocation */
+	}
 	if (!announce)
 		return;
 	emit(t, TARGET_EV_THREAD_EXIT, pid, tid);
@@ -349,48 +375,157 @@ static void remove_process(struct target *t, pid_t pid, bool announce)
 
 /* ---- waiting for reports ----------------------------------------------------------- */
 
+/* Where reports are looked for. waitpid(-1) looks at every tracee (about
+ * 20 ns each: 200 us for 10,000 threads), waitpid(tid) at one (kernels since
+ * 5.14). Each stop or death of a tracee raises SIGCHLD, which names the
+ * thread (si_pid): that thread's report is looked for alone. But SIGCHLD is
+ * a standard signal: one raised while another is pending is merged into it,
+ * and its thread is named nowhere. So after any SIGCHLD was taken, a full
+ * waitpid(-1) pass follows within FULL_PASS_NS_PER_TRACEE times the number
+ * of tracees (next tick for a few dozen threads, 20 ms for 1000, 200 ms
+ * for 10,000: about 1% of a core), whether or not another SIGCHLD comes
+ * (target_poll_pending, after every tick). A report merged that way waits
+ * at most that long; the rest are handled as soon as their SIGCHLD is
+ * taken, and a round takes the SIGCHLD of each stop as it reaps it, so a
+ * merge needs two stops within microseconds. */
+#define FULL_PASS_NS_PER_TRACEE 20000LL
+/* With at most this many tracees a full pass costs a few microseconds:
+ * one is made whenever a report may hide. */
+#define FULL_PASS_ALWAYS 64
+
+/* A SIGCHLD was taken: look for SENDER's report; others may hide behind it. */
+static void note_sigchld(struct target *t, pid_t sender)
+{
+	t->maybe_hidden = true;
+	if (sender <= 0 || t->nhints >= HINTS)
+		t->hints_lost = true;
+	else
+		t->hints[t->nhints++] = sender;
+}
+
+/* Take every pending SIGCHLD (SIGCHLD is blocked: target_new makes sure). */
+static void take_sigchld(struct target *t)
+{
+	static const struct timespec zero = { 0, 0 };
+	siginfo_t si;
+	for (int k = 0; k < HINTS; k++) {
+		int sig = sigtimedwait(&t->sigchld, &si, &zero);
+		if (sig < 0 && errno == EINTR)
+			continue;
+		if (sig < 0)
+			return;
+		note_sigchld(t, si.si_pid);
+	}
+}
+
+static bool full_pass_due(const struct target *t)
+{
+	return t->cfg.mode != TARGET_SEIZE_PERSISTENT || t->hints_lost || t->in_full_pass ||
+	       (t->maybe_hidden && (t->nrows <= FULL_PASS_ALWAYS || now_ns() >= t->next_full_ns));
+}
+
+/* Thread TID owes us a stop (a new thread's first, or an interrupt a round
+ * gave up waiting for): next_report asks for it alone, so its report does
+ * not wait for a full pass when its SIGCHLD was merged (a new thread stops
+ * right after its parent's clone event). */
+static void expect_stop(struct target *t, pid_t tid)
+{
+	if (array_grow(&t->expect, &t->expect_cap, t->nexpect + 1, sizeof *t->expect, 16) == 0)
+		t->expect[t->nexpect++] = tid;
+	else
+		t->hints_lost = true;  /* a full pass finds it */
+}
+
+/* A report of a thread that owes us a stop, or 0. */
+static pid_t next_expected_report(struct target *t, int *status)
+{
+	for (size_t k = 0; k < t->nexpect;) {
+		pid_t tid = t->expect[k];
+		ssize_t i = row_find(t, tid);
+		if (i < 0 || !(t->rows[i].intr_out || t->rows[i].sample_out)) {
+			t->expect[k] = t->expect[--t->nexpect];
+			continue;
+		}
+		pid_t r = waitpid(tid, status, __WALL | WNOHANG);
+		if (r > 0)
+			return r;
+		k++;
+	}
+	return 0;
+}
+
+/* One report already queued: of a thread a SIGCHLD named, or from a full
+ * pass when one is due. The tid, 0 if none, -1 when nothing is left to
+ * wait for. */
+static pid_t next_report(struct target *t, int *status)
+{
+	take_sigchld(t);
+	while (t->nhints > 0) {
+		pid_t tid = waitpid(t->hints[--t->nhints], status, __WALL | WNOHANG);
+		if (tid > 0)
+			return tid;
+	}
+	if (t->maybe_hidden && t->nexpect > 0) {
+		pid_t tid = next_expected_report(t, status);
+		if (tid > 0)
+			return tid;
+	}
+	if (!full_pass_due(t))
+		return 0;
+	t->in_full_pass = true;
+	pid_t tid;
+	do
+		tid = waitpid(-1, status, __WALL | WNOHANG);
+	while (tid < 0 && errno == EINTR);
+	if (tid > 0)
+		return tid;
+	/* the pass is over: every report queued before it was taken */
+	t->in_full_pass = t->hints_lost = t->maybe_hidden = false;
+	t->next_full_ns = now_ns() + (long long)t->nrows * FULL_PASS_NS_PER_TRACEE;
+	return tid < 0 ? -1 : 0;
+}
+
 /* One waitpid report, waiting until DEADLINE (monotonic ns; 0 = do not wait).
  * For the first SPIN_NS it polls instead of sleeping: an interrupted running
  * thread stops within microseconds, and sleeping would add the wake-up
- * latency of an idle CPU (tens of microseconds) to the target's pause. While
- * it polls it asks only for the N threads in SPIN_TIDS: waitpid(-1) looks at
- * every tracee, waitpid(tid) at one (kernels since 5.14), and a process with
- * a thousand threads made each poll tens of microseconds. Reports of other
- * threads wait for the next waitpid(-1), which a pending SIGCHLD prompts
- * (we do not take it while polling).
- * Returns the tid, 0 on timeout, -1 when there is nothing left to wait for. */
+ * latency of an idle CPU (tens of microseconds) to the target's pause. The
+ * N threads in TIDS are always asked alone (waitpid(tid)); others are found
+ * as next_report finds them. Returns the tid, 0 on timeout, -1 when there
+ * is nothing left to wait for. */
 static pid_t wait_report_spin(struct target *t, int *status, long long deadline,
-			      long long spin_ns, const pid_t *spin_tids, size_t n)
+			      long long spin_ns, const pid_t *tids, size_t n)
 {
 	long long spin_until = spin_ns > 0 ? now_ns() + spin_ns : 0;
 	for (;;) {
-		long long now = now_ns();
-		if (n > 0 && now < spin_until) {
-			for (size_t k = 0; k < n; k++) {
-				pid_t tid = waitpid(spin_tids[k], status, __WALL | WNOHANG);
-				if (tid > 0)
-					return tid;
+		for (size_t k = 0; k < n; k++) {
+			pid_t tid = waitpid(tids[k], status, __WALL | WNOHANG);
+			if (tid > 0) {
+				/* take its SIGCHLD now: another thread's stop
+				 * raised while it is pending would be merged
+				 * into it and wait for a full pass */
+				take_sigchld(t);
+				return tid;
 			}
-			continue;
 		}
-		pid_t tid = waitpid(-1, status, __WALL | WNOHANG);
-		if (tid > 0)
-			return tid;
-		if (tid < 0 && errno == EINTR)
+		long long now = now_ns();
+		if (n > 0 && now < spin_until)
 			continue;
-		if (tid < 0)
-			return -1;
+		pid_t tid = next_report(t, status);
+		if (tid != 0)
+			return tid;
 		now = now_ns();
 		long long left = deadline - now;
 		if (deadline == 0 || left <= 0)
 			return 0;
 		if (now < spin_until)
 			continue;
-		/* SIGCHLD is blocked (target_attach/launch make sure), so it
-		 * stays pending until we take it here. */
+		/* Sleep until a SIGCHLD comes (it stays pending until taken). */
 		struct timespec ts = { .tv_sec = (time_t)(left / NS_PER_SEC),
 				       .tv_nsec = (long)(left % NS_PER_SEC) };
-		if (sigtimedwait(&t->sigchld, NULL, &ts) < 0 && errno != EAGAIN && errno != EINTR)
+		siginfo_t si;
+		if (sigtimedwait(&t->sigchld, &si, &ts) == SIGCHLD)
+			note_sigchld(t, si.si_pid);
+		else if (errno != EAGAIN && errno != EINTR)
 			return 0;
 	}
 }
@@ -472,7 +607,11 @@ static void restart_interrupted_call(struct target *t, size_t i, pid_t tid)
 {
 	struct user_regs_struct r;
 	t->rows[i].restart_ip = 0;
-	if (pt(PTRACE_GETREGS, tid, 0, (unsigned long)&r) < 0 || r.cs != X86_64_USER_CS ||
+	if (t->regs_tid == tid)
+		r = t->regs;  /* read by target_get_regs at this stop */
+	else if (pt(PTRACE_GETREGS, tid, 0, (unsigned long)&r) < 0)
+		return;
+	if (r.cs != X86_64_USER_CS ||
 	    r.rax != EINTR_RET || !call_restartable(r.orig_rax) || r.rip < 2)
 		return;
 	uint8_t insn[2];
@@ -485,6 +624,7 @@ static void restart_interrupted_call(struct target *t, size_t i, pid_t tid)
 		return;
 	r.rax = r.orig_rax;
 	r.rip -= 2;
+	t->regs_tid = 0;
 	if (pt(PTRACE_SETREGS, tid, 0, (unsigned long)&r) < 0)
 		return;
 	t->rows[i].restart_ip = r.rip;
@@ -634,6 +774,7 @@ static ssize_t add_new_tracee(struct target *t, pid_t pid, pid_t tid, bool clone
 	}
 	t->rows[i].intr_out = true;
 	t->rows[i].clone_seen = clone_seen;
+	expect_stop(t, tid);
 	if (new_process)
 		emit(t, TARGET_EV_PROCESS_NEW, pid, pid);
 	emit(t, TARGET_EV_THREAD_NEW, pid, tid);
@@ -751,6 +892,9 @@ static void handle_unknown_stop(struct target *t, pid_t tid, int status)
 /* Every waitpid report goes through here. */
 static void handle_report(struct target *t, pid_t tid, int status)
 {
+	/* a new stop (or its end): registers read at an earlier one are stale */
+	if (tid == t->regs_tid)
+		t->regs_tid = 0;
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		handle_death(t, tid, status);
 		return;
@@ -809,16 +953,16 @@ static int drain(struct target *t, int max)
 	return n;
 }
 
-/* Whether a report may be waiting: SIGCHLD is pending. Every taker of
- * SIGCHLD (the caller's signalfd, then target_poll; sigtimedwait here, then
- * waitpid until a round ends, then end_collect) handles every queued report
- * after taking it, so no pending SIGCHLD means no report waits; it saves a
- * waitpid(-1), which looks at every tracee (tens of microseconds for a
- * thousand threads). */
-static bool sigchld_pending(void)
+/* Whether a report may be waiting: SIGCHLD is pending, or one may hide
+ * behind a SIGCHLD taken earlier and its full pass is due. Every taker of
+ * SIGCHLD (the caller's signalfd, then target_poll; sigtimedwait here) looks
+ * for the reports it stands for at once. */
+static bool report_may_wait(const struct target *t)
 {
 	sigset_t pending;
-	return sigpending(&pending) < 0 || sigismember(&pending, SIGCHLD) == 1;
+	if (sigpending(&pending) < 0 || sigismember(&pending, SIGCHLD) == 1)
+		return true;
+	return full_pass_due(t);
 }
 
 /* Handle every queued report; if there may be more than one drain takes,
@@ -1228,6 +1372,7 @@ static int probe_per_sample(struct target *t, size_t i, pid_t asked)
 int target_attach(struct target **out, pid_t pid, const struct target_config *cfg)
 {
 	*out = NULL;
+	long long start = now_ns();
 	pid_t tgid = pid;
 	int status = check_attachable(pid, &tgid);
 	if (status)
@@ -1267,7 +1412,8 @@ int target_attach(struct target **out, pid_t pid, const struct target_config *cf
 		return status;
 	}
 	if (cfg->verbose)
-		warn("attached to process %d (%zu threads)", (int)tgid, t->nrows);
+		warn("attached to process %d (%zu threads) in %.1f ms", (int)tgid, t->nrows,
+		     (double)(now_ns() - start) / 1e6);
 	emit(t, TARGET_EV_PROCESS_NEW, tgid, tgid);
 	for (size_t i = 0; i < t->nrows; i++)
 		emit(t, TARGET_EV_THREAD_NEW, t->pub[i].pid, t->pub[i].tid);
@@ -1507,8 +1653,15 @@ int target_start(struct target *t)
 
 /* ---- the event loop ------------------------------------------------------------------ */
 
+void target_note_sigchld(struct target *t, pid_t sender)
+{
+	note_sigchld(t, sender);
+}
+
 int target_poll(struct target *t)
 {
+	/* The caller took a SIGCHLD: others may hide behind it. */
+	t->maybe_hidden = true;
 	int n = drain_all(t);
 	rescan_tasks(t);
 	return n;
@@ -1517,7 +1670,7 @@ int target_poll(struct target *t)
 int target_poll_pending(struct target *t)
 {
 	/* per-sample mode: end_collect does not drain; always look */
-	int n = t->cfg.mode != TARGET_SEIZE_PERSISTENT || sigchld_pending() ? drain_all(t) : 0;
+	int n = report_may_wait(t) ? drain_all(t) : 0;
 	rescan_tasks(t);
 	return n;
 }
@@ -1566,7 +1719,7 @@ static void interrupt_threads(struct target *t, const pid_t *tids, size_t n)
 	bool persistent = t->cfg.mode == TARGET_SEIZE_PERSISTENT;
 	if (!persistent)
 		rescan_tasks(t);
-	else if (sigchld_pending())
+	else if (report_may_wait(t))
 		drain_all(t);
 
 	for (size_t k = 0; k < n; k++) {
@@ -1594,21 +1747,20 @@ static void interrupt_threads(struct target *t, const pid_t *tids, size_t n)
 /* Those that did not stop in time: their stop comes later and is continued
  * (or detached) then; after a sampling round (SAMPLING), it is offered to
  * the late-sample hook first. */
-static void end_collect(struct target *t, bool sampling)
+static void end_collect(struct target *t, const pid_t *tids, size_t n, bool sampling)
 {
-	if (t->ncollect > 0)
-		for (size_t i = 0; i < t->nrows; i++)
-			if (t->rows[i].state == RS_COLLECT) {
-				row_set_state(t, i, RS_RUNNING);
-				t->rows[i].sample_out = sampling;
-			}
+	for (size_t k = 0; k < n && t->ncollect > 0; k++) {
+		ssize_t i = row_find(t, tids[k]);
+		if (i >= 0 && t->rows[i].state == RS_COLLECT) {
+			row_set_state(t, (size_t)i, RS_RUNNING);
+			t->rows[i].sample_out = sampling;
+			expect_stop(t, tids[k]);
+		}
+	}
 	if (t->cfg.mode == TARGET_SEIZE_PERSISTENT) {
-		/* The round's stops raised SIGCHLD: take it, then handle
-		 * every report, so the caller is not woken for reports
-		 * already handled. */
-		struct timespec zero = { 0, 0 };
-		while (sigtimedwait(&t->sigchld, NULL, &zero) < 0 && errno == EINTR)
-			;
+		/* The round's stops raised SIGCHLD: take it (drain does),
+		 * and handle the reports it may stand for, so the caller is
+		 * not woken for them. */
 		drain_all(t);
 	}
 }
@@ -1620,6 +1772,7 @@ static void resume_held(struct target *t, size_t i, pid_t tid)
 	t->rows[i].sig = 0;
 	if (t->rows[i].held_trap)
 		restart_interrupted_call(t, i, tid);
+	t->regs_tid = 0;
 	t->rows[i].held_trap = false;
 	if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE) {
 		detach_now(t, (ssize_t)i, tid, sig);
@@ -1658,7 +1811,7 @@ static size_t collect_stops(struct target *t, const pid_t *tids, size_t n, long 
 		if (i >= 0 && t->rows[i].state == RS_HELD)
 			resume_held(t, (size_t)i, tid);
 	}
-	end_collect(t, fn != NULL);
+	end_collect(t, tids, n, fn != NULL);
 	return sampled;
 }
 
@@ -1699,7 +1852,17 @@ int target_get_regs(struct target *t, pid_t tid, struct user_regs_struct *regs)
 		errno = ESRCH;
 		return -1;
 	}
-	return pt(PTRACE_GETREGS, tid, 0, (unsigned long)regs) < 0 ? -1 : 0;
+	if (t->regs_tid == tid) {
+		*regs = t->regs;
+		return 0;
+	}
+	if (pt(PTRACE_GETREGS, tid, 0, (unsigned long)regs) < 0)
+		return -1;
+	/* kept for resume_held's look at the stop (one thread is held and
+	 * resumed at a time while sampling) */
+	t->regs = *regs;
+	t->regs_tid = tid;
+	return 0;
 }
 
 void target_resume_threads(struct target *t, const pid_t *tids, size_t n, const bool *stopped)
@@ -1772,6 +1935,8 @@ void target_detach(struct target *t)
 	 * tracer thread exits, each as it is (tracer.h). */
 	t->nrows = 0;
 	t->ncollect = 0;
+	t->nexpect = 0;
+	tidmap_clear(&t->index);
 	t->detached = true;
 }
 
@@ -1789,5 +1954,7 @@ void target_free(struct target *t)
 	free(t->cmd_name);
 	free(t->rows);
 	free(t->pub);
+	tidmap_free(&t->index);
+	free(t->expect);
 	free(t);
 }

@@ -73,10 +73,15 @@ int target_start(struct target *t);
  * many were handled, or -1 on an unexpected error. Never blocks. */
 int target_poll(struct target *t);
 /* As target_poll, for a caller that has not taken SIGCHLD (after a sampling
- * tick). Persistent mode handles reports only if SIGCHLD is pending, which it
- * is while any report waits (a waitpid over every tracee is not free);
- * per-sample mode always looks. */
+ * tick). Persistent mode looks only if SIGCHLD is pending, or a report may
+ * hide behind one taken before (merged signals; a full pass over every
+ * tracee is then due, at most every 20 us x tracees): a waitpid over every
+ * tracee is not free. Per-sample mode always looks. Call it after every
+ * tick: it bounds how long a merged report waits. */
 int target_poll_pending(struct target *t);
+/* The caller took a SIGCHLD from SENDER (its si_pid / ssi_pid) from its
+ * signalfd: the next target_poll looks for that thread's report first. */
+void target_note_sigchld(struct target *t, pid_t sender);
 
 /* True when no traced process is left (all exited or were detached). */
 bool target_done(const struct target *t);

@@ -535,7 +535,9 @@ static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
 			while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
 				if (si.ssi_signo == SIGWINCH)
 					resized = true;
-				else if (si.ssi_signo != SIGCHLD)
+				else if (si.ssi_signo == SIGCHLD)
+					target_note_sigchld(tp->s.target, (pid_t)si.ssi_pid);
+				else
 					stop = true;
 			}
 			if (target_poll(tp->s.target) < 0) {
