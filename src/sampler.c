@@ -1,7 +1,9 @@
 /* sampler: see sampler.h.
  *
- * Per thread we keep two /proc files open (schedstat: run time, run delay
- * and arrivals on a CPU; stat: state and comm) and read them with pread.
+ * Per thread we keep /proc files open and read them with pread: schedstat
+ * (run time, run delay and arrivals on a CPU) from the start; stat (state
+ * and comm) once it is a candidate; syscall (--idle) once it is read where
+ * it waits.
  *
  * On-CPU mode estimates where CPU time goes, unbiased by construction:
  *   - A tick is a random instant of its period (clock.h), and csampler runs
@@ -17,14 +19,20 @@
  *     code location is its CPU time there divided by the period. Every
  *     output shows the same count (pprof's cpu value is count x period).
  *   - A thread is read every tick while it runs, and so is every idle one
- *     (it did not run at its last read) while there are at most
- *     IDLE_READS_PER_TICK of them. With more, an idle thread is read with
- *     probability 1/2^k, k the smallest level that keeps the expected idle
- *     reads within that budget (a process with 1000 sleeping threads costs
- *     a few reads per tick, not 1000), and a sample taken at such a read
- *     counts 2^k periods (Horvitz-Thompson: the expectation stays the CPU
- *     time, as the coin is drawn before the thread is looked at, from a
- *     level set by earlier ticks).
+ *     (it did not run at its last read) while their reads stay within
+ *     IDLE_READS_PER_SEC. With more, an idle thread is read with
+ *     probability 1/2^k at each tick, k one more at each read that finds
+ *     it idle, up to the smallest level that keeps the expected idle reads
+ *     within that budget (a process with 10,000 sleeping threads costs
+ *     about ten reads per tick, not 10,000), and a sample taken at such a
+ *     read counts 2^k periods (Horvitz-Thompson: the expectation stays the
+ *     CPU time, as the coin is drawn before the thread is looked at).
+ *     The coins are drawn as geometric gaps: each thread waits in a timing
+ *     wheel for the tick of its next read, so a tick costs the threads it
+ *     reads, not every thread.
+ *   - Threads are added as target reports them (at attach, then as they
+ *     start), with one /proc file (schedstat) open each; a thread's stat
+ *     (state, name) is opened when it is first a candidate.
  *   - A stop is not always where the thread was at the tick. A thread
  *     stopped on its way out of a system call in which it waited was not
  *     running there: the call ended by its timeout (a timer that fired with
@@ -50,6 +58,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,18 +73,30 @@
 #include "procfs.h"
 #include "sampler.h"
 #include "tempfile.h"
+#include "tidmap.h"
 
-/* Idle threads are all read every tick while there are at most this many;
- * with more, each is read with probability 2^-k (see read_this_tick), k at
- * most so that 2^k <= IDLE_MAX_SKIP and 2^k periods <= IDLE_MAX_SKIP_NS. */
-#define IDLE_READS_PER_TICK 32u
-#define IDLE_MAX_SKIP 32u
-#define IDLE_MAX_SKIP_NS 100000000u
+/* Idle threads are all read every tick while their reads stay within
+ * IDLE_READS_PER_SEC (a read costs about 3 us: 8000 a second are 2.5% of a
+ * core); with more, an idle one is read with probability 2^-k (see
+ * schedule_read), k at most the level that keeps the expected idle reads
+ * within that, and so that 2^k <= IDLE_MAX_SKIP and 2^k periods <=
+ * IDLE_MAX_SKIP_NS (the most one sample may stand for: it bounds the
+ * variance). 10,000 sleeping threads at 999 Hz: k = 10, ~10 reads a tick. */
+#define IDLE_READS_PER_SEC 8000u
+#define IDLE_MAX_LEVEL 10
+#define IDLE_MAX_SKIP (1u << IDLE_MAX_LEVEL)
+#define IDLE_MAX_SKIP_NS 2000000000u
+
+/* The timing wheel of reads: a thread due at tick k is in bucket k mod
+ * WHEEL (one due later stays there for another turn). */
+#define WHEEL 4096u
+#define NO_SLOT UINT32_MAX
 
 struct process_state {
 	pid_t pid;
 	bool alive;
 	char comm[64];
+	int task_dir;                 /* /proc/PID/task, while it is alive (-1: none) */
 	struct procmaps *maps;
 	struct unwinder *unwinder;
 };
@@ -88,8 +109,15 @@ struct thread_state {
 	int64_t unsampled_ns;         /* run time not yet stood for by samples */
 	uint64_t late_until_ns;       /* a late stop is expected until then */
 	bool idle;                    /* did not run at its last read, nor was running */
+	unsigned level;               /* its next read was drawn with p = 2^-level */
+	bool woke;                    /* it ran while we sampled (level grows by one) */
 	unsigned weight;              /* periods this tick's sample counts */
+	uint64_t due;                 /* the tick of its next read */
+	uint32_t wnext, wprev;        /* its wheel bucket's list (slots), or NO_SLOT */
+	bool queued;                  /* in the wheel */
 	bool running;                 /* its stat said 'R' at the last read */
+	bool ran;                     /* its run time or arrivals moved at the last read */
+	bool fresh;                   /* not read yet */
 	uint64_t run_delay_ns;        /* time it waited for a CPU, as of the tick's read */
 	uint64_t seen_ns, done_ns;    /* the round saw it stopped, then was done copying */
 	uint32_t key;                 /* current thread key */
@@ -100,8 +128,10 @@ struct thread_state {
 	uint32_t last_flags;
 	bool has_last;
 	bool retired;                 /* gone during a tick; released after it */
-	bool followed;                /* its /proc files are open (counted in nfollowed) */
 };
+
+/* A tick samples in at most this many rounds (see the choice in the tick). */
+#define MAX_ROUNDS 3
 
 /* Descriptors left to everything but the threads' /proc files (mappings,
  * the spill file, symbolizing and writing start after those are closed). */
@@ -121,8 +151,11 @@ struct sampler {
 	uint64_t period_ns;
 	unsigned max_per_tick;
 	unsigned max_skip_level;       /* an idle thread is read with p >= 2^-level */
-	unsigned idle_level;           /* this tick: idle threads read with p = 2^-level */
-	size_t nidle;                  /* idle threads at the end of the last tick */
+	unsigned idle_level;           /* this tick: idle threads go up to this level */
+	size_t nidle;                  /* threads idle as of their last read */
+	double log_miss[IDLE_MAX_LEVEL + 1]; /* log(1 - 2^-level): geometric gaps */
+	uint32_t wheel[WHEEL];         /* bucket heads (slots), NO_SLOT if empty */
+	uint32_t *due;                 /* scratch: the slots due this tick */
 	unsigned ncpus;                /* online CPUs */
 	uint64_t rng;                  /* xorshift64: which idle threads are read */
 
@@ -130,9 +163,13 @@ struct sampler {
 	size_t nprocs, procs_cap;
 
 	struct thread_state *threads;  /* slots; tid 0 = free */
-	size_t nthreads_cap;
-	size_t *tid_index;             /* open addressing: tid -> slot + 1 */
-	size_t tid_index_cap;          /* power of two */
+	size_t nthreads_cap, nused;
+	uint32_t *free_slots;          /* stack of free slots */
+	size_t nfree;
+	struct tidmap tids;            /* tid -> slot */
+	struct target_thread *pending; /* threads seen by target, added at the next tick */
+	size_t npending, pending_cap;
+	bool pending_lost;             /* out of memory for pending: take target's list */
 
 	struct sampler_thread_info *infos;
 	size_t ninfos, infos_cap;
@@ -144,7 +181,8 @@ struct sampler {
 	bool *captured;                /* the round stopped and copied it */
 	size_t round_base;             /* chosen[] index of the round's first thread */
 	size_t round_dropped;          /* stops of the round found waiting */
-	struct unwind_snapshot *snaps;
+	struct unwind_snapshot *snaps;  /* one per thread of a round (chosen index) */
+	size_t nsnaps;
 	struct unwind_snapshot late_snap;  /* the late stop being sampled */
 	struct unwind_snapshot blocked_snap; /* --idle: a blocked thread read in place */
 	struct thread_state *late_thread;  /* its thread, between capture and done */
@@ -153,9 +191,10 @@ struct sampler {
 
 	bool in_tick;                  /* target events now are deferred */
 	pid_t gone[GONE_PER_TICK];     /* listed by target, /proc entry gone: told after the tick */
-	size_t nfollowed, max_followed; /* threads with /proc files open, and the most the fd
-	                                 * limit allows (leaving FD_RESERVE) */
+	size_t nfds, max_fds;          /* threads' /proc files open, and the most the fd
+	                                * limit allows (leaving FD_RESERVE) */
 	size_t ngone;
+	size_t nretired;               /* threads marked retired in this tick */
 	bool warned_spill;             /* a failed spill was reported */
 	uint64_t tick_start_ns;
 	uint64_t round_start_ns;
@@ -197,6 +236,7 @@ static uint64_t pause_percentile(const struct sampler *s, double q)
 }
 
 static void read_comm_file(pid_t pid, char *out, size_t size);
+static void close_task_file(struct sampler *s, int *fd);
 
 /* /proc/PID/task/TID/schedstat: "run_time run_delay arrivals". */
 struct schedstat {
@@ -252,9 +292,14 @@ static struct process_state *process_get(struct sampler *s, pid_t pid)
 		return NULL;
 	p->pid = pid;
 	p->alive = true;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	p->task_dir = s->nfds < s->max_fds ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	s->nfds += p->task_dir >= 0;
 	read_comm_file(pid, p->comm, sizeof p->comm);
 	p->maps = procmaps_new(pid);
 	if (!p->maps) {
+		close_task_file(s, &p->task_dir);
 		free(p);
 		return NULL;
 	}
@@ -264,6 +309,7 @@ static struct process_state *process_get(struct sampler *s, pid_t pid)
 	p->unwinder = unwind_new(p->maps, s->cfg.max_depth);
 	if (!p->unwinder) {
 		procmaps_free(p->maps);
+		close_task_file(s, &p->task_dir);
 		free(p);
 		return NULL;
 	}
@@ -273,42 +319,91 @@ static struct process_state *process_get(struct sampler *s, pid_t pid)
 
 /* ---- threads ------------------------------------------------------------------ */
 
-static size_t tid_hash(pid_t tid, size_t cap)
+static uint32_t slot_of(const struct sampler *s, const struct thread_state *t)
 {
-	return ((uint32_t)tid * 2654435761u) & (cap - 1);
-}
-
-static int tid_index_rebuild(struct sampler *s, size_t cap)
-{
-	size_t *idx = calloc(cap, sizeof *idx);
-	if (!idx)
-		return -1;
-	for (size_t i = 0; i < s->nthreads_cap; i++) {
-		if (s->threads[i].tid == 0)
-			continue;
-		size_t h = tid_hash(s->threads[i].tid, cap);
-		while (idx[h])
-			h = (h + 1) & (cap - 1);
-		idx[h] = i + 1;
-	}
-	free(s->tid_index);
-	s->tid_index = idx;
-	s->tid_index_cap = cap;
-	return 0;
+	return (uint32_t)(t - s->threads);
 }
 
 static struct thread_state *thread_find(struct sampler *s, pid_t tid)
 {
-	if (!s->tid_index_cap)
-		return NULL;
-	size_t h = tid_hash(tid, s->tid_index_cap);
-	while (s->tid_index[h]) {
-		struct thread_state *t = &s->threads[s->tid_index[h] - 1];
-		if (t->tid == tid)
-			return t;
-		h = (h + 1) & (s->tid_index_cap - 1);
+	uint32_t slot;
+	return tidmap_get(&s->tids, tid, &slot) ? &s->threads[slot] : NULL;
+}
+
+/* ---- the wheel of reads ------------------------------------------------------------ */
+
+static void wheel_insert(struct sampler *s, struct thread_state *t, uint64_t due)
+{
+	uint32_t slot = slot_of(s, t), *head = &s->wheel[due % WHEEL];
+	t->due = due;
+	t->wprev = NO_SLOT;
+	t->wnext = *head;
+	if (*head != NO_SLOT)
+		s->threads[*head].wprev = slot;
+	*head = slot;
+	t->queued = true;
+}
+
+static void wheel_remove(struct sampler *s, struct thread_state *t)
+{
+	if (!t->queued)
+		return;
+	if (t->wprev != NO_SLOT)
+		s->threads[t->wprev].wnext = t->wnext;
+	else
+		s->wheel[t->due % WHEEL] = t->wnext;
+	if (t->wnext != NO_SLOT)
+		s->threads[t->wnext].wprev = t->wprev;
+	t->queued = false;
+}
+
+/* Take the threads due at tick NOW out of the wheel into s->due. */
+static size_t wheel_take_due(struct sampler *s, uint64_t now)
+{
+	uint32_t slot = s->wheel[now % WHEEL];
+	size_t n = 0;
+	while (slot != NO_SLOT) {
+		struct thread_state *t = &s->threads[slot];
+		uint32_t next = t->wnext;
+		if (t->due <= now) {
+			wheel_remove(s, t);
+			s->due[n++] = slot;
+		}
+		slot = next;
 	}
-	return NULL;
+	return n;
+}
+
+/* When to read T next, after a read at tick NOW that found it idle or not.
+ * A thread that ran is read at the next tick. An idle one goes one level
+ * up (to the tick's cap): its next read is drawn with probability 2^-level
+ * at each tick, as a geometric gap, so the draw is made before the thread
+ * is looked at and a sample then counts 2^level periods (Horvitz-Thompson:
+ * the expectation stays its CPU time). The longer a thread sleeps, the
+ * seldomer it is read: a process with 10,000 sleeping threads costs a few
+ * dozen reads per tick. */
+static void schedule_read(struct sampler *s, struct thread_state *t, uint64_t now)
+{
+	uint64_t gap = 1;
+	if (t->ran)
+		t->woke = true;
+	if (s->cfg.idle || !t->idle) {
+		t->level = 0;
+	} else {
+		/* A thread found asleep that we never saw run (a process met
+		 * with thousands of them) goes to the top level at once. */
+		if (t->level < s->idle_level && t->woke)
+			t->level++;
+		else
+			t->level = s->idle_level;
+		if (t->level > 0) {
+			/* u in (0, 1]: the gap is 1 + floor(log(u) / log(1 - p)) */
+			double u = (double)((clock_xorshift64(&s->rng) >> 11) + 1) / 9007199254740992.0;
+			double g = log(u) / s->log_miss[t->level];
+			gap = g < (double)(1u << 30) ? 1 + (uint64_t)g : 1u << 30;
+		}
+	}
+	wheel_insert(s, t, now + gap);
 }
 
 static bool read_schedstat(const struct thread_state *t, struct schedstat *out)
@@ -317,11 +412,57 @@ static bool read_schedstat(const struct thread_state *t, struct schedstat *out)
 	return procfs_pread_text(t->schedstat_fd, buf, sizeof buf) > 0 && parse_schedstat(buf, out);
 }
 
-static int open_task_file(pid_t pid, pid_t tid, const char *name)
+/* A thread cannot be followed for want of file descriptors: say so once. */
+static void warn_fd_short(struct sampler *s, pid_t tid)
 {
+	struct rlimit rl;
+	s->stats.fd_short++;
+	if (s->stats.fd_short > 1)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		warn("cannot follow thread %d and others: out of file descriptors (the limit is "
+		     "%llu; csampler keeps 1 per thread, 2 for one that runs): raise it with "
+		     "'ulimit -n' (as root, also the hard limit)", (int)tid,
+		     (unsigned long long)rl.rlim_cur);
+	else
+		warn_errno("cannot follow thread %d and others", (int)tid);
+}
+
+/* Open NAME of thread T's /proc directory into *FD, within the budget. */
+static bool open_task_file(struct sampler *s, struct thread_state *t, const char *name, int *fd)
+{
+	if (*fd >= 0)
+		return true;
+	if (s->nfds >= s->max_fds) {
+		warn_fd_short(s, t->tid);
+		errno = EMFILE;
+		return false;
+	}
+	/* relative to the process's task directory: a shorter path walk */
 	char path[96];
-	snprintf(path, sizeof path, "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	if (t->proc->task_dir >= 0) {
+		snprintf(path, sizeof path, "%d/%s", (int)t->tid, name);
+		*fd = openat(t->proc->task_dir, path, O_RDONLY | O_CLOEXEC);
+	} else {
+		snprintf(path, sizeof path, "/proc/%d/task/%d/%s", (int)t->pid, (int)t->tid, name);
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (*fd < 0) {
+		if (errno == EMFILE || errno == ENFILE)
+			warn_fd_short(s, t->tid);
+		return false;
+	}
+	s->nfds++;
+	return true;
+}
+
+static void close_task_file(struct sampler *s, int *fd)
+{
+	if (*fd < 0)
+		return;
+	close(*fd);
+	*fd = -1;
+	s->nfds--;
 }
 
 /* Parse "pid (comm) S ..." from a stat buffer: the comm is between the first
@@ -361,20 +502,26 @@ static uint32_t thread_key_for(struct sampler *s, const struct thread_state *t, 
 	return (uint32_t)s->ninfos++;
 }
 
+static void thread_close_files(struct sampler *s, struct thread_state *t)
+{
+	close_task_file(s, &t->schedstat_fd);
+	close_task_file(s, &t->stat_fd);
+	close_task_file(s, &t->syscall_fd);
+}
+
 static void thread_release(struct sampler *s, struct thread_state *t)
 {
-	if (t->followed)
-		s->nfollowed--;
-	if (t->schedstat_fd >= 0)
-		close(t->schedstat_fd);
-	if (t->stat_fd >= 0)
-		close(t->stat_fd);
-	if (t->syscall_fd >= 0)
-		close(t->syscall_fd);
+	if (!t->tid)
+		return;
+	thread_close_files(s, t);
+	wheel_remove(s, t);
+	tidmap_remove(&s->tids, t->tid);
+	s->nidle -= t->idle;
 	free(t->last_stack);
 	memset(t, 0, sizeof *t);
 	t->schedstat_fd = t->stat_fd = t->syscall_fd = -1;
-	tid_index_rebuild(s, s->tid_index_cap);
+	s->free_slots[s->nfree++] = slot_of(s, t);
+	s->nused--;
 }
 
 static int grow_scratch(struct sampler *s, size_t want)
@@ -393,19 +540,31 @@ static int grow_scratch(struct sampler *s, size_t want)
 	bool *cp = realloc(s->captured, cap * sizeof *cp);
 	if (cp)
 		s->captured = cp;
-	struct unwind_snapshot *sn = realloc(s->snaps, cap * sizeof *sn);
-	if (sn)
-		s->snaps = sn;
-	if (!tids || !ch || !cp || !sn)
+	uint32_t *due = realloc(s->due, cap * sizeof *due);
+	if (due)
+		s->due = due;
+	if (!tids || !ch || !cp || !due)
 		return -1;
-	for (size_t i = s->scratch_cap; i < cap; i++) {
-		if (unwind_snapshot_init(&s->snaps[i], s->cfg.stack_window) < 0) {
-			for (size_t j = s->scratch_cap; j < i; j++)
-				unwind_snapshot_fini(&s->snaps[j]);
-			return -1;
-		}
-	}
 	s->scratch_cap = cap;
+	return 0;
+}
+
+/* Stack windows for rounds of up to WANT threads (a window is 64 KiB by
+ * default: as many as a round stops, not one per thread). */
+static int grow_snaps(struct sampler *s, size_t want)
+{
+	if (want <= s->nsnaps)
+		return 0;
+	size_t cap = s->nsnaps ? s->nsnaps : 4;
+	while (cap < want)
+		cap *= 2;
+	struct unwind_snapshot *sn = realloc(s->snaps, cap * sizeof *sn);
+	if (!sn)
+		return -1;
+	s->snaps = sn;
+	for (; s->nsnaps < cap; s->nsnaps++)
+		if (unwind_snapshot_init(&s->snaps[s->nsnaps], s->cfg.stack_window) < 0)
+			return -1;
 	return 0;
 }
 
@@ -413,101 +572,114 @@ static int grow_scratch(struct sampler *s, size_t want)
  * table while a tick holds pointers into it. */
 static int reserve_thread_slots(struct sampler *s, size_t want)
 {
-	size_t used = 0;
-	for (size_t i = 0; i < s->nthreads_cap; i++)
-		used += s->threads[i].tid != 0;
-	if (s->nthreads_cap - used >= want)
+	if (s->nfree >= want)
 		return 0;
 	size_t cap = s->nthreads_cap ? s->nthreads_cap : 16;
-	while (cap - used < want)
+	while (cap - s->nused < want)
 		cap *= 2;
 	struct thread_state *nt = realloc(s->threads, cap * sizeof *nt);
 	if (!nt)
 		return -1;
-	memset(nt + s->nthreads_cap, 0, (cap - s->nthreads_cap) * sizeof *nt);
 	s->threads = nt;
+	uint32_t *fs = realloc(s->free_slots, cap * sizeof *fs);
+	if (!fs)
+		return -1;
+	s->free_slots = fs;
+	memset(nt + s->nthreads_cap, 0, (cap - s->nthreads_cap) * sizeof *nt);
+	/* the new slots are taken lowest first */
+	for (size_t i = cap; i-- > s->nthreads_cap;)
+		s->free_slots[s->nfree++] = (uint32_t)i;
 	s->nthreads_cap = cap;
-	if (tid_index_rebuild(s, cap * 2) < 0 || grow_scratch(s, cap) < 0)
+	if (tidmap_reserve(&s->tids, cap) < 0 || grow_scratch(s, cap) < 0)
 		return -1;
 	return 0;
-}
-
-/* A thread cannot be followed for want of file descriptors: say so once. */
-static void warn_fd_short(struct sampler *s, pid_t tid)
-{
-	struct rlimit rl;
-	s->stats.fd_short++;
-	if (s->stats.fd_short > 1)
-		return;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		warn("cannot follow thread %d and others: out of file descriptors (the limit is "
-		     "%llu; csampler keeps 2 per thread): raise it with 'ulimit -n' (as root, "
-		     "also the hard limit)", (int)tid, (unsigned long long)rl.rlim_cur);
-	else
-		warn_errno("cannot follow thread %d and others", (int)tid);
 }
 
 static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 {
 	struct process_state *proc = process_get(s, pid);
-	if (!proc)
-		return NULL;
-	if (s->nfollowed >= s->max_followed) {
-		warn_fd_short(s, tid);
-		return NULL;
-	}
-	size_t slot = s->nthreads_cap;
-	for (size_t i = 0; i < s->nthreads_cap; i++)
-		if (s->threads[i].tid == 0) {
-			slot = i;
-			break;
-		}
-	if (slot == s->nthreads_cap)
-		return NULL;  /* reserve_thread_slots was not called */
-	struct thread_state *t = &s->threads[slot];
+	if (!proc || s->nfree == 0)
+		return NULL;  /* (reserve_thread_slots was called) */
+	struct thread_state *t = &s->threads[s->free_slots[s->nfree - 1]];
 	memset(t, 0, sizeof *t);
 	t->pid = pid;
 	t->tid = tid;
 	t->proc = proc;
 	t->key = UINT32_MAX;
-	t->schedstat_fd = open_task_file(pid, tid, "schedstat");
-	t->stat_fd = open_task_file(pid, tid, "stat");
-	t->syscall_fd = s->cfg.idle ? open_task_file(pid, tid, "syscall") : -1;
-	if (t->schedstat_fd < 0 || t->stat_fd < 0) {
+	t->schedstat_fd = t->stat_fd = t->syscall_fd = -1;
+	if (!open_task_file(s, t, "schedstat", &t->schedstat_fd)) {
 		/* Gone already: keep nothing, and make sure target knows. */
-		bool gone = errno == ENOENT;
-		if (errno == EMFILE || errno == ENFILE)
-			warn_fd_short(s, tid);
-		thread_release(s, t);
-		if (gone && s->ngone < GONE_PER_TICK)
+		if (errno == ENOENT && s->ngone < GONE_PER_TICK)
 			s->gone[s->ngone++] = tid;
+		t->tid = 0;
 		return NULL;
 	}
-	t->followed = true;
-	s->nfollowed++;
 	if (s->cfg.idle) {
 		t->last_stack = malloc(s->cfg.max_depth * sizeof *t->last_stack);
 		if (!t->last_stack) {
-			thread_release(s, t);
+			close_task_file(s, &t->schedstat_fd);
+			t->tid = 0;
 			return NULL;
 		}
 	}
-	/* Whether it runs now, the next read of its state tells. CPU time it
-	 * used before we saw it is not ours to count, unless it was born while
-	 * we sample (seen after the first tick): then all of it is owed
-	 * samples, or short-lived threads would lose every choice to older
-	 * ones. */
-	struct schedstat ss;
-	if (read_schedstat(t, &ss)) {
-		t->runtime_ns = ss.runtime_ns;
-		t->arrivals = ss.arrivals;
-		if (s->stats.ticks > 1)
-			t->unsampled_ns = (int64_t)ss.runtime_ns;
-	}
+	s->nfree--;
+	s->nused++;
+	tidmap_put(&s->tids, tid, slot_of(s, t));  /* reserved: no allocation */
+	/* Whether it runs now, the next read of its state tells; its first
+	 * read (read_thread) takes its run time as it is. */
+	t->fresh = true;
 	t->running = true;
 	s->stats.threads_seen++;
-	tid_index_rebuild(s, s->tid_index_cap);
 	return t;
+}
+
+/* Target saw thread TID of PID: add it at the next tick. */
+static void queue_thread(struct sampler *s, pid_t pid, pid_t tid)
+{
+	if (array_grow(&s->pending, &s->pending_cap, s->npending + 1, sizeof *s->pending, 64) < 0) {
+		s->pending_lost = true;
+		return;
+	}
+	s->pending[s->npending++] = (struct target_thread){ .pid = pid, .tid = tid };
+}
+
+/* Target says TID (or every thread of PID, TID 0) is gone: forget it if it
+ * waits to be added (a thread that lived less than a tick). */
+static void unqueue_thread(struct sampler *s, pid_t pid, pid_t tid)
+{
+	for (size_t i = s->npending; i-- > 0;)
+		if (tid ? s->pending[i].tid == tid : s->pending[i].pid == pid)
+			s->pending[i] = s->pending[--s->npending];
+}
+
+/* Add the threads target saw since the last tick, each read at once. */
+static int add_pending(struct sampler *s, uint64_t now)
+{
+	if (s->pending_lost) {
+		/* a list was lost to memory: take target's whole list */
+		const struct target_thread *tl;
+		size_t n = target_threads(s->target, &tl);
+		s->npending = 0;
+		s->pending_lost = false;
+		for (size_t i = 0; i < n; i++)
+			if (!thread_find(s, tl[i].tid))
+				queue_thread(s, tl[i].pid, tl[i].tid);
+	}
+	if (reserve_thread_slots(s, s->npending) < 0)
+		return -1;
+	for (size_t i = 0; i < s->npending; i++) {
+		pid_t pid = s->pending[i].pid, tid = s->pending[i].tid;
+		struct thread_state *t = thread_find(s, tid);
+		if (t && t->pid == pid)
+			continue;
+		if (t)
+			thread_release(s, t);  /* its tid was taken by another process */
+		t = thread_add(s, pid, tid);
+		if (t)
+			wheel_insert(s, t, now);
+	}
+	s->npending = 0;
+	return 0;
 }
 
 static void capture_late(void *ctx, pid_t tid);
@@ -529,23 +701,31 @@ struct sampler *sampler_new(struct target *t, struct stackmap *m, const struct s
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	s->ncpus = ncpus > 0 ? (unsigned)ncpus : 1;
 	s->max_per_tick = cfg->max_threads_per_tick ? cfg->max_threads_per_tick : s->ncpus;
-	while (s->max_skip_level < 31 && (2u << s->max_skip_level) <= IDLE_MAX_SKIP &&
+	while (s->max_skip_level < IDLE_MAX_LEVEL && (2u << s->max_skip_level) <= IDLE_MAX_SKIP &&
 	       (2u << s->max_skip_level) * s->period_ns <= IDLE_MAX_SKIP_NS)
 		s->max_skip_level++;
+	for (unsigned level = 1; level <= IDLE_MAX_LEVEL; level++)
+		s->log_miss[level] = log1p(-ldexp(1.0, -(int)level));
+	for (size_t i = 0; i < WHEEL; i++)
+		s->wheel[i] = NO_SLOT;
 	s->rng = clock_random_seed();
 	struct rlimit rl;
-	s->max_followed = SIZE_MAX;
+	s->max_fds = SIZE_MAX;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		s->max_followed = rl.rlim_cur > FD_RESERVE ?
-			(size_t)(rl.rlim_cur - FD_RESERVE) / (s->cfg.idle ? 3 : 2) : 0;
+		s->max_fds = rl.rlim_cur > FD_RESERVE ? (size_t)(rl.rlim_cur - FD_RESERVE) : 0;
 	s->addrs = malloc(s->cfg.max_depth * sizeof *s->addrs);
-	if (!s->addrs || grow_scratch(s, 16) < 0 ||
+	if (!s->addrs || grow_scratch(s, 16) < 0 || grow_snaps(s, MAX_ROUNDS * s->max_per_tick) < 0 ||
 	    unwind_snapshot_init(&s->late_snap, s->cfg.stack_window) < 0 ||
 	    unwind_snapshot_init(&s->blocked_snap, s->cfg.stack_window) < 0) {
 		sampler_free(s);
 		return NULL;
 	}
 	target_set_late_sample(t, capture_late, count_late, s);
+	/* the threads attached before we were made; later ones come as events */
+	const struct target_thread *tl;
+	size_t n = target_threads(t, &tl);
+	for (size_t i = 0; i < n; i++)
+		queue_thread(s, tl[i].pid, tl[i].tid);
 	return s;
 }
 
@@ -556,17 +736,15 @@ void sampler_free(struct sampler *s)
 	target_set_late_sample(s->target, NULL, NULL, NULL);
 	for (size_t i = 0; i < s->nthreads_cap; i++)
 		if (s->threads[i].tid) {
-			if (s->threads[i].schedstat_fd >= 0)
-				close(s->threads[i].schedstat_fd);
-			if (s->threads[i].stat_fd >= 0)
-				close(s->threads[i].stat_fd);
-			if (s->threads[i].syscall_fd >= 0)
-				close(s->threads[i].syscall_fd);
+			thread_close_files(s, &s->threads[i]);
 			free(s->threads[i].last_stack);
 		}
 	free(s->threads);
-	free(s->tid_index);
-	for (size_t i = 0; i < s->scratch_cap; i++)
+	free(s->free_slots);
+	tidmap_free(&s->tids);
+	free(s->pending);
+	free(s->due);
+	for (size_t i = 0; i < s->nsnaps; i++)
 		unwind_snapshot_fini(&s->snaps[i]);
 	free(s->snaps);
 	free(s->chosen_tids);
@@ -577,6 +755,7 @@ void sampler_free(struct sampler *s)
 	free(s->addrs);
 	for (size_t i = 0; i < s->nprocs; i++) {
 		unwind_free(s->procs[i]->unwinder);
+		close_task_file(s, &s->procs[i]->task_dir);
 		procmaps_free(s->procs[i]->maps);
 		free(s->procs[i]);
 	}
@@ -587,35 +766,31 @@ void sampler_free(struct sampler *s)
 
 void sampler_close_threads(struct sampler *s)
 {
-	for (size_t i = 0; i < s->nthreads_cap; i++) {
-		struct thread_state *t = &s->threads[i];
-		if (!t->tid || !t->followed)
-			continue;
-		close(t->schedstat_fd);
-		close(t->stat_fd);
-		if (t->syscall_fd >= 0)
-			close(t->syscall_fd);
-		t->schedstat_fd = t->stat_fd = t->syscall_fd = -1;
-		t->followed = false;
-		s->nfollowed--;
-	}
+	for (size_t i = 0; i < s->nthreads_cap; i++)
+		if (s->threads[i].tid)
+			thread_close_files(s, &s->threads[i]);
 }
 
 /* A thread is gone (event). During a tick the thread may be among the chosen
  * ones, so it is only marked and released when the tick ends. */
 static void thread_retire(struct sampler *s, struct thread_state *t)
 {
-	if (s->in_tick)
-		t->retired = true;
-	else
+	if (!s->in_tick) {
 		thread_release(s, t);
+	} else if (!t->retired) {
+		t->retired = true;
+		s->nretired++;
+	}
 }
 
 static void release_retired(struct sampler *s)
 {
+	if (!s->nretired)
+		return;
 	for (size_t i = 0; i < s->nthreads_cap; i++)
 		if (s->threads[i].tid && s->threads[i].retired)
 			thread_release(s, &s->threads[i]);
+	s->nretired = 0;
 }
 
 void sampler_on_event(struct sampler *s, const struct target_event *ev)
@@ -639,27 +814,34 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 		unwind_flush(p->unwinder);
 		read_comm_file(ev->pid, p->comm, sizeof p->comm);
 		/* The surviving thread may have changed its tid to the pid and its
-		 * /proc files now describe the new image: reopen lazily. */
+		 * /proc files now describe the new image: add it again. */
 		for (size_t i = 0; i < s->nthreads_cap; i++)
 			if (s->threads[i].tid && s->threads[i].pid == ev->pid)
 				thread_retire(s, &s->threads[i]);
+		unqueue_thread(s, ev->pid, 0);
+		queue_thread(s, ev->pid, ev->pid);
 		break;
 	case TARGET_EV_PROCESS_EXIT:
 		p = process_find(s, ev->pid);
 		if (p) {
 			procmaps_load_perf_map(p->maps);
 			p->alive = false;
+			close_task_file(s, &p->task_dir);
 		}
 		for (size_t i = 0; i < s->nthreads_cap; i++)
 			if (s->threads[i].tid && s->threads[i].pid == ev->pid)
 				thread_retire(s, &s->threads[i]);
+		unqueue_thread(s, ev->pid, 0);
 		break;
 	case TARGET_EV_THREAD_NEW:
-		break; /* picked up from target_threads at the next tick */
+		queue_thread(s, ev->pid, ev->tid);
+		break;
 	case TARGET_EV_THREAD_EXIT:
 		t = thread_find(s, ev->tid);
 		if (t)
 			thread_retire(s, t);
+		else
+			unqueue_thread(s, ev->pid, ev->tid);
 		break;
 	}
 }
@@ -707,7 +889,8 @@ static uint32_t flags_for_result(enum unwind_result r)
 static bool thread_read_stat(struct sampler *s, struct thread_state *t, char *state)
 {
 	char buf[512], comm[64];
-	if (procfs_pread_text(t->stat_fd, buf, sizeof buf) <= 0 ||
+	if (!open_task_file(s, t, "stat", &t->stat_fd) ||
+	    procfs_pread_text(t->stat_fd, buf, sizeof buf) <= 0 ||
 	    !parse_stat(buf, state, comm, sizeof comm))
 		return false;
 	t->key = thread_key_for(s, t, comm);
@@ -723,8 +906,12 @@ static void count_captured(struct sampler *s, struct thread_state *t,
 static bool sample_in_place(struct sampler *s, struct thread_state *t)
 {
 	struct blocked_syscall bs;
-	enum blocked_state st = blocked_capture(t->proc->unwinder, t->tid, t->syscall_fd,
-						t->schedstat_fd, &s->blocked_snap, &bs);
+	/* (without its syscall file, it is counted as if it could not be read:
+	 * never stopped where it may wait) */
+	enum blocked_state st = BLOCKED_MALFORMED;
+	if (open_task_file(s, t, "syscall", &t->syscall_fd))
+		st = blocked_capture(t->proc->unwinder, t->tid, t->syscall_fd, t->schedstat_fd,
+				     &s->blocked_snap, &bs);
 	if (st == BLOCKED_RUNNING)
 		return false;
 	if (st == BLOCKED_IN_KERNEL) {
@@ -993,30 +1180,18 @@ static void record_round_pause(struct sampler *s, struct thread_state *t)
 	record_pause(s, from, t->done_ns);
 }
 
-/* On-CPU mode: whether to read T this tick (see the top of this file). An
- * idle thread is read with probability 2^-idle_level, and its sample then
- * counts 2^idle_level periods (t->weight). */
-static bool read_this_tick(struct sampler *s, struct thread_state *t)
-{
-	if (s->cfg.idle || !t->idle || s->idle_level == 0) {
-		t->weight = 1;
-		return true;
-	}
-	t->weight = 1u << s->idle_level;
-	return (clock_xorshift64(&s->rng) & (t->weight - 1)) == 0;
-}
-
-/* The level of this tick, from the idle threads counted at the last one. */
+/* The level idle threads go up to this tick: the smallest that keeps the
+ * expected reads of the idle ones within IDLE_READS_PER_SEC. */
 static void set_idle_level(struct sampler *s)
 {
-	unsigned level = 0;
-	while (level < s->max_skip_level && (s->nidle >> level) > IDLE_READS_PER_TICK)
+	unsigned level = 0, budget = IDLE_READS_PER_SEC / s->cfg.rate;
+	if (budget == 0)
+		budget = 1;
+	while (level < s->max_skip_level && (s->nidle >> level) > budget)
 		level++;
 	s->idle_level = level;
 }
 
-/* A tick samples in at most this many rounds (see the choice in the tick). */
-#define MAX_ROUNDS 3
 
 /* On-CPU mode: move to chosen[from, ...) up to WANT of the candidates
  * chosen[*scan, n) that run now ('R'), the most unsampled CPU time first.
@@ -1082,75 +1257,93 @@ int sampler_tick(struct sampler *s)
 	return ret;
 }
 
+/* Read thread T's run time (it is due this tick); in on-CPU mode make it a
+ * candidate if it may be running; in --idle mode count it or choose it. */
+static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now, size_t *nchosen)
+{
+	struct schedstat ss;
+	if (!read_schedstat(t, &ss)) {
+		/* its /proc entry is gone: make sure target knows (the
+		 * report of its end may be lost), and forget it */
+		if (!t->retired && s->ngone < GONE_PER_TICK) {
+			s->gone[s->ngone++] = t->tid;
+			thread_retire(s, t);
+		}
+		return;
+	}
+	if (t->fresh) {
+		/* CPU time it used before we saw it is not ours to count,
+		 * unless it was born while we sample (seen after the first
+		 * tick): then all of it is owed samples, or short-lived
+		 * threads would lose every choice to older ones. */
+		t->fresh = false;
+		t->runtime_ns = ss.runtime_ns;
+		t->arrivals = ss.arrivals;
+		if (s->stats.ticks > 1)
+			t->unsampled_ns = (int64_t)ss.runtime_ns;
+	}
+	/* It got a CPU or ran since the last read (a running thread's
+	 * run time is updated only at scheduler events, its arrivals
+	 * when it gets a CPU): it may be running now. */
+	bool ran = ss.runtime_ns != t->runtime_ns || ss.arrivals != t->arrivals;
+	t->unsampled_ns += (int64_t)(ss.runtime_ns - t->runtime_ns);
+	t->runtime_ns = ss.runtime_ns;
+	t->arrivals = ss.arrivals;
+	t->run_delay_ns = ss.run_delay_ns;
+	bool idle = !ran && !t->running;
+	t->ran = ran;
+	s->nidle += (size_t)idle - (size_t)t->idle;
+	t->idle = idle;
+	/* Interrupted by an earlier round, not stopped yet: its stop is
+	 * sampled when it comes. A wall-clock profile counts it at this
+	 * tick too, where it was last seen. */
+	if (t->late_until_ns > now) {
+		if (s->cfg.idle && t->has_last)
+			count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);
+		return;
+	}
+	t->late_until_ns = 0;
+	if (!s->cfg.idle) {
+		/* a candidate: its state is read below */
+		if (ran || t->running)
+			s->chosen[(*nchosen)++] = t;
+		return;
+	}
+	char state = '?';
+	if (!thread_read_stat(s, t, &state))
+		return;
+	if (state == 'R') {
+		s->chosen[(*nchosen)++] = t;
+		return;
+	}
+	/* --idle: a sleeping thread. Reuse its stack if it has not run
+	 * (its stack is as it was), else read it where it waits. */
+	if (!ran && t->has_last) {
+		count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);
+		return;
+	}
+	if (!sample_in_place(s, t))
+		s->chosen[(*nchosen)++] = t;
+}
+
 static int sampler_tick_locked(struct sampler *s)
 {
 	uint64_t now = s->tick_start_ns = clock_monotonic_ns();
-	const struct target_thread *tl;
-	size_t n = target_threads(s->target, &tl);
+	uint64_t tick = ++s->stats.ticks;
 	size_t nchosen = 0;
 
-	s->stats.ticks++;
-	if (grow_scratch(s, n) < 0 || reserve_thread_slots(s, n) < 0)
+	if (add_pending(s, tick) < 0 || grow_scratch(s, s->nused) < 0)
 		return -1;
 	set_idle_level(s);
-	s->nidle = 0;
 
-	/* 1. read run times, choose */
-	for (size_t i = 0; i < n; i++) {
-		struct thread_state *t = thread_find(s, tl[i].tid);
-		if (!t || t->pid != tl[i].pid) {
-			if (t)
-				thread_release(s, t);
-			t = thread_add(s, tl[i].pid, tl[i].tid);
-			if (!t)
-				continue;
-		}
-		bool read = read_this_tick(s, t);
-		s->nidle += t->idle;  /* as of its last read */
-		if (!read)
-			continue;
-		struct schedstat ss;
-		if (!read_schedstat(t, &ss))
-			continue;
-		/* It got a CPU or ran since the last read (a running thread's
-		 * run time is updated only at scheduler events, its arrivals
-		 * when it gets a CPU): it may be running now. */
-		bool ran = ss.runtime_ns != t->runtime_ns || ss.arrivals != t->arrivals;
-		t->unsampled_ns += (int64_t)(ss.runtime_ns - t->runtime_ns);
-		t->runtime_ns = ss.runtime_ns;
-		t->arrivals = ss.arrivals;
-		t->run_delay_ns = ss.run_delay_ns;
-		t->idle = !ran && !t->running;
-		/* Interrupted by an earlier round, not stopped yet: its stop is
-		 * sampled when it comes. A wall-clock profile counts it at this
-		 * tick too, where it was last seen. */
-		if (t->late_until_ns > now) {
-			if (s->cfg.idle && t->has_last)
-				count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);
-			continue;
-		}
-		t->late_until_ns = 0;
-		char state = '?';
-		if (!s->cfg.idle) {
-			/* a candidate: its state is read below */
-			if (ran || t->running)
-				s->chosen[nchosen++] = t;
-			continue;
-		}
-		if (!thread_read_stat(s, t, &state))
-			continue;
-		if (state == 'R') {
-			s->chosen[nchosen++] = t;
-			continue;
-		}
-		/* --idle: a sleeping thread. Reuse its stack if it has not run
-		 * (its stack is as it was), else read it where it waits. */
-		if (!ran && t->has_last) {
-			count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);
-			continue;
-		}
-		if (!sample_in_place(s, t))
-			s->chosen[nchosen++] = t;
+	/* 1. read the run times of the threads due, choose */
+	size_t ndue = wheel_take_due(s, tick);
+	for (size_t i = 0; i < ndue; i++) {
+		struct thread_state *t = &s->threads[s->due[i]];
+		/* this read's sample stands for 2^level periods (schedule_read) */
+		t->weight = 1u << t->level;
+		read_thread(s, t, now, &nchosen);
+		schedule_read(s, t, tick);
 	}
 
 	/* Poll for the stops while the target leaves a CPU idle. When its
@@ -1161,6 +1354,8 @@ static int sampler_tick_locked(struct sampler *s)
 	long long spin_ns = nchosen < s->ncpus ? SPIN_IDLE_NS : SPIN_BUSY_NS;
 
 	if (s->cfg.idle) {
+		if (grow_snaps(s, nchosen) < 0)
+			return -1;
 		if (nchosen)
 			sample_round(s, 0, nchosen, spin_ns);
 		return 0;
@@ -1181,6 +1376,14 @@ static int sampler_tick_locked(struct sampler *s)
 		kept += (end - done) - sample_round(s, done, end - done, spin_ns);
 		done = end;
 	}
+	/* Candidates left unexamined that did not run since their last read
+	 * were chosen only as running at an older read: say so no longer, or
+	 * a thread seen running once (or found at attach) would be read at
+	 * every tick for good while busier ones take the examinations. If it
+	 * does run, its run time shows it by the next scheduler tick. */
+	for (size_t i = scan; i < nchosen; i++)
+		if (!s->chosen[i]->ran)
+			s->chosen[i]->running = false;
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /* sampler: one tick of the hot path, and the threads seen.
  *
- * Each tick: read the threads' schedstat (kept-open /proc files, pread),
- * choose those that may be running now (on-CPU mode; see sampler.c for why
+ * Each tick: read the schedstat of the threads due (kept-open /proc files,
+ * pread; an idle thread is due seldomer the longer it sleeps), choose those
+ * that may be running now (on-CPU mode; see sampler.c for why
  * the estimate is unbiased) or all of them (--idle, where a thread that did
  * not run reuses its last stack, and a blocked one that ran is copied where
  * it waits without being interrupted: blocked.h), each sample

@@ -1,6 +1,7 @@
 #!/bin/sh
-# fault_fd_limit: csampler keeps two /proc files open per thread. With a
-# soft limit on open files below that (ulimit -Sn 256, 600 threads) it
+# fault_fd_limit: csampler keeps a /proc file open per thread (two for one
+# that runs). With a soft limit on open files below that (ulimit -Sn 256,
+# 600 threads) it
 # raises the soft limit to the hard one and samples the busy thread that
 # starts last; with the hard limit that low too, it says so in one line
 # naming the limit and the fix (it sampled some threads silently before),
@@ -30,7 +31,7 @@ CS_STATUS=0
 assert_eq "hard limit: status" "$CS_STATUS" 0
 assert_eq "hard limit: warnings" "$(grep -c 'out of file descriptors' "$T/cs.err")" 1
 assert_match "hard limit: message" "$(grep 'out of file descriptors' "$T/cs.err")" \
-	"^csampler: cannot follow thread [0-9]+ and others: out of file descriptors \\(the limit is 256; csampler keeps 2 per thread\\): raise it with 'ulimit -n'"
+	"^csampler: cannot follow thread [0-9]+ and others: out of file descriptors \\(the limit is 256; csampler keeps 1 per thread, 2 for one that runs\\): raise it with 'ulimit -n'"
 # the profile is still written (the followed threads may all be asleep)
 [ -f "$T/hard.folded" ] && grep -q "^csampler: wrote $T/hard.folded " "$T/cs.err" ||
 	fail "hard limit: no profile written: $(cat "$T/cs.err")"
