@@ -1,0 +1,42 @@
+#!/bin/sh
+# sampler_10k_threads: two busy threads among 10,000 asleep, attached at
+# 999 Hz for 3 s. csampler keeps one /proc file per thread (the busy ones,
+# made last, were past the old budget of two per thread: 0 samples) and
+# reads a sleeping thread's run time ever seldomer (the old tick read about
+# 300 of them every time and fell behind: about 45% of the rate at 5000
+# threads). Every thread is followed; the busy threads get at least 75% of
+# the rate asked (the first ticks read every thread once), every sample is
+# theirs with its whole stack, and the target is left untraced and running.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+TEST_TIMEOUT=180
+
+n=10000
+hard=$(ulimit -Hn)
+[ "$hard" = unlimited ] || [ "$hard" -ge $((n + 300)) ] ||
+	skip "needs an open-file hard limit of at least $((n + 300)) (it is $hard)"
+
+start_fixture sleepers "$n" 2
+run_csampler -v -F 999 -d 3 -o "$T/out.folded" -p "$FIXTURE_PID"
+assert_eq "status" "$CS_STATUS" 0
+grep -q 'out of file descriptors' "$T/cs.err" && fail "not every thread followed: $(cat "$T/cs.err")"
+note "$(grep 'attached to process' "$T/cs.err")"
+stats=$(grep -E '^csampler: [0-9]+ samples' "$T/cs.err") || fail "no summary: $(cat "$T/cs.err")"
+note "$stats"
+seen=$(printf '%s\n' "$stats" | sed -nE 's/.*, ([0-9]+) threads seen,.*/\1/p')
+[ "${seen:-0}" -ge $((n + 4)) ] || fail "threads seen: '$seen', expected at least $((n + 4))"
+
+# The busy threads never block: at every tick both run (or wait for a CPU
+# csampler took to sample), so the asked rate is a sample of each per tick,
+# as many as there are CPUs.
+cpus=$(nproc)
+[ "$cpus" -gt 2 ] && cpus=2
+want=$((cpus * 999 * 3))
+got=$(folded_count "$T/out.folded" ';busy_spin;busy_leaf$')
+total=$(folded_total "$T/out.folded")
+note "busy threads: $got samples of $total; asked: $want"
+[ "$got" -ge $((want * 75 / 100)) ] || fail "busy threads: $got samples, asked $want"
+[ "$got" -le $((want * 101 / 100)) ] || fail "busy threads: $got samples, more than the $want asked"
+[ "$got" -eq "$total" ] || fail "$got of $total samples are the busy threads' whole stack: $(head -5 "$T/out.folded")"
+assert_untraced_running "$FIXTURE_PID"
+exit 0
