@@ -76,13 +76,13 @@
 #include "tidmap.h"
 
 /* Idle threads are all read every tick while their reads stay within
- * IDLE_READS_PER_SEC (a read costs about 3 us: 8000 a second are 2.5% of a
+ * IDLE_READS_PER_SEC (a read costs about 3 us: 4000 a second are 1.2% of a
  * core); with more, an idle one is read with probability 2^-k (see
  * schedule_read), k at most the level that keeps the expected idle reads
  * within that, and so that 2^k <= IDLE_MAX_SKIP and 2^k periods <=
  * IDLE_MAX_SKIP_NS (the most one sample may stand for: it bounds the
  * variance). 10,000 sleeping threads at 999 Hz: k = 10, ~10 reads a tick. */
-#define IDLE_READS_PER_SEC 8000u
+#define IDLE_READS_PER_SEC 4000u
 #define IDLE_MAX_LEVEL 10
 #define IDLE_MAX_SKIP (1u << IDLE_MAX_LEVEL)
 #define IDLE_MAX_SKIP_NS 2000000000u

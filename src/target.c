@@ -454,10 +454,12 @@ static pid_t next_expected_report(struct target *t, int *status)
 	return 0;
 }
 
-/* One report already queued: of a thread a SIGCHLD named, or from a full
- * pass when one is due. The tid, 0 if none, -1 when nothing is left to
+/* One report already queued: of a thread a SIGCHLD named, of one that owes
+ * a stop, or from a full pass when one is due and FULL_OK (not while a
+ * round's threads may be stopped: a pass over thousands of tracees would
+ * lengthen their pause). The tid, 0 if none, -1 when nothing is left to
  * wait for. */
-static pid_t next_report(struct target *t, int *status)
+static pid_t next_report(struct target *t, int *status, bool full_ok)
 {
 	take_sigchld(t);
 	while (t->nhints > 0) {
@@ -470,7 +472,7 @@ static pid_t next_report(struct target *t, int *status)
 		if (tid > 0)
 			return tid;
 	}
-	if (!full_pass_due(t))
+	if (!full_ok || !full_pass_due(t))
 		return 0;
 	t->in_full_pass = true;
 	pid_t tid;
@@ -510,7 +512,7 @@ static pid_t wait_report_spin(struct target *t, int *status, long long deadline,
 		long long now = now_ns();
 		if (n > 0 && now < spin_until)
 			continue;
-		pid_t tid = next_report(t, status);
+		pid_t tid = next_report(t, status, n == 0);
 		if (tid != 0)
 			return tid;
 		now = now_ns();
@@ -957,12 +959,15 @@ static int drain(struct target *t, int max)
  * behind a SIGCHLD taken earlier and its full pass is due. Every taker of
  * SIGCHLD (the caller's signalfd, then target_poll; sigtimedwait here) looks
  * for the reports it stands for at once. */
-static bool report_may_wait(const struct target *t)
+static bool sigchld_pending(void)
 {
 	sigset_t pending;
-	if (sigpending(&pending) < 0 || sigismember(&pending, SIGCHLD) == 1)
-		return true;
-	return full_pass_due(t);
+	return sigpending(&pending) < 0 || sigismember(&pending, SIGCHLD) == 1;
+}
+
+static bool report_may_wait(const struct target *t)
+{
+	return sigchld_pending() || full_pass_due(t);
 }
 
 /* Handle every queued report; if there may be more than one drain takes,
@@ -1719,8 +1724,8 @@ static void interrupt_threads(struct target *t, const pid_t *tids, size_t n)
 	bool persistent = t->cfg.mode == TARGET_SEIZE_PERSISTENT;
 	if (!persistent)
 		rescan_tasks(t);
-	else if (report_may_wait(t))
-		drain_all(t);
+	else if (sigchld_pending())
+		drain_all(t);  /* (a due full pass waits for the end of the tick) */
 
 	for (size_t k = 0; k < n; k++) {
 		ssize_t i = row_find(t, tids[k]);
