@@ -487,7 +487,9 @@ int profiler_run(const struct options *o)
 		goto out;
 	struct sampler_stats sst;
 	sampler_get_stats(r.s.sampler, &sst);
-	if (sst.samples == 0 && sst.unreadable > 0 && status == CS_EXIT_OK)
+	/* Most stacks refused (a program that made itself non-dumpable after a
+	 * sample or two of its start): the profile is not its profile. */
+	if (sst.unreadable > 0 && sst.unreadable >= sst.samples && status == CS_EXIT_OK)
 		status = CS_EXIT_PERMISSION;  /* said in the sampler's warning */
 
 	if (!o->quiet)

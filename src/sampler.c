@@ -769,6 +769,8 @@ void sampler_close_threads(struct sampler *s)
 	for (size_t i = 0; i < s->nthreads_cap; i++)
 		if (s->threads[i].tid)
 			thread_close_files(s, &s->threads[i]);
+	for (size_t i = 0; i < s->nprocs; i++)
+		close_task_file(s, &s->procs[i]->task_dir);
 }
 
 /* A thread is gone (event). During a tick the thread may be among the chosen

@@ -74,8 +74,9 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev);
  * window); the caller keeps owning the previous map. */
 void sampler_set_stackmap(struct sampler *s, struct stackmap *m);
 
-/* Sampling is over: close the threads' /proc files (the descriptors go to
- * symbolizing and writing). No tick after this. */
+/* Sampling is over: close the threads' /proc files and the processes' task
+ * directories (the descriptors go to symbolizing and writing). No tick after
+ * this. */
 void sampler_close_threads(struct sampler *s);
 /* Take one round of samples. 0, or -1 on a fatal error. */
 int sampler_tick(struct sampler *s);
