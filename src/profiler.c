@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "address.h"
+#include "array.h"
 #include "clock.h"
 #include "dump.h"
 #include "error.h"
@@ -182,13 +183,104 @@ static uint32_t *loc_cache_slot(struct loc_cache *c, int32_t pid, uint64_t addr)
 	return &c->slots[h].loc;  /* loc == PROFILE_NONE: new */
 }
 
+/* (binary's build-id, file offset of the address, activation bit) -> its
+ * lines: processes that run the same binaries (a --children run of many
+ * short-lived processes) look each code address up once, and a process
+ * whose addresses were all seen never loads its binaries' DWARF (libc's
+ * debug file took ~10 MB per process). */
+struct frame_cache {
+	struct frame_slot {
+		const char *build_id;    /* NULL: empty; owned by a symbolizer */
+		uint64_t offset;         /* file offset, bit 63 the activation bit */
+		uint32_t first, n;       /* lines[first, first + n) */
+		bool jit;
+		bool has_functions, has_filenames, has_line_numbers, has_inline_frames;
+	} *slots;
+	size_t cap, used;
+	struct profile_line *lines;
+	size_t nlines, lines_cap;
+};
+
+static uint64_t frame_hash(const char *build_id, uint64_t offset)
+{
+	uint64_t h = offset * 0x9E3779B97F4A7C15ull;
+	for (const char *p = build_id; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001B3ull;
+	return h;
+}
+
+/* The slot of (BUILD_ID, OFFSET): found (build_id set) or empty; NULL on ENOMEM. */
+static struct frame_slot *frame_cache_slot(struct frame_cache *c, const char *build_id,
+					   uint64_t offset)
+{
+	if (c->used * 2 >= c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 1024;
+		struct frame_slot *ns = calloc(ncap, sizeof *ns);
+		if (!ns)
+			return NULL;
+		for (size_t i = 0; i < c->cap; i++) {
+			if (!c->slots[i].build_id)
+				continue;
+			size_t h = frame_hash(c->slots[i].build_id, c->slots[i].offset) & (ncap - 1);
+			while (ns[h].build_id)
+				h = (h + 1) & (ncap - 1);
+			ns[h] = c->slots[i];
+		}
+		free(c->slots);
+		c->slots = ns;
+		c->cap = ncap;
+	}
+	size_t h = frame_hash(build_id, offset) & (c->cap - 1);
+	while (c->slots[h].build_id) {
+		if (c->slots[h].offset == offset && strcmp(c->slots[h].build_id, build_id) == 0)
+			break;
+		h = (h + 1) & (c->cap - 1);
+	}
+	return &c->slots[h];
+}
+
+/* Remember LINES for an empty SLOT. */
+static void frame_cache_put(struct frame_cache *c, struct frame_slot *slot,
+			    const struct symbol_module *mod, uint64_t offset,
+			    const struct profile_line *lines, size_t n, bool jit)
+{
+	if (array_grow(&c->lines, &c->lines_cap, c->nlines + n, sizeof *c->lines, 4096) < 0)
+		return;
+	memcpy(&c->lines[c->nlines], lines, n * sizeof *lines);
+	*slot = (struct frame_slot){ .build_id = mod->build_id, .offset = offset,
+				     .first = (uint32_t)c->nlines, .n = (uint32_t)n, .jit = jit,
+				     .has_functions = mod->has_functions,
+				     .has_filenames = mod->has_filenames,
+				     .has_line_numbers = mod->has_line_numbers,
+				     .has_inline_frames = mod->has_inline_frames };
+	c->nlines += n;
+	c->used++;
+}
+
+/* A mapping of a binary (build-id, file offset, size) whose symbolizer
+ * looked an address up first: another process's address in the same
+ * mapping is looked up there (translated), so a binary's debug information
+ * is loaded once, not once per process. */
+struct donor {
+	const char *build_id;
+	uint64_t offset, size, start;
+	struct symbolizer *sym;
+};
+
 struct build {
 	struct run *run;
 	struct profile *profile;
-	struct symbolizer **syms;    /* parallel to the sampler's processes */
+	struct symbolizer **syms;    /* parallel to the sampler's processes, made at
+	                              * their first address (most of a --children
+	                              * run's processes have no sample) */
+	bool *sym_tried;
 	pid_t *sym_pids;
 	size_t nsyms;
+	const struct symbolize_options *so;
 	struct loc_cache cache;
+	struct frame_cache frames;
+	struct donor *donors;
+	size_t ndonors, donors_cap;
 	uint32_t *locs;
 	uint32_t blocked_loc;        /* "[blocked]" pseudo location, lazily made */
 	int error;
@@ -197,10 +289,40 @@ struct build {
 static struct symbolizer *symbolizer_for(struct build *b, pid_t pid)
 {
 	/* The newest process with that pid (a pid can be reused). */
-	for (size_t i = b->nsyms; i-- > 0;)
-		if (b->sym_pids[i] == pid)
-			return b->syms[i];
+	for (size_t i = b->nsyms; i-- > 0;) {
+		if (b->sym_pids[i] != pid)
+			continue;
+		if (!b->sym_tried[i]) {
+			b->sym_tried[i] = true;
+			b->syms[i] = symbolizer_new(sampler_process_maps(b->run->s.sampler, i), b->so);
+			if (!b->syms[i] && b->run->opt->verbose)
+				warn_errno("cannot symbolize pid %d", (int)pid);
+		}
+		return b->syms[i];
+	}
 	return NULL;
+}
+
+/* The symbolizer to look ADDR (in MOD, of SYM's process) up in, and the
+ * address there: a donor that mapped the same part of the same binary, or
+ * SYM itself (which becomes the donor). */
+static struct symbolizer *lookup_in(struct build *b, struct symbolizer *sym,
+				    const struct symbol_module *mod, uint64_t *addr)
+{
+	if (!mod->build_id || !*mod->build_id)
+		return sym;
+	uint64_t size = mod->limit - mod->start;
+	for (size_t i = 0; i < b->ndonors; i++) {
+		struct donor *d = &b->donors[i];
+		if (d->offset == mod->offset && d->size == size && strcmp(d->build_id, mod->build_id) == 0) {
+			*addr = (addr_value(*addr) - mod->start + d->start) | (*addr & ADDR_ACTIVATION);
+			return d->sym;
+		}
+	}
+	if (array_grow(&b->donors, &b->donors_cap, b->ndonors + 1, sizeof *b->donors, 64) == 0)
+		b->donors[b->ndonors++] = (struct donor){ .build_id = mod->build_id,
+			.offset = mod->offset, .size = size, .start = mod->start, .sym = sym };
+	return sym;
 }
 
 static uint32_t location_for(struct build *b, pid_t pid, uint64_t addr)
@@ -219,22 +341,54 @@ static uint32_t location_for(struct build *b, pid_t pid, uint64_t addr)
 	bool jit = false;
 	char unknown[32];
 
-	if (sym) {
-		n = symbolizer_lookup(sym, addr, frames, MAX_FRAMES_PER_ADDRESS);
-		struct symbol_module mod;
-		if (symbolizer_module(sym, addr, &mod)) {
-			struct profile_mapping pm = {
-				.start = mod.start, .limit = mod.limit, .offset = mod.offset,
-				.filename = mod.path ? mod.path : "",
-				.build_id = mod.build_id ? mod.build_id : "",
-				.has_functions = mod.has_functions, .has_filenames = mod.has_filenames,
-				.has_line_numbers = mod.has_line_numbers,
-				.has_inline_frames = mod.has_inline_frames,
-			};
-			mapping = profile_add_mapping(b->profile, &pm);
+	struct symbol_module mod;
+	struct frame_slot *known = NULL;
+	uint64_t offset = 0;
+	/* the mapping's identity first (cheap): an address of a binary seen in
+	 * another process takes its lines and facts from the cache */
+	if (sym && symbolizer_mapping(sym, addr, &mod)) {
+		if (mod.build_id && *mod.build_id && addr_value(addr) >= mod.start) {
+			offset = (addr_value(addr) - mod.start + mod.offset) |
+				 (addr & ADDR_ACTIVATION);
+			known = frame_cache_slot(&b->frames, mod.build_id, offset);
 		}
+		struct symbolizer *where = sym;
+		uint64_t there = addr;
+		if (known && known->build_id) {
+			mod.has_functions = known->has_functions;
+			mod.has_filenames = known->has_filenames;
+			mod.has_line_numbers = known->has_line_numbers;
+			mod.has_inline_frames = known->has_inline_frames;
+		} else {
+			where = lookup_in(b, sym, &mod, &there);
+			struct symbol_module facts;
+			if (symbolizer_module(where, there, &facts)) {
+				mod.has_functions = facts.has_functions;
+				mod.has_filenames = facts.has_filenames;
+				mod.has_line_numbers = facts.has_line_numbers;
+				mod.has_inline_frames = facts.has_inline_frames;
+			}
+		}
+		struct profile_mapping pm = {
+			.start = mod.start, .limit = mod.limit, .offset = mod.offset,
+			.filename = mod.path ? mod.path : "",
+			.build_id = mod.build_id ? mod.build_id : "",
+			.has_functions = mod.has_functions, .has_filenames = mod.has_filenames,
+			.has_line_numbers = mod.has_line_numbers,
+			.has_inline_frames = mod.has_inline_frames,
+		};
+		mapping = profile_add_mapping(b->profile, &pm);
+		if (known && known->build_id) {
+			*slot = profile_add_location(b->profile, addr_value(addr), mapping,
+						     &b->frames.lines[known->first], known->n, known->jit);
+			return *slot;
+		}
+		n = symbolizer_lookup(where, there, frames, MAX_FRAMES_PER_ADDRESS);
+	} else if (sym) {
+		n = symbolizer_lookup(sym, addr, frames, MAX_FRAMES_PER_ADDRESS);
 	}
 	if (n == 0) {
+		known = NULL;  /* its name is the process's address: not shared */
 		snprintf(unknown, sizeof unknown, "0x%llx", (unsigned long long)addr_value(addr));
 		frames[0] = (struct symbol_frame){ .function = unknown, .system_name = unknown };
 		n = 1;
@@ -248,6 +402,8 @@ static uint32_t location_for(struct build *b, pid_t pid, uint64_t addr)
 		if (lines[i].function == PROFILE_NONE)
 			return PROFILE_NONE;
 	}
+	if (known)
+		frame_cache_put(&b->frames, known, &mod, offset, lines, n, jit);
 	*slot = profile_add_location(b->profile, addr_value(addr), mapping, lines, n, jit);
 	return *slot;
 }
@@ -323,21 +479,17 @@ static char *join_command(const struct run *r, const struct sampler_thread_info 
 
 static struct profile *build_profile(struct run *r, const struct symbolize_options *so)
 {
-	struct build b = { .run = r, .blocked_loc = PROFILE_NONE };
+	struct build b = { .run = r, .blocked_loc = PROFILE_NONE, .so = so };
 	b.profile = profile_new();
 	b.nsyms = sampler_nprocesses(r->s.sampler);
 	b.syms = calloc(b.nsyms + 1, sizeof *b.syms);
 	b.sym_pids = calloc(b.nsyms + 1, sizeof *b.sym_pids);
+	b.sym_tried = calloc(b.nsyms + 1, sizeof *b.sym_tried);
 	b.locs = malloc((r->opt->max_depth + 1) * sizeof *b.locs);
-	if (!b.profile || !b.syms || !b.sym_pids || !b.locs)
+	if (!b.profile || !b.syms || !b.sym_pids || !b.sym_tried || !b.locs)
 		goto fail;
-	for (size_t i = 0; i < b.nsyms; i++) {
-		const struct procmaps *pm = sampler_process_maps(r->s.sampler, i);
-		b.sym_pids[i] = procmaps_pid(pm);
-		b.syms[i] = symbolizer_new(pm, so);
-		if (!b.syms[i] && r->opt->verbose)
-			warn_errno("cannot symbolize pid %d", (int)b.sym_pids[i]);
-	}
+	for (size_t i = 0; i < b.nsyms; i++)
+		b.sym_pids[i] = procmaps_pid(sampler_process_maps(r->s.sampler, i));
 	if (stackmap_foreach(r->s.map, add_entry, &b) != 0 || b.error) {
 		if (b.error)
 			errno = b.error;
@@ -360,9 +512,13 @@ done:
 	for (size_t i = 0; i < b.nsyms; i++)
 		symbolizer_free(b.syms[i]);
 	free(b.syms);
+	free(b.sym_tried);
 	free(b.sym_pids);
 	free(b.locs);
 	free(b.cache.slots);
+	free(b.frames.slots);
+	free(b.frames.lines);
+	free(b.donors);
 	return b.profile;
 }
 

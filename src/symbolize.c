@@ -1011,7 +1011,8 @@ size_t symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_fram
 	return n;
 }
 
-bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module *out)
+static bool module_facts(struct symbolizer *s, uint64_t addr, struct symbol_module *out,
+			 bool flags)
 {
 	uint64_t pc = addr_lookup_pc(addr);
 	const struct procmaps_entry *e = procmaps_find(s->pm, pc);
@@ -1031,7 +1032,7 @@ bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module
 	if (m == NULL)
 		return true;
 	out->build_id = m->build_id;
-	if (s->opt.addresses_only || m->dwfl_mod == NULL)
+	if (!flags || s->opt.addresses_only || m->dwfl_mod == NULL)
 		return true;
 	if (!m->dwarf_known) {
 		Dwarf_Addr bias;
@@ -1043,6 +1044,16 @@ bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module
 	out->has_line_numbers = m->has_dwarf;
 	out->has_inline_frames = m->has_dwarf && !s->opt.no_inline;
 	return true;
+}
+
+bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module *out)
+{
+	return module_facts(s, addr, out, true);
+}
+
+bool symbolizer_mapping(struct symbolizer *s, uint64_t addr, struct symbol_module *out)
+{
+	return module_facts(s, addr, out, false);
 }
 
 /* ---- life -------------------------------------------------------------------- */

@@ -58,6 +58,9 @@ size_t symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_fram
 
 /* The mapping ADDR falls in, with module facts; false if none. */
 bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module *out);
+/* As symbolizer_module, without the has_* flags (left false): never loads
+ * the module's debug information. */
+bool symbolizer_mapping(struct symbolizer *s, uint64_t addr, struct symbol_module *out);
 
 /* Demangle NAME (C++ Itanium, Rust legacy without the ::h hash, Rust v0).
  * Returns a malloc'd string, or NULL if NAME is not mangled. */
