@@ -39,6 +39,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -68,6 +69,22 @@ struct open_file {
 	uint64_t inode;
 	unsigned dev_major, dev_minor;
 	int fd;
+	bool shared;      /* a reference into pm->shared (procmaps_files) */
+};
+
+/* Files open for many processes at once (procmaps_files): a mapped file by
+ * device and inode, a root directory by device, inode and mount namespace. */
+struct shared_file {
+	uint64_t inode, mntns;   /* mntns: roots only (0 for files) */
+	unsigned dev_major, dev_minor;
+	bool root;
+	int fd;
+	size_t refs;
+};
+
+struct procmaps_files {
+	struct shared_file *v;
+	size_t n, cap;
 };
 
 struct jit_entry {
@@ -79,6 +96,8 @@ struct jit_entry {
 #define LIVE_TASK_SCAN 4096
 
 struct procmaps {
+	struct procmaps_files *shared;  /* or NULL */
+	bool root_shared;               /* root_fd is a reference into shared */
 	pid_t pid;
 	pid_t proc_pid;   /* the /proc entry read: pid, or a live thread once the main one exited */
 	pid_t nspid;
@@ -374,6 +393,105 @@ static pid_t live_task(pid_t pid)
 	return found;
 }
 
+/* ---- files shared by the processes of one run ---------------------------------- */
+
+static struct shared_file *shared_find(struct procmaps_files *f, bool root, unsigned dev_major,
+				       unsigned dev_minor, uint64_t inode, uint64_t mntns)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		struct shared_file *sf = &f->v[i];
+		if (sf->root == root && sf->inode == inode && sf->dev_major == dev_major &&
+		    sf->dev_minor == dev_minor && sf->mntns == mntns)
+			return sf;
+	}
+	return NULL;
+}
+
+/* Add FD (now owned by F, one reference); false if out of memory. */
+static bool shared_add(struct procmaps_files *f, bool root, unsigned dev_major, unsigned dev_minor,
+		       uint64_t inode, uint64_t mntns, int fd)
+{
+	if (array_grow(&f->v, &f->cap, f->n + 1, sizeof *f->v, 16) < 0)
+		return false;
+	f->v[f->n++] = (struct shared_file){ .inode = inode, .mntns = mntns, .dev_major = dev_major,
+					     .dev_minor = dev_minor, .root = root, .fd = fd, .refs = 1 };
+	return true;
+}
+
+/* Drop one reference to FD; the last closes it. */
+static void shared_unref(struct procmaps_files *f, int fd)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		if (f->v[i].fd != fd)
+			continue;
+		if (--f->v[i].refs == 0) {
+			close(fd);
+			f->v[i] = f->v[--f->n];
+		}
+		return;
+	}
+}
+
+struct procmaps_files *procmaps_files_new(void)
+{
+	return calloc(1, sizeof(struct procmaps_files));
+}
+
+void procmaps_files_free(struct procmaps_files *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->n; i++)
+		close(f->v[i].fd);
+	free(f->v);
+	free(f);
+}
+
+size_t procmaps_files_count(const struct procmaps_files *f)
+{
+	return f ? f->n : 0;
+}
+
+/* The mount namespace of PID (the inode of /proc/PID/ns/mnt), or 0. */
+static uint64_t mount_namespace(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
+	return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* Share the root directory just opened with the processes that have the
+ * same one (same directory, same mount namespace). */
+static void share_root(struct procmaps *pm)
+{
+	struct stat st;
+	uint64_t mntns = mount_namespace(pm->proc_pid);
+	if (!pm->shared || pm->root_fd < 0 || mntns == 0 || fstat(pm->root_fd, &st) < 0)
+		return;
+	struct shared_file *sf = shared_find(pm->shared, true, major(st.st_dev), minor(st.st_dev),
+					     (uint64_t)st.st_ino, mntns);
+	if (sf) {
+		close(pm->root_fd);
+		pm->root_fd = sf->fd;
+		sf->refs++;
+		pm->root_shared = true;
+	} else {
+		pm->root_shared = shared_add(pm->shared, true, major(st.st_dev), minor(st.st_dev),
+					     (uint64_t)st.st_ino, mntns, pm->root_fd);
+	}
+}
+
+struct procmaps *procmaps_new_shared(pid_t pid, struct procmaps_files *files)
+{
+	struct procmaps *pm = procmaps_new(pid);
+	if (pm && files) {
+		pm->shared = files;
+		share_root(pm);
+	}
+	return pm;
+}
+
 struct procmaps *procmaps_new(pid_t pid)
 {
 	if (pid <= 0) {
@@ -408,10 +526,16 @@ void procmaps_free(struct procmaps *pm)
 		return;
 	if (pm->maps_fd >= 0)
 		close(pm->maps_fd);
-	if (pm->root_fd >= 0)
+	if (pm->root_fd >= 0 && pm->root_shared)
+		shared_unref(pm->shared, pm->root_fd);
+	else if (pm->root_fd >= 0)
 		close(pm->root_fd);
-	for (size_t i = 0; i < pm->nfiles; i++)
-		close(pm->files[i].fd);
+	for (size_t i = 0; i < pm->nfiles; i++) {
+		if (pm->files[i].shared)
+			shared_unref(pm->shared, pm->files[i].fd);
+		else
+			close(pm->files[i].fd);
+	}
 	for (size_t i = 0; i < pm->n; i++)
 		free(pm->all[i]);
 	for (size_t i = 0; i < pm->njit; i++)
@@ -533,6 +657,18 @@ static int file_fd(struct procmaps *pm, const struct procmaps_entry *e, const ch
 	}
 	if (pm->nfiles >= MAX_FILES)
 		return -1;
+	struct shared_file *sf = pm->shared ? shared_find(pm->shared, false, e->dev_major, e->dev_minor,
+							   e->inode, 0) : NULL;
+	if (sf) {
+		if (array_grow(&pm->files, &pm->filescap, pm->nfiles + 1, sizeof *pm->files, 16) < 0)
+			return -1;
+		sf->refs++;
+		pm->files[pm->nfiles++] = (struct open_file){
+			.inode = e->inode, .dev_major = e->dev_major, .dev_minor = e->dev_minor,
+			.fd = sf->fd, .shared = true,
+		};
+		return sf->fd;
+	}
 	char name[96];
 	snprintf(name, sizeof name, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pm->proc_pid,
 		 e->start, e->end);
@@ -554,8 +690,11 @@ static int file_fd(struct procmaps *pm, const struct procmaps_entry *e, const ch
 		close(fd);
 		return -1;
 	}
+	bool shared = pm->shared && shared_add(pm->shared, false, e->dev_major, e->dev_minor,
+					       e->inode, 0, fd);
 	pm->files[pm->nfiles++] = (struct open_file){
 		.inode = e->inode, .dev_major = e->dev_major, .dev_minor = e->dev_minor, .fd = fd,
+		.shared = shared,
 	};
 	return fd;
 }
@@ -701,6 +840,14 @@ int procmaps_refresh(struct procmaps *pm)
 		return -1;
 	}
 	return added;
+}
+
+void procmaps_gone(struct procmaps *pm)
+{
+	if (pm->maps_fd >= 0) {
+		close(pm->maps_fd);
+		pm->maps_fd = -1;
+	}
 }
 
 void procmaps_exec(struct procmaps *pm)

@@ -47,11 +47,25 @@ int procmaps_parse_line(const char *line, size_t len, struct procmaps_entry *out
 struct procmaps *procmaps_new(pid_t pid);
 void procmaps_free(struct procmaps *pm);
 
+/* Files open for the processes of one run: a file mapped by many processes
+ * (the same libc) is opened once, by device and inode, and so is a root
+ * directory they share (same directory and mount namespace); each is
+ * closed with the last procmaps that uses it. Free it after them. */
+struct procmaps_files;
+struct procmaps_files *procmaps_files_new(void);
+void procmaps_files_free(struct procmaps_files *f);
+size_t procmaps_files_count(const struct procmaps_files *f);
+/* As procmaps_new, its files shared through FILES (NULL: its own). */
+struct procmaps *procmaps_new_shared(pid_t pid, struct procmaps_files *files);
+
 /* Reread /proc/PID/maps. Returns the number of mappings added (>= 0) or -1
  * with errno (ESRCH when the process is gone). */
 int procmaps_refresh(struct procmaps *pm);
 /* After exec: mark every mapping not current (history is kept). */
 void procmaps_exec(struct procmaps *pm);
+/* The process is gone: close what only a live process needed (its maps
+ * file); what symbolizing needs stays. */
+void procmaps_gone(struct procmaps *pm);
 
 /* The current mapping containing ADDR, else the newest historical one, else NULL. */
 const struct procmaps_entry *procmaps_find(const struct procmaps *pm, uint64_t addr);

@@ -161,6 +161,7 @@ struct sampler {
 
 	struct process_state **procs;
 	size_t nprocs, procs_cap;
+	struct procmaps_files *files;  /* the processes' mapped files, each opened once */
 
 	struct thread_state *threads;  /* slots; tid 0 = free */
 	size_t nthreads_cap, nused;
@@ -297,7 +298,7 @@ static struct process_state *process_get(struct sampler *s, pid_t pid)
 	p->task_dir = s->nfds < s->max_fds ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	s->nfds += p->task_dir >= 0;
 	read_comm_file(pid, p->comm, sizeof p->comm);
-	p->maps = procmaps_new(pid);
+	p->maps = procmaps_new_shared(pid, s->files);
 	if (!p->maps) {
 		close_task_file(s, &p->task_dir);
 		free(p);
@@ -714,7 +715,8 @@ struct sampler *sampler_new(struct target *t, struct stackmap *m, const struct s
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		s->max_fds = rl.rlim_cur > FD_RESERVE ? (size_t)(rl.rlim_cur - FD_RESERVE) : 0;
 	s->addrs = malloc(s->cfg.max_depth * sizeof *s->addrs);
-	if (!s->addrs || grow_scratch(s, 16) < 0 || grow_snaps(s, MAX_ROUNDS * s->max_per_tick) < 0 ||
+	s->files = procmaps_files_new();
+	if (!s->addrs || !s->files || grow_scratch(s, 16) < 0 || grow_snaps(s, MAX_ROUNDS * s->max_per_tick) < 0 ||
 	    unwind_snapshot_init(&s->late_snap, s->cfg.stack_window) < 0 ||
 	    unwind_snapshot_init(&s->blocked_snap, s->cfg.stack_window) < 0) {
 		sampler_free(s);
@@ -760,6 +762,7 @@ void sampler_free(struct sampler *s)
 		free(s->procs[i]);
 	}
 	free(s->procs);
+	procmaps_files_free(s->files);
 	free(s->infos);
 	free(s);
 }
@@ -828,6 +831,7 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 		if (p) {
 			procmaps_load_perf_map(p->maps);
 			p->alive = false;
+			procmaps_gone(p->maps);
 			close_task_file(s, &p->task_dir);
 		}
 		for (size_t i = 0; i < s->nthreads_cap; i++)

@@ -312,6 +312,42 @@ static void test_refresh_self(void **state)
 	procmaps_free(pm);
 }
 
+/* Two maps of one process through one procmaps_files: every file and the
+ * root are opened once (the same descriptors), and they stay open until
+ * the last map that uses them is freed. */
+static void test_shared_files(void **state)
+{
+	(void)state;
+	struct procmaps_files *files = procmaps_files_new();
+	assert_non_null(files);
+	struct procmaps *a = procmaps_new_shared(getpid(), files);
+	struct procmaps *b = procmaps_new_shared(getpid(), files);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(procmaps_root_fd(a), procmaps_root_fd(b));
+	assert_true(procmaps_refresh(a) > 5);
+	size_t after_a = procmaps_files_count(files);
+	assert_true(after_a >= 2);               /* the root and our executable, at least */
+	assert_true(procmaps_refresh(b) > 5);
+	assert_int_equal(procmaps_files_count(files), after_a);
+	const struct procmaps_entry *ea = procmaps_find(a, (uintptr_t)&some_function);
+	const struct procmaps_entry *eb = procmaps_find(b, (uintptr_t)&some_function);
+	assert_non_null(ea);
+	assert_non_null(eb);
+	assert_true(ea->fd >= 0);
+	assert_int_equal(ea->fd, eb->fd);
+	int fd = ea->fd;
+	procmaps_free(a);
+	assert_true(fcntl(fd, F_GETFD) >= 0);    /* b still uses it */
+	assert_int_equal(procmaps_files_count(files), after_a);
+	procmaps_free(b);
+	assert_int_equal(procmaps_files_count(files), 0);
+	errno = 0;
+	assert_int_equal(fcntl(fd, F_GETFD), -1);
+	assert_int_equal(errno, EBADF);
+	procmaps_files_free(files);
+}
+
 static void test_history_prefers_current_then_newest(void **state)
 {
 	(void)state;
@@ -509,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_parse_maps_edges),
 		cmocka_unit_test(test_parse_perf_map),
 		cmocka_unit_test(test_refresh_self),
+		cmocka_unit_test(test_shared_files),
 		cmocka_unit_test(test_history_prefers_current_then_newest),
 		cmocka_unit_test(test_child_process),
 		cmocka_unit_test_teardown(test_perf_map_load, remove_perf_map),
