@@ -788,6 +788,17 @@ static void thread_retire(struct sampler *s, struct thread_state *t)
 	}
 }
 
+/* Processes gone: their unwinders (and caches) are of no more use once no
+ * tick holds their threads (symbolizing needs only their maps). */
+static void release_gone_processes(struct sampler *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (!s->procs[i]->alive && s->procs[i]->unwinder) {
+			unwind_free(s->procs[i]->unwinder);
+			s->procs[i]->unwinder = NULL;
+		}
+}
+
 static void release_retired(struct sampler *s)
 {
 	if (!s->nretired)
@@ -838,6 +849,8 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 			if (s->threads[i].tid && s->threads[i].pid == ev->pid)
 				thread_retire(s, &s->threads[i]);
 		unqueue_thread(s, ev->pid, 0);
+		if (!s->in_tick)
+			release_gone_processes(s);
 		break;
 	case TARGET_EV_THREAD_NEW:
 		queue_thread(s, ev->pid, ev->tid);
@@ -1257,6 +1270,7 @@ int sampler_tick(struct sampler *s)
 	int ret = sampler_tick_locked(s);
 	s->in_tick = false;
 	release_retired(s);
+	release_gone_processes(s);
 	/* target's table may change now: the tick holds no pointer into it */
 	for (size_t i = 0; i < s->ngone; i++)
 		target_thread_gone(s->target, s->gone[i]);
