@@ -35,6 +35,7 @@ wait_line() {
 }
 
 round=1
+early=0
 while [ "$round" -le "$ROUNDS" ]; do
 	rand_below 4; kind=$RAND
 	rand_below 371; at=$((RAND + 30))
@@ -45,6 +46,7 @@ while [ "$round" -le "$ROUNDS" ]; do
 	[ "$action" = fork ] && [ "$children" = 1 ] && flags=--children
 	what="round $round: target does $action after $at ms ($( [ "$launch" = 1 ] && echo launched || echo attached) $flags)"
 	rm -f "$T/r.folded" "$T/cs.err" "$T/lg.out"
+	st=0 want=0
 	LEDGER_ROUNDS=0
 	if [ "$launch" = 1 ]; then
 		la=$action; [ "$action" = kill ] && la=none
@@ -77,9 +79,18 @@ while [ "$round" -le "$ROUNDS" ]; do
 		wait "$cspid" || st=$?
 		want=0
 		[ "$launch" = 1 ] && [ "$action" = kill ] && want=137
+		# attached, a ledger that ends 30 ms in can be gone before
+		# csampler looks at it (a slow start under sanitizers): then the
+		# documented answer is "no such process" and status 65
+		if [ "$launch" = 0 ] && [ "$st" = 65 ] && { [ "$action" = exit ] || [ "$action" = kill ]; } &&
+		   [ "$(cat "$T/cs.err")" = "csampler: no such process: $L" ]; then
+			note "$what: the ledger was gone before csampler attached"
+			want=65
+			early=$((early + 1))
+		fi
 		assert_eq "$what: csampler status ($(cat "$T/cs.err"))" "$st" "$want"
 	fi
-	check_output "$what"
+	[ "$st" = 65 ] && [ "$want" = 65 ] || check_output "$what"
 	case $action in
 	exit)
 		wait_line "$T/lg.out" '^report '
@@ -112,5 +123,6 @@ while [ "$round" -le "$ROUNDS" ]; do
 	wait "$L" 2>/dev/null
 	round=$((round + 1))
 done
-note "$ROUNDS rounds passed"
+[ "$early" -lt "$ROUNDS" ] || fail "every round's ledger was gone before csampler attached"
+note "$ROUNDS rounds passed ($early with the ledger gone before the attach)"
 exit 0
