@@ -28,6 +28,7 @@
 #include "blocked.h"
 #include "clock.h"
 #include "dump.h"
+#include "procfs.h"
 #include "error.h"
 #include "procmaps.h"
 #include "symbolize.h"
@@ -140,18 +141,10 @@ static void read_thread_facts(pid_t pid, struct dump_thread *th)
 
 	th->state = '?';
 	snprintf(th->name, sizeof th->name, "?");
-	if (read_task_file(pid, th->tid, "stat", buf, sizeof buf) > 0) {
-		const char *open_paren = strchr(buf, '(');
-		const char *close_paren = strrchr(buf, ')');
-		if (open_paren && close_paren && close_paren > open_paren && close_paren[1] == ' ') {
-			size_t len = (size_t)(close_paren - open_paren - 1);
-			if (len >= sizeof th->name)
-				len = sizeof th->name - 1;
-			memcpy(th->name, open_paren + 1, len);
-			th->name[len] = '\0';
-			if (close_paren[2])
-				th->state = close_paren[2];
-		}
+	struct procfs_stat st;
+	if (read_task_file(pid, th->tid, "stat", buf, sizeof buf) > 0 && procfs_parse_stat(buf, &st)) {
+		snprintf(th->name, sizeof th->name, "%s", st.comm);
+		th->state = st.state;
 	}
 	if (read_task_file(pid, th->tid, "wchan", th->wchan, sizeof th->wchan) <= 0 ||
 	    strcmp(th->wchan, "0") == 0)

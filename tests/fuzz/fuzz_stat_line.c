@@ -1,0 +1,31 @@
+/* libFuzzer harness for procfs_parse_stat (the text of /proc/TID/stat: any
+ * bytes up to a NUL, the comm above all). Built and run by make fuzz
+ * (tests/Makefile.am); replayed over corpus/stat_line/ by make check. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "procfs.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	struct procfs_stat st;
+	if (procfs_parse_stat(text, &st)) {
+		if (strlen(st.comm) >= sizeof st.comm || st.state == '\0' || st.cpu < -1)
+			abort();
+		/* the comm is a piece of the text between its parentheses */
+		if (st.comm[0] && !strstr(text, st.comm))
+			abort();
+	}
+	free(text);
+	return 0;
+}
