@@ -29,6 +29,7 @@ static int arm(struct tick_clock *c)
 {
 	uint64_t at = c->start_ns + c->period_index * c->period_ns +
 		      clock_random_below(c, c->period_ns);
+	c->next_ns = at;
 	struct itimerspec its = {
 		.it_value = { (time_t)(at / 1000000000u), (long)(at % 1000000000u) },
 	};

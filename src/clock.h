@@ -25,6 +25,7 @@ struct tick_clock {
 	int saved_priority;
 	uint64_t start_ns, period_ns;
 	uint64_t period_index;   /* the period of the armed tick */
+	uint64_t next_ns;        /* the armed tick's instant (CLOCK_MONOTONIC) */
 	uint64_t rng;            /* xorshift64 state */
 };
 

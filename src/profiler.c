@@ -121,7 +121,7 @@ static int sample_loop(struct run *r, int sigfd)
 		}
 		if (fds[1].revents & POLLIN) {
 			sampler_note_missed(r->s.sampler, clock_take_tick(&clk));
-			if (sampler_tick(r->s.sampler) < 0) {
+			if (sampler_tick(r->s.sampler, clk.next_ns) < 0) {
 				warn("sampling failed: out of memory");
 				ret = -1;
 				break;

@@ -59,6 +59,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,7 @@ struct thread_state {
 	uint32_t wnext, wprev;        /* its wheel bucket's list (slots), or NO_SLOT */
 	bool queued;                  /* in the wheel */
 	bool running;                 /* its stat said 'R' at the last read */
+	int cpu;                      /* the CPU its stat named at that read, -1: unknown */
 	bool ran;                     /* its run time or arrivals moved at the last read */
 	bool fresh;                   /* not read yet */
 	uint64_t run_delay_ns;        /* time it waited for a CPU, as of the tick's read */
@@ -199,6 +201,8 @@ struct sampler {
 	bool warned_spill;             /* a failed spill was reported */
 	uint64_t tick_start_ns;
 	uint64_t round_start_ns;
+	uint64_t next_tick_ns;         /* the next tick's instant, 0: none */
+	int round_cpu;                 /* the CPU csampler ran the round on (-1: unknown) */
 	uint64_t pause_hist[PAUSE_BUCKETS];
 	uint64_t pause_count;
 	struct sampler_stats stats;
@@ -466,23 +470,6 @@ static void close_task_file(struct sampler *s, int *fd)
 	s->nfds--;
 }
 
-/* Parse "pid (comm) S ..." from a stat buffer: the comm is between the first
- * '(' and the last ')' (a comm may contain parentheses and spaces). */
-static bool parse_stat(const char *buf, char *state, char *comm, size_t comm_size)
-{
-	const char *open_paren = strchr(buf, '(');
-	const char *close_paren = strrchr(buf, ')');
-	if (!open_paren || !close_paren || close_paren < open_paren || close_paren[1] != ' ')
-		return false;
-	size_t len = (size_t)(close_paren - open_paren - 1);
-	if (len >= comm_size)
-		len = comm_size - 1;
-	memcpy(comm, open_paren + 1, len);
-	comm[len] = '\0';
-	*state = close_paren[2];
-	return *state != '\0';
-}
-
 static uint32_t thread_key_for(struct sampler *s, const struct thread_state *t, const char *comm)
 {
 	/* The newest keys are the likeliest match: search backwards a little. */
@@ -608,6 +595,7 @@ static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 	t->proc = proc;
 	t->key = UINT32_MAX;
 	t->schedstat_fd = t->stat_fd = t->syscall_fd = -1;
+	t->cpu = -1;
 	if (!open_task_file(s, t, "schedstat", &t->schedstat_fd)) {
 		/* Gone already: keep nothing, and make sure target knows. */
 		if (errno == ENOENT && s->ngone < GONE_PER_TICK)
@@ -904,15 +892,17 @@ static uint32_t flags_for_result(enum unwind_result r)
 	}
 }
 
-/* Refresh a thread's state and name from its stat file. false if gone. */
+/* Refresh a thread's state, CPU and name from its stat file. false if gone. */
 static bool thread_read_stat(struct sampler *s, struct thread_state *t, char *state)
 {
-	char buf[512], comm[64];
+	char buf[512];
+	struct procfs_stat st;
 	if (!open_task_file(s, t, "stat", &t->stat_fd) ||
-	    procfs_pread_text(t->stat_fd, buf, sizeof buf) <= 0 ||
-	    !parse_stat(buf, state, comm, sizeof comm))
+	    procfs_pread_text(t->stat_fd, buf, sizeof buf) <= 0 || !procfs_parse_stat(buf, &st))
 		return false;
-	t->key = thread_key_for(s, t, comm);
+	*state = st.state;
+	t->cpu = st.cpu;
+	t->key = thread_key_for(s, t, st.comm);
 	return true;
 }
 
@@ -948,16 +938,28 @@ static bool sample_in_place(struct sampler *s, struct thread_state *t)
 /* A thread's pause: from our interrupt to its resume. Part of that may be
  * time it spent waiting for a CPU (it was preempted, not running, when
  * interrupted, and stops only when it gets one): when the stop came later
- * than PAUSE_CHECK_NS, its schedstat run_delay says how long it waited, and
- * that wait is not counted. */
+ * than PAUSE_CHECK_NS, or the thread waited for the CPU the round ran on
+ * (csampler had taken it), its schedstat run_delay says how long it waited,
+ * and that wait is not counted: it is csampler's CPU time, counted as such. */
 #define PAUSE_CHECK_NS 50000u
 
 /* How long a round polls for stops (see the choice in the tick). Measured
  * at 4 busy threads on 2 CPUs, 99 Hz: not polling made the pause p99 2.1 ms
  * (waiting to be woken); 15 us 107-180 us, 30 us 90-107 us, 50 us 82-107 us,
- * each step costing about 0.25% of a core more. */
+ * each step costing about 0.25% of a core more. Only threads on other CPUs
+ * are polled for (sample_round): polling for the one csampler took its CPU
+ * from cost 25 us a tick (2.5% of a core at 999 Hz) and delayed its stop. */
 #define SPIN_IDLE_NS 50000
 #define SPIN_BUSY_NS 25000
+
+/* How long a round waits for its threads to stop: until the next tick, but
+ * at least ROUND_MIN_WAIT_NS (a thread on a CPU stops within tens of
+ * microseconds) and at most ROUND_MAX_WAIT_NS. A thread that takes longer
+ * was not on a CPU: it waits for one (more busy threads than CPUs), and its
+ * stop is sampled when it comes (capture_late). Waiting 2 ms for it at
+ * 999 Hz missed 45% of the ticks with 4 busy threads on 2 CPUs. */
+#define ROUND_MIN_WAIT_NS 200000LL
+#define ROUND_MAX_WAIT_NS 2000000LL
 
 /* How long a thread whose round gave up on it is left out of the choice,
  * waiting for its late stop (a thread waits for a CPU at most a few
@@ -1189,7 +1191,8 @@ static void record_round_pause(struct sampler *s, struct thread_state *t)
 
 	struct schedstat ss;
 
-	if (t->seen_ns - s->round_start_ns > PAUSE_CHECK_NS && read_schedstat(t, &ss)) {
+	if ((t->cpu == s->round_cpu || t->seen_ns - s->round_start_ns > PAUSE_CHECK_NS) &&
+	    read_schedstat(t, &ss)) {
 		uint64_t delay = ss.run_delay_ns;
 		uint64_t waited = delay > t->run_delay_ns ? delay - t->run_delay_ns : 0;
 		uint64_t before = s->round_start_ns - s->tick_start_ns;
@@ -1244,6 +1247,17 @@ static size_t pick_running(struct sampler *s, size_t from, size_t n, size_t want
 static size_t sample_round(struct sampler *s, size_t base, size_t n, long long spin_ns)
 {
 	uint64_t late_until = clock_monotonic_ns() + LATE_WAIT_NS;
+	/* Poll only for the threads on other CPUs. One whose stat named ours
+	 * was taken off it by csampler (SCHED_FIFO): it cannot stop before
+	 * csampler sleeps, and polling for it only lengthens its pause. */
+	int here = s->round_cpu = sched_getcpu();
+	size_t nspin = 0;
+	for (size_t i = base; i < base + n; i++)
+		if (here < 0 || s->chosen[i]->cpu != here) {
+			struct thread_state *t = s->chosen[i];
+			s->chosen[i] = s->chosen[base + nspin];
+			s->chosen[base + nspin++] = t;
+		}
 	for (size_t i = base; i < base + n; i++) {
 		s->chosen_tids[i] = s->chosen[i]->tid;
 		s->captured[i] = false;
@@ -1252,7 +1266,17 @@ static size_t sample_round(struct sampler *s, size_t base, size_t n, long long s
 	s->round_base = base;
 	s->round_dropped = 0;
 	s->round_start_ns = clock_monotonic_ns();
-	target_sample_threads(s->target, &s->chosen_tids[base], n, spin_ns, capture_thread, s);
+	/* wait for the stops until the next tick, within the bounds */
+	uint64_t now = clock_monotonic_ns();
+	long long timeout = ROUND_MAX_WAIT_NS;
+	if (s->next_tick_ns > now && s->next_tick_ns - now < (uint64_t)timeout)
+		timeout = (long long)(s->next_tick_ns - now);
+	if (timeout < ROUND_MIN_WAIT_NS)
+		timeout = ROUND_MIN_WAIT_NS;
+	struct target_round round = { .tids = &s->chosen_tids[base], .n = n, .nspin = nspin,
+				      .spin_ns = spin_ns, .timeout_ns = timeout,
+				      .fn = capture_thread, .ctx = s };
+	target_sample_threads(s->target, &round);
 	for (size_t i = base; i < base + n; i++)
 		if (s->captured[i] && !s->chosen[i]->retired) {
 			record_round_pause(s, s->chosen[i]);
@@ -1263,8 +1287,9 @@ static size_t sample_round(struct sampler *s, size_t base, size_t n, long long s
 
 static int sampler_tick_locked(struct sampler *s);
 
-int sampler_tick(struct sampler *s)
+int sampler_tick(struct sampler *s, uint64_t next_tick_ns)
 {
+	s->next_tick_ns = next_tick_ns;
 	s->in_tick = true;
 	s->ngone = 0;
 	int ret = sampler_tick_locked(s);

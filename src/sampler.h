@@ -78,8 +78,11 @@ void sampler_set_stackmap(struct sampler *s, struct stackmap *m);
  * directories (the descriptors go to symbolizing and writing). No tick after
  * this. */
 void sampler_close_threads(struct sampler *s);
-/* Take one round of samples. 0, or -1 on a fatal error. */
-int sampler_tick(struct sampler *s);
+/* Take one tick's samples. Its rounds wait for stops until NEXT_TICK_NS
+ * (CLOCK_MONOTONIC; 0: no next tick), though at least ROUND_MIN_WAIT and
+ * at most ROUND_MAX_WAIT (sampler.c), so a slow stop does not cost the next
+ * tick. 0, or -1 on a fatal error. */
+int sampler_tick(struct sampler *s, uint64_t next_tick_ns);
 /* Account for ticks skipped because a tick overran. */
 void sampler_note_missed(struct sampler *s, uint64_t missed);
 

@@ -52,6 +52,7 @@
 
 #include "array.h"
 #include "error.h"
+#include "procfs.h"
 #include "target.h"
 #include "tidmap.h"
 #include "tracer.h"
@@ -59,9 +60,6 @@
 #define NS_PER_SEC 1000000000LL
 /* How long target_stop_threads waits for the slowest thread to stop. */
 #define COLLECT_TIMEOUT_NS (20 * 1000000LL)
-/* How long a sampling round waits for a thread to stop: one that takes
- * longer was not on a CPU (it waits for one); its stop is handled later. */
-#define SAMPLE_TIMEOUT_NS (2 * 1000000LL)
 /* How long a sampling round polls for stops before it sleeps. */
 #define SPIN_NS (50 * 1000LL)
 /* How long target_start waits for the launched program's execve. */
@@ -490,16 +488,21 @@ static pid_t next_report(struct target *t, int *status, bool full_ok)
 /* One waitpid report, waiting until DEADLINE (monotonic ns; 0 = do not wait).
  * For the first SPIN_NS it polls instead of sleeping: an interrupted running
  * thread stops within microseconds, and sleeping would add the wake-up
- * latency of an idle CPU (tens of microseconds) to the target's pause. The
- * N threads in TIDS are always asked alone (waitpid(tid)); others are found
- * as next_report finds them. Returns the tid, 0 on timeout, -1 when there
- * is nothing left to wait for. */
+ * latency of an idle CPU (tens of microseconds) to the target's pause; it
+ * polls only while one of the first NSPIN of TIDS owes its stop. The N
+ * threads in TIDS that owe a stop are always asked alone (waitpid(tid));
+ * others are found as next_report finds them. Returns the tid, 0 on
+ * timeout, -1 when there is nothing left to wait for. */
 static pid_t wait_report_spin(struct target *t, int *status, long long deadline,
-			      long long spin_ns, const pid_t *tids, size_t n)
+			      long long spin_ns, const pid_t *tids, size_t n, size_t nspin)
 {
 	long long spin_until = spin_ns > 0 ? now_ns() + spin_ns : 0;
 	for (;;) {
+		bool spin = false;
 		for (size_t k = 0; k < n; k++) {
+			ssize_t i = row_find(t, tids[k]);
+			if (i < 0 || t->rows[i].state != RS_COLLECT)
+				continue;
 			pid_t tid = waitpid(tids[k], status, __WALL | WNOHANG);
 			if (tid > 0) {
 				/* take its SIGCHLD now: another thread's stop
@@ -508,9 +511,10 @@ static pid_t wait_report_spin(struct target *t, int *status, long long deadline,
 				take_sigchld(t);
 				return tid;
 			}
+			spin |= k < nspin;
 		}
 		long long now = now_ns();
-		if (n > 0 && now < spin_until)
+		if (spin && now < spin_until)
 			continue;
 		pid_t tid = next_report(t, status, n == 0);
 		if (tid != 0)
@@ -519,7 +523,7 @@ static pid_t wait_report_spin(struct target *t, int *status, long long deadline,
 		long long left = deadline - now;
 		if (deadline == 0 || left <= 0)
 			return 0;
-		if (now < spin_until)
+		if (spin && now < spin_until)
 			continue;
 		/* Sleep until a SIGCHLD comes (it stays pending until taken). */
 		struct timespec ts = { .tv_sec = (time_t)(left / NS_PER_SEC),
@@ -534,7 +538,7 @@ static pid_t wait_report_spin(struct target *t, int *status, long long deadline,
 
 static pid_t wait_report(struct target *t, int *status, long long deadline)
 {
-	return wait_report_spin(t, status, deadline, 0, NULL, 0);
+	return wait_report_spin(t, status, deadline, 0, NULL, 0, 0);
 }
 
 /* ---- a call our interrupt ended with EINTR ----------------------------------------- */
@@ -989,14 +993,10 @@ static bool main_process_gone(struct target *t, size_t listed)
 	if (t->stat_fd < 0)
 		return false;
 	char buf[512];
-	ssize_t n = pread(t->stat_fd, buf, sizeof buf - 1, 0);
-	if (n <= 0)
+	struct procfs_stat st;
+	if (procfs_pread_text(t->stat_fd, buf, sizeof buf) <= 0 || !procfs_parse_stat(buf, &st))
 		return true;
-	buf[n] = '\0';
-	const char *p = strrchr(buf, ')');
-	if (!p || !p[1] || !p[2])
-		return true;
-	return (p[2] == 'Z' || p[2] == 'X') && listed <= 1;
+	return (st.state == 'Z' || st.state == 'X') && listed <= 1;
 }
 
 /* Reread /proc/MAIN/task: add new threads, drop vanished ones. */
@@ -1192,14 +1192,11 @@ static int check_attachable(pid_t pid, pid_t *tgid)
 	}
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
 	char stat[1024];
-	if (read_small(path, stat, sizeof stat) > 0) {
-		const char *p = strrchr(stat, ')');
-		unsigned long flags = 0;
-		if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
-		    (flags & PF_KTHREAD_FLAG)) {
-			warn("cannot profile process %d: it is a kernel thread", (int)pid);
-			return CS_EXIT_BAD_TARGET;
-		}
+	struct procfs_stat ps;
+	if (read_small(path, stat, sizeof stat) > 0 && procfs_parse_stat(stat, &ps) &&
+	    (ps.flags & PF_KTHREAD_FLAG)) {
+		warn("cannot profile process %d: it is a kernel thread", (int)pid);
+		return CS_EXIT_BAD_TARGET;
 	}
 	char s = state_letter(st);
 	if (s == 'Z' || s == 'X') {
@@ -1791,15 +1788,15 @@ static void resume_held(struct target *t, size_t i, pid_t tid)
 /* Interrupt TIDS and wait up to TIMEOUT for their stops. With FN, each thread
  * that stops is handed to FN and resumed at once (a sampling round); without,
  * the stopped threads are held. Returns how many FN was called for. */
-static size_t collect_stops(struct target *t, const pid_t *tids, size_t n, long long timeout,
-			    long long spin_ns, target_sample_fn fn, void *ctx)
+static size_t collect_stops(struct target *t, const pid_t *tids, size_t n, size_t nspin,
+			    long long timeout, long long spin_ns, target_sample_fn fn, void *ctx)
 {
 	size_t sampled = 0;
 	interrupt_threads(t, tids, n);
 	long long deadline = now_ns() + timeout;
 	while (t->ncollect > 0) {
 		int status;
-		pid_t tid = wait_report_spin(t, &status, deadline, spin_ns, tids, n);
+		pid_t tid = wait_report_spin(t, &status, deadline, spin_ns, tids, n, nspin);
 		if (tid <= 0)
 			break;
 		handle_report(t, tid, status);
@@ -1827,7 +1824,7 @@ size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *
 		stopped[k] = false;
 	if (t->detached)
 		return 0;
-	collect_stops(t, tids, n, COLLECT_TIMEOUT_NS, SPIN_NS, NULL, NULL);
+	collect_stops(t, tids, n, n, COLLECT_TIMEOUT_NS, SPIN_NS, NULL, NULL);
 	for (size_t k = 0; k < n; k++) {
 		ssize_t i = row_find(t, tids[k]);
 		stopped[k] = i >= 0 && t->rows[i].state == RS_HELD;
@@ -1836,10 +1833,10 @@ size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *
 	return count;
 }
 
-size_t target_sample_threads(struct target *t, const pid_t *tids, size_t n, long long spin_ns,
-			     target_sample_fn fn, void *ctx)
+size_t target_sample_threads(struct target *t, const struct target_round *r)
 {
-	return t->detached ? 0 : collect_stops(t, tids, n, SAMPLE_TIMEOUT_NS, spin_ns, fn, ctx);
+	return t->detached ? 0 : collect_stops(t, r->tids, r->n, r->nspin, r->timeout_ns, r->spin_ns,
+					       r->fn, r->ctx);
 }
 
 void target_set_late_sample(struct target *t, void (*fn)(void *ctx, pid_t tid),

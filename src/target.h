@@ -98,16 +98,25 @@ pid_t target_main_pid(const struct target *t);
  * interrupt-stop, servicing other events meanwhile). stopped[i] tells whether
  * tids[i] is now in an interrupt-stop we own. Returns the number stopped. */
 size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *stopped);
-/* The sampling round: interrupt the given threads together, and as soon as
- * each one is in a stop we own call FN(CTX, index in tids, tid) — FN may call
- * target_get_regs and read the thread's memory — then resume that thread at
- * once, so no thread waits stopped for a slower one. It polls for the stops
- * for SPIN_NS before it sleeps until one comes (polling saves the wake-up
- * latency; it costs a CPU that may have other work). Returns how many
- * threads FN was called for. */
+/* The sampling round: interrupt the N threads TIDS together, and as soon as
+ * each one is in a stop we own call FN(CTX, index in tids, tid) — FN may
+ * call target_get_regs and read the thread's memory — then resume that
+ * thread at once, so no thread waits stopped for a slower one. While one of
+ * the first NSPIN threads has not stopped, it polls for the stops for up to
+ * SPIN_NS before it sleeps until one comes (polling saves the wake-up
+ * latency; it costs a CPU that may have other work; the others are waited
+ * for asleep). A thread that has not stopped within TIMEOUT_NS was not on a
+ * CPU (it waits for one): its stop comes later, to the late-sample hook.
+ * Returns how many threads FN was called for. */
 typedef void (*target_sample_fn)(void *ctx, size_t index, pid_t tid);
-size_t target_sample_threads(struct target *t, const pid_t *tids, size_t n, long long spin_ns,
-			     target_sample_fn fn, void *ctx);
+struct target_round {
+	const pid_t *tids;
+	size_t n, nspin;
+	long long spin_ns, timeout_ns;
+	target_sample_fn fn;
+	void *ctx;
+};
+size_t target_sample_threads(struct target *t, const struct target_round *round);
 /* A round waits SAMPLE_TIMEOUT (2 ms) for each stop; a thread slower than
  * that was waiting for a CPU, and its interrupt-stop comes when it gets one.
  * Then FN(CTX, tid) is called while it is stopped (target_get_regs works),

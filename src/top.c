@@ -555,7 +555,7 @@ static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
 		}
 		if (fds[1].revents & POLLIN) {
 			sampler_note_missed(tp->s.sampler, clock_take_tick(&clk));
-			if (sampler_tick(tp->s.sampler) < 0) {
+			if (sampler_tick(tp->s.sampler, clk.next_ns) < 0) {
 				end = LOOP_ERROR;
 				break;
 			}
