@@ -237,9 +237,21 @@ int write_text(const struct profile *p, FILE *out, const struct write_options *o
 	}
 
 	fprintf(out, "csampler report for pid %d\ncommand:  ", (int)p->pid);
-	for (const char *c = p->command ? p->command : ""; *c; c++)
-		if ((unsigned char)*c >= 0x20 && *c != 0x7f)
-			fputc(*c, out);
+	/* one line, whatever the arguments hold: control characters and the
+	 * backslash are escaped, C-style ("a\nb", not "ab") */
+	for (const char *c = p->command ? p->command : ""; *c; c++) {
+		unsigned char ch = (unsigned char)*c;
+		if (ch == '\n')
+			fputs("\\n", out);
+		else if (ch == '\t')
+			fputs("\\t", out);
+		else if (ch == '\\')
+			fputs("\\\\", out);
+		else if (ch < 0x20 || ch == 0x7f)
+			fprintf(out, "\\x%02x", ch);
+		else
+			fputc(ch, out);
+	}
 	fprintf(out, "\nduration: %.2f s, period %.3f ms, %" PRIu64 " samples in %zu stacks\n\n",
 		(double)p->duration_nanos / 1e9, (double)p->period_nanos / 1e6, r.total, r.nstacks);
 

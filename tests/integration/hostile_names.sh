@@ -4,7 +4,8 @@
 # markup, printf formats, invalid UTF-8, a 10 kB symbol) cannot add a line, a
 # frame or a count to any format: every folded line is one stack and one
 # count, no control byte reaches any output, the SVG parses as XML, pprof
-# reads the profile, and the long name is bounded.
+# reads the profile, and the long name is bounded. A launched program's
+# arguments with a newline keep the text report's command line one line.
 # --idle samples every thread at every tick, so each one is seen however
 # loaded the machine is.
 . "$TESTS_SRCDIR/lib.sh"
@@ -51,4 +52,11 @@ if [ -n "${GO:-}" ] && "$GO" version >/dev/null 2>&1; then
 	assert_eq "pprof sample total" "$total" "$reported"
 fi
 assert_untraced_running "$FIXTURE_PID"
+
+# the text report's command line stays one line: arguments holding a
+# newline, a tab or a backslash are escaped, not glued ("a\nb", not "ab")
+run_csampler -F 99 -d 1 -o "$T/cmd.txt" -- "$PROGS/hot" 1 1 "$(printf 'a\nb\tc\\d')"
+assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+assert_eq "command line of the text report" "$(sed -n 's/^command:  //p' "$T/cmd.txt")" \
+	"$PROGS/hot 1 1 a\\nb\\tc\\\\d"
 exit 0
