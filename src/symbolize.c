@@ -563,16 +563,20 @@ static bool frame_set_names(struct symbolizer *s, struct symbol_frame *f, const 
 	return true;
 }
 
-/* "module+0xOFF" for an address nothing names; OFF is the file offset. */
+/* "module+0xOFF" for an address nothing names (OFF is the file offset);
+ * "[anon]@0xADDR" in anonymous memory (JIT code without a perf map: an
+ * offset there would merge code of different regions), "0xADDR" outside
+ * every mapping. */
 static void frame_set_unresolved(struct symbolizer *s, struct symbol_frame *f,
 				 const struct procmaps_entry *e, uint64_t pc)
 {
 	char buf[SYM_NAME_MAX + 32];
 	if (e == NULL)
 		snprintf(buf, sizeof buf, "0x%" PRIx64, pc);
+	else if (e->path[0] == '\0')
+		snprintf(buf, sizeof buf, "[anon]@0x%" PRIx64, pc);
 	else
-		snprintf(buf, sizeof buf, "%s+0x%" PRIx64,
-			 e->path[0] != '\0' ? basename_of(e->path) : "[anon]",
+		snprintf(buf, sizeof buf, "%s+0x%" PRIx64, basename_of(e->path),
 			 pc - e->start + e->offset);
 	const char *name = intern(&s->strings, buf);
 	f->function = f->system_name = name != NULL ? name : "[unknown]";

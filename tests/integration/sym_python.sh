@@ -3,7 +3,7 @@
 # names >= 95% of the frames that fall in binaries (the interpreter and its
 # libraries have a symbol table: .symtab, in the file or its detached debug
 # file; the test skips when the interpreter's is missing). Unnamed frames show
-# as "module+0xOFF"; frames outside any file ("0x..." / "[anon]+0x") are not
+# as "module+0xOFF"; frames outside any file ("0x..." / "[anon]@0x...") are not
 # counted.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
@@ -44,7 +44,7 @@ awk '{
 	c = $NF; $NF = ""; sub(/ $/, "")
 	n = split($0, f, ";")
 	for (i = 2; i <= n; i++) {
-		if (f[i] ~ /^0x[0-9a-f]+$/ || f[i] ~ /^\[anon\]\+0x/) continue
+		if (f[i] ~ /^0x[0-9a-f]+$/ || f[i] ~ /^\[anon\]@0x/) continue
 		if (f[i] ~ /^[^ ]+\+0x[0-9a-f]+$/) { unnamed += c; who[f[i]] += c } else named += c
 	}
 } END {
