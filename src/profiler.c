@@ -194,7 +194,7 @@ struct frame_cache {
 		uint64_t offset;         /* file offset, bit 63 the activation bit */
 		uint32_t first, n;       /* lines[first, first + n) */
 		bool jit;
-		bool has_functions, has_filenames, has_line_numbers, has_inline_frames;
+		bool resolved;           /* every frame has a real name */
 	} *slots;
 	size_t cap, used;
 	struct profile_line *lines;
@@ -242,17 +242,14 @@ static struct frame_slot *frame_cache_slot(struct frame_cache *c, const char *bu
 /* Remember LINES for an empty SLOT. */
 static void frame_cache_put(struct frame_cache *c, struct frame_slot *slot,
 			    const struct symbol_module *mod, uint64_t offset,
-			    const struct profile_line *lines, size_t n, bool jit)
+			    const struct profile_line *lines, size_t n, bool jit, bool resolved)
 {
 	if (array_grow(&c->lines, &c->lines_cap, c->nlines + n, sizeof *c->lines, 4096) < 0)
 		return;
 	memcpy(&c->lines[c->nlines], lines, n * sizeof *lines);
 	*slot = (struct frame_slot){ .build_id = mod->build_id, .offset = offset,
 				     .first = (uint32_t)c->nlines, .n = (uint32_t)n, .jit = jit,
-				     .has_functions = mod->has_functions,
-				     .has_filenames = mod->has_filenames,
-				     .has_line_numbers = mod->has_line_numbers,
-				     .has_inline_frames = mod->has_inline_frames };
+				     .resolved = resolved };
 	c->nlines += n;
 	c->used++;
 }
@@ -283,6 +280,10 @@ struct build {
 	size_t ndonors, donors_cap;
 	uint32_t *locs;
 	uint32_t blocked_loc;        /* "[blocked]" pseudo location, lazily made */
+	struct mapping_seen {        /* per profile mapping: what its locations got */
+		bool located, unresolved, files, lines, inlined;
+	} *seen;
+	size_t seen_cap;
 	int error;
 };
 
@@ -325,6 +326,58 @@ static struct symbolizer *lookup_in(struct build *b, struct symbolizer *sym,
 	return sym;
 }
 
+/* The profile mapping of MOD (its has_* flags are set at the end). */
+static uint32_t add_mapping(struct build *b, const struct symbol_module *mod)
+{
+	struct profile_mapping pm = {
+		.start = mod->start, .limit = mod->limit, .offset = mod->offset,
+		.filename = mod->path ? mod->path : "",
+		.build_id = mod->build_id ? mod->build_id : "",
+	};
+	return profile_add_mapping(b->profile, &pm);
+}
+
+/* A location of MAPPING got LINES (N, innermost first), RESOLVED if every
+ * frame has a real name: what the mapping's has_* flags will say. */
+static void note_mapping_seen(struct build *b, uint32_t mapping, const struct profile_line *lines,
+			      size_t n, bool resolved)
+{
+	if (mapping == PROFILE_NONE)
+		return;
+	size_t old = b->seen_cap;
+	if (array_grow(&b->seen, &b->seen_cap, (size_t)mapping + 1, sizeof *b->seen, 64) < 0) {
+		b->error = ENOMEM;
+		return;
+	}
+	memset(b->seen + old, 0, (b->seen_cap - old) * sizeof *b->seen);
+	struct mapping_seen *m = &b->seen[mapping];
+	m->located = true;
+	m->unresolved |= !resolved;
+	m->inlined |= n > 1;
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_function *f = &b->profile->functions[lines[i].function];
+		m->files |= f->filename && *f->filename;
+		m->lines |= lines[i].line > 0;
+	}
+}
+
+/* pprof reads a mapping's has_* flags as "symbolized already": it looks up
+ * again (PPROF_BINARY_PATH, source and disassembly views) only a mapping
+ * that claims nothing. So they say what its locations really got: functions
+ * when every one of them has a real name (not module+0xOFF), file names and
+ * line numbers when any has one, inline frames when any has them. */
+static void set_mapping_flags(struct build *b)
+{
+	for (size_t i = 0; i < b->profile->nmappings; i++) {
+		struct profile_mapping *m = &b->profile->mappings[i];
+		struct mapping_seen none = { 0 }, *seen = i < b->seen_cap ? &b->seen[i] : &none;
+		m->has_functions = seen->located && !seen->unresolved;
+		m->has_filenames = seen->files;
+		m->has_line_numbers = seen->lines;
+		m->has_inline_frames = seen->inlined;
+	}
+}
+
 static uint32_t location_for(struct build *b, pid_t pid, uint64_t addr)
 {
 	uint32_t *slot = loc_cache_slot(&b->cache, pid, addr);
@@ -354,33 +407,14 @@ static uint32_t location_for(struct build *b, pid_t pid, uint64_t addr)
 		}
 		struct symbolizer *where = sym;
 		uint64_t there = addr;
-		if (known && known->build_id) {
-			mod.has_functions = known->has_functions;
-			mod.has_filenames = known->has_filenames;
-			mod.has_line_numbers = known->has_line_numbers;
-			mod.has_inline_frames = known->has_inline_frames;
-		} else {
+		if (!known || !known->build_id)
 			where = lookup_in(b, sym, &mod, &there);
-			struct symbol_module facts;
-			if (symbolizer_module(where, there, &facts)) {
-				mod.has_functions = facts.has_functions;
-				mod.has_filenames = facts.has_filenames;
-				mod.has_line_numbers = facts.has_line_numbers;
-				mod.has_inline_frames = facts.has_inline_frames;
-			}
-		}
-		struct profile_mapping pm = {
-			.start = mod.start, .limit = mod.limit, .offset = mod.offset,
-			.filename = mod.path ? mod.path : "",
-			.build_id = mod.build_id ? mod.build_id : "",
-			.has_functions = mod.has_functions, .has_filenames = mod.has_filenames,
-			.has_line_numbers = mod.has_line_numbers,
-			.has_inline_frames = mod.has_inline_frames,
-		};
-		mapping = profile_add_mapping(b->profile, &pm);
+		mapping = add_mapping(b, &mod);
 		if (known && known->build_id) {
-			*slot = profile_add_location(b->profile, addr_value(addr), mapping,
-						     &b->frames.lines[known->first], known->n, known->jit);
+			const struct profile_line *kl = &b->frames.lines[known->first];
+			note_mapping_seen(b, mapping, kl, known->n, known->resolved);
+			*slot = profile_add_location(b->profile, addr_lookup_pc(addr), mapping, kl,
+						     known->n, known->jit);
 			return *slot;
 		}
 		n = symbolizer_lookup(where, there, frames, MAX_FRAMES_PER_ADDRESS);
@@ -393,7 +427,9 @@ static uint32_t location_for(struct build *b, pid_t pid, uint64_t addr)
 		frames[0] = (struct symbol_frame){ .function = unknown, .system_name = unknown };
 		n = 1;
 	}
+	bool resolved = true;
 	for (size_t i = 0; i < n; i++) {
+		resolved &= frames[i].resolved;
 		lines[i].function = profile_add_function(b->profile, frames[i].function,
 							 frames[i].system_name ? frames[i].system_name : frames[i].function,
 							 frames[i].file ? frames[i].file : "", frames[i].decl_line);
@@ -403,8 +439,11 @@ static uint32_t location_for(struct build *b, pid_t pid, uint64_t addr)
 			return PROFILE_NONE;
 	}
 	if (known)
-		frame_cache_put(&b->frames, known, &mod, offset, lines, n, jit);
-	*slot = profile_add_location(b->profile, addr_value(addr), mapping, lines, n, jit);
+		frame_cache_put(&b->frames, known, &mod, offset, lines, n, jit, resolved);
+	note_mapping_seen(b, mapping, lines, n, resolved);
+	/* a caller's location is its call instruction (the return address - 1),
+	 * as pprof and every tool that looks the address up again expect */
+	*slot = profile_add_location(b->profile, addr_lookup_pc(addr), mapping, lines, n, jit);
 	return *slot;
 }
 
@@ -477,6 +516,47 @@ static char *join_command(const struct run *r, const struct sampler_thread_info 
 	return strdup(buf);
 }
 
+/* The main process's program: its file-backed mapping at the lowest address
+ * (the kernel and ld.so put the program below its heap, and libraries and
+ * the vdso far above), then that file's mapping that holds code. */
+static const struct procmaps_entry *main_program_text(const struct procmaps *pm)
+{
+	const struct procmaps_entry *first = NULL, *text = NULL;
+	size_t n = procmaps_count(pm);
+	for (size_t i = 0; i < n; i++) {
+		const struct procmaps_entry *e = procmaps_at(pm, i);
+		if (e->path[0] == '/' && (!first || e->start < first->start))
+			first = e;
+	}
+	for (size_t i = 0; first && i < n; i++) {
+		const struct procmaps_entry *e = procmaps_at(pm, i);
+		if (e->executable && e->inode == first->inode && e->dev_major == first->dev_major &&
+		    e->dev_minor == first->dev_minor && strcmp(e->path, first->path) == 0 &&
+		    (!text || e->start < text->start))
+			text = e;
+	}
+	return text;
+}
+
+/* pprof takes the first mapping for the program (its "File:" line, and the
+ * binary it looks symbols up in first): add the main process's program
+ * before any location adds a library, the vdso or a child's program. */
+static void add_main_mapping(struct build *b)
+{
+	pid_t pid = target_main_pid(b->run->s.target);
+	for (size_t i = b->nsyms; i-- > 0;) {
+		if (b->sym_pids[i] != pid)
+			continue;
+		const struct procmaps_entry *text =
+			main_program_text(sampler_process_maps(b->run->s.sampler, i));
+		struct symbolizer *sym = text ? symbolizer_for(b, pid) : NULL;
+		struct symbol_module mod;
+		if (sym && symbolizer_mapping(sym, text->start | ADDR_ACTIVATION, &mod))
+			add_mapping(b, &mod);
+		return;
+	}
+}
+
 static struct profile *build_profile(struct run *r, const struct symbolize_options *so)
 {
 	struct build b = { .run = r, .blocked_loc = PROFILE_NONE, .so = so };
@@ -490,12 +570,14 @@ static struct profile *build_profile(struct run *r, const struct symbolize_optio
 		goto fail;
 	for (size_t i = 0; i < b.nsyms; i++)
 		b.sym_pids[i] = procmaps_pid(sampler_process_maps(r->s.sampler, i));
+	add_main_mapping(&b);
 	if (stackmap_foreach(r->s.map, add_entry, &b) != 0 || b.error) {
 		if (b.error)
 			errno = b.error;
 		warn_errno("cannot build the profile");
 		goto fail;
 	}
+	set_mapping_flags(&b);
 	char *cmd = join_command(r, sampler_thread(r->s.sampler, 0));
 	profile_set_command(b.profile, cmd ? cmd : "");
 	free(cmd);
@@ -519,6 +601,7 @@ done:
 	free(b.frames.slots);
 	free(b.frames.lines);
 	free(b.donors);
+	free(b.seen);
 	return b.profile;
 }
 

@@ -40,6 +40,15 @@ note()    { echo "# $*"; }
 # need_root: ptrace of arbitrary processes and seccomp helpers need root.
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root (ptrace of unrelated processes)"; }
 need_cmd()  { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
+# need_go: $GO is the go command (or the test skips); go then works offline
+# in the scratch directory and leaves nothing in $HOME.
+need_go() {
+	[ -n "${GO:-}" ] && [ -x "$GO" ] || GO=$(command -v go) || skip "needs go (golang-go)"
+	HOME=$T/home GOCACHE=$T/gocache GOPATH=$T/gopath GOFLAGS= GOTOOLCHAIN=local GOPROXY=off \
+		GOTELEMETRY=off
+	export HOME GOCACHE GOPATH GOFLAGS GOTOOLCHAIN GOPROXY GOTELEMETRY
+	mkdir -p "$HOME"
+}
 
 # start_fixture NAME [ARGS...]: start $PROGS/NAME in the background with its
 # stdout in $T/NAME.out; wait for its "ready PID" line; sets FIXTURE_PID.

@@ -8,11 +8,7 @@
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 
-[ -n "${GO:-}" ] && [ -x "$GO" ] || GO=$(command -v go) || skip "needs go (golang-go)"
-HOME=$T/home GOCACHE=$T/gocache GOPATH=$T/gopath GOFLAGS= GOTOOLCHAIN=local GOPROXY=off \
-	GOTELEMETRY=off
-export HOME GOCACHE GOPATH GOFLAGS GOTOOLCHAIN GOPROXY GOTELEMETRY
-mkdir -p "$HOME"
+need_go
 
 # raw_per_thread PPROF: "tid samples nanoseconds" per tid label, from -raw
 raw_per_thread() {

@@ -10,11 +10,9 @@
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 
-[ -n "${GO:-}" ] && [ -x "$GO" ] || GO=$(command -v go) || skip "needs go (golang-go)"
-HOME=$T/home GOCACHE=$T/gocache GOPATH=$T/gopath GOFLAGS= GOTOOLCHAIN=local GOPROXY=off \
-	GOTELEMETRY=off GO111MODULE=off
-export HOME GOCACHE GOPATH GOFLAGS GOTOOLCHAIN GOPROXY GOTELEMETRY GO111MODULE
-mkdir -p "$HOME"
+need_go
+GO111MODULE=off
+export GO111MODULE
 cp "$TESTS_SRCDIR/progs/gochan.go" "$T/" || harness "no gochan.go"
 (cd "$T" && "$GO" build -o gochan gochan.go) >"$T/build.err" 2>&1 ||
 	harness "go build: $(cat "$T/build.err")"

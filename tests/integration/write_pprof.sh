@@ -7,12 +7,7 @@
 # tests/progs/mkprofile.c for the profile.
 . "$TESTS_SRCDIR/lib.sh"
 
-[ -n "${GO:-}" ] && [ -x "$GO" ] || GO=$(command -v go) || skip "needs go (golang-go)"
-# go works offline in the scratch directory and leaves nothing in $HOME
-HOME=$T/home GOCACHE=$T/gocache GOPATH=$T/gopath GOFLAGS= GOTOOLCHAIN=local GOPROXY=off \
-	GOTELEMETRY=off
-export HOME GOCACHE GOPATH GOFLAGS GOTOOLCHAIN GOPROXY GOTELEMETRY
-mkdir -p "$HOME"
+need_go
 
 "$PROGS/mkprofile" "$T/p.pb.gz" "$T/p.pprof" || fail "mkprofile failed"
 # gzipped always, whatever the extension, and deterministic

@@ -18,11 +18,7 @@
 need_root
 need_cmd objdump
 need_cmd strip
-[ -n "${GO:-}" ] && [ -x "$GO" ] || GO=$(command -v go) || skip "needs go (golang-go)"
-HOME=$T/home GOCACHE=$T/gocache GOPATH=$T/gopath GOFLAGS= GOTOOLCHAIN=local GOPROXY=off \
-	GOTELEMETRY=off
-export HOME GOCACHE GOPATH GOFLAGS GOTOOLCHAIN GOPROXY GOTELEMETRY
-mkdir -p "$HOME"
+need_go
 
 # pprof_file PROFILE: the "File:" line's program
 pprof_file() {
