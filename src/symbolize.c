@@ -174,6 +174,11 @@ struct func_range {
 	Dwarf_Die die;
 };
 
+/* A code range [lo, hi) of the CU whose DIE is at die_offset. */
+struct cu_span {
+	uint64_t lo, hi, die_offset;
+};
+
 struct cu_index {
 	uint64_t cu_offset;
 	struct func_range *funcs;      /* sorted by lo */
@@ -199,6 +204,9 @@ struct sym_module {
 	bool syms_built;
 	struct cu_index *cus;          /* per-CU function ranges, sorted by CU offset */
 	size_t ncus, cus_cap;
+	struct cu_span *spans;         /* every CU's code ranges, sorted (cu_by_ranges) */
+	size_t nspans;
+	bool spans_built;
 };
 
 /* Which module a procmaps entry resolved to (by the entry's identity). */
@@ -604,6 +612,8 @@ static const char *cu_file_name(Dwarf_Die *cu, Dwarf_Word idx)
 #define SYM_MAX_CU_FUNCS (1u << 20)  /* function ranges indexed per CU */
 #define SYM_MAX_DIE_DEPTH 64
 #define SYM_MAX_CHILDREN (1u << 20)  /* children examined per DIE */
+#define SYM_MAX_UNITS (1u << 20)     /* units read per module by cu_by_ranges */
+#define SYM_MAX_SPANS (1u << 22)     /* CU ranges kept per module */
 
 static int compare_syms(const void *pa, const void *pb)
 {
@@ -800,13 +810,95 @@ static size_t inline_chain(Dwarf_Die *func, uint64_t pc, Dwarf_Die *chain, size_
 	return n;
 }
 
+static int compare_spans(const void *a, const void *b)
+{
+	const struct cu_span *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Read every compile unit's code ranges of DW once (bounded: the file is
+ * the target's). */
+static void build_spans(struct sym_module *m, Dwarf *dw)
+{
+	size_t cap = 0, units = 0;
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint8_t unit_type;
+	m->spans_built = true;
+	while (units++ < SYM_MAX_UNITS &&
+	       dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie, NULL) == 0) {
+		if (unit_type != DW_UT_compile && unit_type != DW_UT_partial)
+			continue;
+		Dwarf_Addr base, start, end;
+		ptrdiff_t off = 0;
+		while (m->nspans < SYM_MAX_SPANS &&
+		       (off = dwarf_ranges(&cudie, off, &base, &start, &end)) > 0) {
+			if (end <= start)
+				continue;
+			if (array_grow(&m->spans, &cap, m->nspans + 1, sizeof *m->spans, 64) < 0)
+				return;
+			m->spans[m->nspans++] = (struct cu_span){ start, end, dwarf_dieoffset(&cudie) };
+		}
+	}
+	qsort(m->spans, m->nspans, sizeof *m->spans, compare_spans);
+}
+
+/* The compile unit of PC (a DWARF address) from the units' own ranges, for
+ * files without .debug_aranges, where libdw (0.188) finds no unit: Go
+ * programs. */
+static Dwarf_Die *cu_by_ranges(struct sym_module *m, Dwarf *dw, uint64_t pc, Dwarf_Die *out)
+{
+	if (!m->spans_built)
+		build_spans(m, dw);
+	size_t lo = 0, hi = m->nspans;
+	while (lo < hi) {   /* the first span starting after pc */
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->spans[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || pc >= m->spans[lo - 1].hi)
+		return NULL;
+	return dwarf_offdie(dw, m->spans[lo - 1].die_offset, out);
+}
+
+/* The compile unit of PC in module M (*BIAS: DWARF address = pc - bias). */
+static Dwarf_Die *module_cu(struct sym_module *m, uint64_t pc, Dwarf_Addr *bias, Dwarf_Die *mem)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(m->dwfl_mod, pc, bias);
+	if (cu != NULL)
+		return cu;
+	Dwarf *dw = dwfl_module_getdwarf(m->dwfl_mod, bias);
+	return dw != NULL ? cu_by_ranges(m, dw, pc - *bias, mem) : NULL;
+}
+
+/* The source file and line of PC in module M (CU: its unit, or NULL). */
+static const char *module_line(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr bias, uint64_t pc,
+			       int *line)
+{
+	*line = 0;
+	Dwfl_Line *dl = dwfl_module_getsrc(m->dwfl_mod, pc);
+	if (dl != NULL)
+		return dwfl_lineinfo(dl, NULL, line, NULL, NULL, NULL);
+	/* libdwfl looks the unit up through .debug_aranges only */
+	Dwarf_Die mem;
+	if (cu == NULL)
+		cu = module_cu(m, pc, &bias, &mem);
+	Dwarf_Line *l = cu != NULL ? dwarf_getsrc_die(cu, pc - bias) : NULL;
+	if (l == NULL || dwarf_lineno(l, line) != 0)
+		return NULL;
+	return dwarf_linesrc(l, NULL, NULL);
+}
+
 /* Frames of PC in module M from DWARF, innermost first. Returns how many
  * were written (0 when DWARF knows no function at PC). */
 static size_t dwarf_frames(struct symbolizer *s, struct sym_module *m, uint64_t pc,
 			   struct symbol_frame *out, size_t max)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(m->dwfl_mod, pc, &bias);
+	Dwarf_Die cu_mem;
+	Dwarf_Die *cu = module_cu(m, pc, &bias, &cu_mem);
 	if (cu == NULL)
 		return 0;
 	struct cu_index *ci = cu_index_get(m, cu);
@@ -816,11 +908,8 @@ static size_t dwarf_frames(struct symbolizer *s, struct sym_module *m, uint64_t 
 	Dwarf_Die chain[SYM_MAX_CHAIN];
 	size_t depth = inline_chain(&func, pc - bias, chain, max < SYM_MAX_CHAIN ? max : SYM_MAX_CHAIN);
 
-	const char *file = NULL;
-	int line = 0;
-	Dwfl_Line *dl = dwfl_module_getsrc(m->dwfl_mod, pc);
-	if (dl != NULL)
-		file = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
+	int line;
+	const char *file = module_line(m, cu, bias, pc, &line);
 	size_t n = 0;
 	for (size_t i = depth; i-- > 0;) { /* innermost first */
 		Dwarf_Die *scope = &chain[i];
@@ -865,9 +954,8 @@ static size_t module_frames(struct symbolizer *s, struct sym_module *m,
 		memset(&out[0], 0, sizeof out[0]);
 		n = 1;
 		if (m != NULL && m->dwfl_mod != NULL) {
-			Dwfl_Line *dl = dwfl_module_getsrc(m->dwfl_mod, pc);
-			int line = 0;
-			const char *file = dl != NULL ? dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL) : NULL;
+			int line;
+			const char *file = module_line(m, NULL, 0, pc, &line);
 			if (file != NULL) {
 				out[0].file = intern(&s->strings, file);
 				out[0].line = out[0].file != NULL ? line : 0;
@@ -1137,6 +1225,7 @@ void symbolizer_free(struct symbolizer *s)
 		for (size_t j = 0; j < m->ncus; j++)
 			free(m->cus[j].funcs);
 		free(m->cus);
+		free(m->spans);
 		free(m);
 	}
 	free(s->modules);
