@@ -614,6 +614,7 @@ static const char *cu_file_name(Dwarf_Die *cu, Dwarf_Word idx)
 #define SYM_MAX_CHILDREN (1u << 20)  /* children examined per DIE */
 #define SYM_MAX_UNITS (1u << 20)     /* units read per module by cu_by_ranges */
 #define SYM_MAX_SPANS (1u << 22)     /* CU ranges kept per module */
+#define SYM_MAX_SECTIONS (1u << 16)  /* section headers read per file */
 
 static int compare_syms(const void *pa, const void *pb)
 {
@@ -660,6 +661,97 @@ static void module_index_symbols(struct sym_module *m)
 		if (w == 0 || m->syms[w - 1].addr != m->syms[i].addr)
 			m->syms[w++] = m->syms[i];
 	m->nsyms = w;
+}
+
+/* The dynamic symbol that relocation sections of ELF bind to the GOT slot
+ * at SLOT (a file address), or NULL. The file is the target's: counts and
+ * indexes are bounded by the sections' own sizes. */
+static const char *got_slot_symbol(Elf *elf, uint64_t slot)
+{
+	Elf_Scn *scn = NULL;
+	size_t nscn = 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL && nscn++ < SYM_MAX_SECTIONS) {
+		GElf_Shdr sh, symsh;
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_RELA || sh.sh_entsize == 0)
+			continue;
+		Elf_Scn *symscn = elf_getscn(elf, sh.sh_link);
+		Elf_Data *rd = elf_getdata(scn, NULL);
+		Elf_Data *sd = symscn != NULL ? elf_getdata(symscn, NULL) : NULL;
+		if (rd == NULL || sd == NULL || gelf_getshdr(symscn, &symsh) == NULL ||
+		    symsh.sh_entsize == 0)
+			continue;
+		size_t nrel = rd->d_size / sh.sh_entsize, nsym = sd->d_size / symsh.sh_entsize;
+		for (size_t i = 0; i < nrel && i < SYM_MAX_SYMBOLS; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			if (gelf_getrela(rd, (int)i, &r) == NULL || r.r_offset != slot)
+				continue;
+			size_t k = GELF_R_SYM(r.r_info);
+			if (k == 0 || k >= nsym || gelf_getsym(sd, (int)k, &sym) == NULL)
+				return NULL;
+			return elf_strptr(elf, symsh.sh_link, sym.st_name);
+		}
+	}
+	return NULL;
+}
+
+/* Names PC as "symbol@plt" when it lies in a PLT section (.plt, .plt.sec,
+ * .plt.got) of module M's file, from the entry's indirect jump (jmp
+ * *disp(%rip), ff 25) to its GOT slot and the relocation of that slot, as
+ * perf does ("[plt]": the lazy-binding stub); the symbol table only has the
+ * sizeless _init before them. */
+static bool frame_set_plt_name(struct symbolizer *s, struct sym_module *m, struct symbol_frame *f,
+			       uint64_t pc)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(m->dwfl_mod, &bias);
+	size_t shstrndx;
+	if (elf == NULL || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	uint64_t a = pc - bias;
+	Elf_Scn *scn = NULL;
+	size_t nscn = 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL && nscn++ < SYM_MAX_SECTIONS) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || a < sh.sh_addr || a - sh.sh_addr >= sh.sh_size)
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name == NULL || strncmp(name, ".plt", 4) != 0)
+			return false;
+		uint64_t ent = sh.sh_entsize >= 8 && sh.sh_entsize <= 64 ? sh.sh_entsize : 16;
+		uint64_t at = (a - sh.sh_addr) / ent * ent;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (d == NULL || d->d_buf == NULL || at + ent > d->d_size)
+			return false;
+		const unsigned char *b = (const unsigned char *)d->d_buf + at;
+		for (uint64_t i = 0; i + 6 <= ent; i++) {
+			if (b[i] != 0xff || b[i + 1] != 0x25)
+				continue;
+			int32_t disp;
+			memcpy(&disp, b + i + 2, sizeof disp);
+			const char *sym = got_slot_symbol(elf, sh.sh_addr + at + i + 6 + (uint64_t)(int64_t)disp);
+			if (sym == NULL || !frame_set_names(s, f, sym))
+				break;  /* the lazy-binding stub (PLT0) */
+			char buf[SYM_NAME_MAX + 8];
+			snprintf(buf, sizeof buf, "%s@plt", f->function);
+			const char *fn = intern(&s->strings, buf);
+			snprintf(buf, sizeof buf, "%s@plt", f->system_name);
+			const char *sn = intern(&s->strings, buf);
+			if (fn == NULL || sn == NULL)
+				return false;
+			f->function = fn;
+			f->system_name = sn;
+			return true;
+		}
+		const char *plt = intern(&s->strings, "[plt]");
+		if (plt == NULL)
+			return false;
+		f->function = f->system_name = plt;
+		f->resolved = true;
+		return true;
+	}
+	return false;
 }
 
 /* The function symbol containing PC (a sized one, else the nearest sizeless
@@ -965,7 +1057,8 @@ static size_t module_frames(struct symbolizer *s, struct sym_module *m,
 	/* The outermost frame without a DWARF name: the symbol table, then the address. */
 	struct symbol_frame *outer = &out[n - 1];
 	if (outer->function == NULL &&
-	    !(m != NULL && m->dwfl_mod != NULL && frame_set_names(s, outer, symtab_name(m, pc))))
+	    !(m != NULL && m->dwfl_mod != NULL &&
+	      (frame_set_plt_name(s, m, outer, pc) || frame_set_names(s, outer, symtab_name(m, pc)))))
 		frame_set_unresolved(s, outer, e, pc);
 	for (size_t i = 0; i < n; i++)
 		if (out[i].function == NULL)
