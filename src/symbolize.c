@@ -207,6 +207,11 @@ struct sym_module {
 	struct cu_span *spans;         /* every CU's code ranges, sorted (cu_by_ranges) */
 	size_t nspans;
 	bool spans_built;
+	struct qname_slot {            /* qualified_name's answers by DIE offset */
+		uint64_t die_offset;   /* 0: empty */
+		const char *name;
+	} *qnames;
+	size_t qnames_cap, qnames_used;
 };
 
 /* Which module a procmaps entry resolved to (by the entry's identity). */
@@ -599,6 +604,105 @@ static const char *die_string_attr(Dwarf_Die *die, unsigned attr)
 	return dwarf_formstring(&a);
 }
 
+/* The declaration DIE behind DIE: through DW_AT_abstract_origin (an inline
+ * instance) and DW_AT_specification (a definition out of its class). */
+static Dwarf_Die declaration_of(Dwarf_Die *die)
+{
+	Dwarf_Die d = *die, next;
+	for (int k = 0; k < 8; k++) {
+		Dwarf_Attribute a;
+		if ((dwarf_attr(&d, DW_AT_abstract_origin, &a) == NULL &&
+		     dwarf_attr(&d, DW_AT_specification, &a) == NULL) ||
+		    dwarf_formref_die(&a, &next) == NULL)
+			break;
+		d = next;
+	}
+	return d;
+}
+
+/* Append "name::" for SCOPE to BUF (of SIZE, at *LEN) if it names a scope. */
+static void append_scope(char *buf, size_t size, size_t *len, Dwarf_Die *scope)
+{
+	const char *name;
+	switch (dwarf_tag(scope)) {
+	case DW_TAG_namespace:
+		name = dwarf_diename(scope) ? dwarf_diename(scope) : "(anonymous namespace)";
+		break;
+	case DW_TAG_class_type: case DW_TAG_structure_type: case DW_TAG_union_type:
+		/* GCC names no lambda's closure type */
+		name = dwarf_diename(scope) ? dwarf_diename(scope) : "{lambda}";
+		break;
+	case DW_TAG_subprogram:   /* a local class's, a lambda's function */
+		name = dwarf_diename(scope);
+		break;
+	default:
+		return;
+	}
+	if (name != NULL && *len < size) {
+		int w = snprintf(buf + *len, size - *len, "%s::", name);
+		*len += w > 0 ? (size_t)w : 0;
+	}
+}
+
+/* NAME qualified by the namespaces, classes and functions around the
+ * declaration of DIE ("std::_Function_handler<...>::_M_invoke"), for a C++
+ * function DWARF gives no linkage name (GCC leaves it off the abstract
+ * instances of inlined templates and lambdas). Cached per declaration:
+ * finding a DIE's scopes walks its unit. */
+static const char *qualified_name(struct symbolizer *s, struct sym_module *m, Dwarf_Die *die,
+				  const char *name)
+{
+	Dwarf_Die cu;
+	int lang = dwarf_diecu(die, &cu, NULL, NULL) != NULL ? dwarf_srclang(&cu) : -1;
+	if (lang != DW_LANG_C_plus_plus && lang != DW_LANG_C_plus_plus_03 &&
+	    lang != DW_LANG_C_plus_plus_11 && lang != DW_LANG_C_plus_plus_14)
+		return name;
+	Dwarf_Die decl = declaration_of(die);
+	uint64_t off = dwarf_dieoffset(&decl);
+	if (off == 0 || off == (uint64_t)-1)
+		return name;
+	if (m->qnames_used * 2 >= m->qnames_cap) {
+		size_t ncap = m->qnames_cap ? m->qnames_cap * 2 : 64;
+		struct qname_slot *nq = calloc(ncap, sizeof *nq);
+		if (nq == NULL)
+			return name;
+		for (size_t i = 0; i < m->qnames_cap; i++) {
+			if (m->qnames[i].die_offset == 0)
+				continue;
+			size_t h = (m->qnames[i].die_offset * 0x9E3779B97F4A7C15ull) & (ncap - 1);
+			while (nq[h].die_offset != 0)
+				h = (h + 1) & (ncap - 1);
+			nq[h] = m->qnames[i];
+		}
+		free(m->qnames);
+		m->qnames = nq;
+		m->qnames_cap = ncap;
+	}
+	size_t h = (off * 0x9E3779B97F4A7C15ull) & (m->qnames_cap - 1);
+	while (m->qnames[h].die_offset != 0) {
+		if (m->qnames[h].die_offset == off)
+			return m->qnames[h].name;
+		h = (h + 1) & (m->qnames_cap - 1);
+	}
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes_die(&decl, &scopes);
+	char buf[SYM_NAME_MAX];
+	size_t len = 0;
+	for (int i = n - 2; i >= 1; i--)  /* [0] is the DIE, [n - 1] its unit */
+		append_scope(buf, sizeof buf, &len, &scopes[i]);
+	free(scopes);
+	const char *q = name;
+	if (len > 0 && len < sizeof buf) {
+		snprintf(buf + len, sizeof buf - len, "%s", name);
+		q = intern(&s->strings, buf);
+		if (q == NULL)
+			q = name;
+	}
+	m->qnames[h] = (struct qname_slot){ off, q };
+	m->qnames_used++;
+	return q;
+}
+
 static const char *cu_file_name(Dwarf_Die *cu, Dwarf_Word idx)
 {
 	Dwarf_Files *files;
@@ -623,6 +727,14 @@ static int compare_syms(const void *pa, const void *pb)
 		return a->addr < b->addr ? -1 : 1;
 	if (a->rank != b->rank)
 		return b->rank - a->rank;
+	/* aliases of one function: the public name (malloc, not __libc_malloc),
+	 * as perf chooses: fewer leading underscores, then the shorter */
+	size_t ua = strspn(a->name, "_"), ub = strspn(b->name, "_");
+	if (ua != ub)
+		return ua < ub ? -1 : 1;
+	size_t la = strlen(a->name), lb = strlen(b->name);
+	if (la != lb)
+		return la < lb ? -1 : 1;
 	return strcmp(a->name, b->name);
 }
 
@@ -752,6 +864,22 @@ static bool frame_set_plt_name(struct symbolizer *s, struct sym_module *m, struc
 		return true;
 	}
 	return false;
+}
+
+/* The best-ranked function symbol at exactly ADDR, or NULL. */
+static const struct sym_entry *symtab_at(struct sym_module *m, uint64_t addr)
+{
+	if (!m->syms_built)
+		module_index_symbols(m);
+	size_t lo = 0, hi = m->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nsyms && m->syms[lo].addr == addr ? &m->syms[lo] : NULL;
 }
 
 /* The function symbol containing PC (a sized one, else the nearest sizeless
@@ -983,6 +1111,23 @@ static const char *module_line(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr b
 	return dwarf_linesrc(l, NULL, NULL);
 }
 
+/* A function whose DWARF name looks internal (glibc's __GI___libc_malloc,
+ * the asm label of a hidden alias) is named by the best symbol at its
+ * entry when that one has fewer leading underscores (malloc). */
+static void public_name(struct sym_module *m, Dwarf_Die *func, Dwarf_Addr bias,
+			const char **linkage, const char **plain)
+{
+	const char *name = *linkage != NULL ? *linkage : *plain;
+	Dwarf_Addr entry;
+	if (name == NULL || strncmp(name, "__", 2) != 0 || dwarf_entrypc(func, &entry) != 0)
+		return;
+	const struct sym_entry *e = symtab_at(m, entry + bias);
+	if (e != NULL && strspn(e->name, "_") < strspn(name, "_")) {
+		*linkage = e->name;
+		*plain = NULL;
+	}
+}
+
 /* Frames of PC in module M from DWARF, innermost first. Returns how many
  * were written (0 when DWARF knows no function at PC). */
 static size_t dwarf_frames(struct symbolizer *s, struct sym_module *m, uint64_t pc,
@@ -1010,8 +1155,12 @@ static size_t dwarf_frames(struct symbolizer *s, struct sym_module *m, uint64_t 
 		const char *linkage = die_string_attr(scope, DW_AT_linkage_name);
 		if (linkage == NULL)
 			linkage = die_string_attr(scope, DW_AT_MIPS_linkage_name);
-		if (!frame_set_names(s, f, linkage) &&
-		    !frame_set_names(s, f, die_string_attr(scope, DW_AT_name)))
+		const char *plain = linkage == NULL ? die_string_attr(scope, DW_AT_name) : NULL;
+		if (plain != NULL)
+			plain = qualified_name(s, m, scope, plain);
+		if (i == 0)
+			public_name(m, scope, bias, &linkage, &plain);
+		if (!frame_set_names(s, f, linkage) && !frame_set_names(s, f, plain))
 			f->function = f->system_name = NULL; /* filled by the caller */
 		f->file = file != NULL ? intern(&s->strings, file) : NULL;
 		f->line = f->file != NULL ? line : 0;
@@ -1319,6 +1468,7 @@ void symbolizer_free(struct symbolizer *s)
 			free(m->cus[j].funcs);
 		free(m->cus);
 		free(m->spans);
+		free(m->qnames);
 		free(m);
 	}
 	free(s->modules);
