@@ -877,7 +877,9 @@ static void count_stack(struct sampler *s, struct thread_state *t, uint32_t flag
 	}
 	if (ret == 0) {
 		s->stats.samples += count;
-		if (flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW))
+		/* every stack the outputs mark [truncated]: cut by depth or
+		 * window, or stopped by the unwinder before its root */
+		if (flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW | STACK_UNWIND_ERROR))
 			s->stats.truncated += count;
 	}
 }

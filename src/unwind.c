@@ -846,7 +846,12 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 				fp = frame_pointer_step(&c, &cur);
 			}
 			if (fp == FP_END) {
-				result = UNWIND_OK;
+				/* rbp 0 ends the chain in compiled code; JIT code
+				 * (anonymous memory) may hold 0 in rbp anywhere */
+				uint64_t at = 0;
+				struct module *m = cursor_reg(&cur, UNW_REG_IP, &at) ?
+						   module_for_ip(&c, at) : NULL;
+				result = m != NULL && m->inode == 0 ? UNWIND_NO_INFO : UNWIND_OK;
 				break;
 			}
 			if (fp == FP_FAILED && !(at_snapshot && leaf_return_step(&c))) {

@@ -45,4 +45,11 @@ grep -Eq ' M=1 crypto/sha256\.block [^ ]*/sha256block_amd64\.s:[1-9][0-9]* ' "$T
 inlined=$(awk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 } on && NF > 0 && !/^ *[0-9]+: / { n++ } END { print n + 0 }' "$T/raw")
 note "inline frames in the pprof locations: $inlined"
 [ "$inlined" -gt 0 ] || fail "no location has an inline frame"
+
+# the summary's truncated count is the stacks the folded output marks
+# [truncated] (Go's assembly has no CFI and uses rbp freely: some stop)
+said=$(sed -n 's/^csampler: [0-9]* samples, .*, \([0-9]*\) truncated,.*/\1/p' "$T/cs.err")
+marked=$(folded_count "$F" '^\[truncated\];')
+note "truncated: $said in the summary, $marked marked"
+assert_eq "truncated stacks, summary vs folded" "$said" "$marked"
 exit 0
