@@ -399,7 +399,7 @@ static uint32_t location_for(struct build *b, pid_t pid, uint64_t addr)
 	uint64_t offset = 0;
 	/* the mapping's identity first (cheap): an address of a binary seen in
 	 * another process takes its lines and facts from the cache */
-	if (sym && symbolizer_mapping(sym, addr, &mod)) {
+	if (sym && symbolizer_module(sym, addr, &mod)) {
 		if (mod.build_id && *mod.build_id && addr_value(addr) >= mod.start) {
 			offset = (addr_value(addr) - mod.start + mod.offset) |
 				 (addr & ADDR_ACTIVATION);
@@ -551,7 +551,7 @@ static void add_main_mapping(struct build *b)
 			main_program_text(sampler_process_maps(b->run->s.sampler, i));
 		struct symbolizer *sym = text ? symbolizer_for(b, pid) : NULL;
 		struct symbol_module mod;
-		if (sym && symbolizer_mapping(sym, text->start | ADDR_ACTIVATION, &mod))
+		if (sym && symbolizer_module(sym, text->start | ADDR_ACTIVATION, &mod))
 			add_mapping(b, &mod);
 		return;
 	}

@@ -195,8 +195,6 @@ struct sym_module {
 	Elf *pending_elf;
 	char *pending_name;
 	const char *build_id;          /* interned lowercase hex, or NULL */
-	bool has_symbols;              /* .symtab or .dynsym in the main file */
-	bool dwarf_known, has_dwarf;
 	bool is_vdso;
 	void *image;                   /* the vdso image elf_memory reads */
 	struct sym_entry *syms;        /* function symbols sorted by address */
@@ -326,18 +324,6 @@ static const char *elf_build_id_hex(struct symbolizer *s, Elf *elf)
 	for (ssize_t i = 0; i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)bits)[i]);
 	return intern_n(&s->strings, hex, 2 * (size_t)n);
-}
-
-static bool elf_has_symbols(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	for (size_t i = 0; i < 65536 && (scn = elf_nextscn(elf, scn)) != NULL; i++) {
-		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) != NULL &&
-		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) && sh.sh_size > 0)
-			return true;
-	}
-	return false;
 }
 
 static bool same_file_identity(const struct procmaps_entry *a, const struct procmaps_entry *b)
@@ -510,7 +496,6 @@ static struct sym_module *module_for_entry(struct symbolizer *s, const struct pr
 	m->is_vdso = vdso;
 	m->image = image;
 	m->build_id = elf_build_id_hex(s, elf);
-	m->has_symbols = elf_has_symbols(elf);
 	m->pending_fd = fd;
 	m->pending_elf = elf;
 	m->pending_name = name;
@@ -1345,8 +1330,7 @@ size_t symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_fram
 	return n;
 }
 
-static bool module_facts(struct symbolizer *s, uint64_t addr, struct symbol_module *out,
-			 bool flags)
+bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module *out)
 {
 	uint64_t pc = addr_lookup_pc(addr);
 	const struct procmaps_entry *e = procmaps_find(s->pm, pc);
@@ -1358,36 +1342,12 @@ static bool module_facts(struct symbolizer *s, uint64_t addr, struct symbol_modu
 	out->start = e->start;
 	out->limit = e->end;
 	out->offset = e->offset;
-	if (!entry_is_file(e) && !entry_is_vdso(e)) {
-		out->has_functions = !s->opt.addresses_only && procmaps_find_jit(s->pm, pc) != NULL;
-		return true;
+	if (entry_is_file(e) || entry_is_vdso(e)) {
+		struct sym_module *m = module_for_entry(s, e);
+		if (m != NULL)
+			out->build_id = m->build_id;
 	}
-	struct sym_module *m = module_for_entry(s, e);
-	if (m == NULL)
-		return true;
-	out->build_id = m->build_id;
-	if (!flags || s->opt.addresses_only || m->dwfl_mod == NULL)
-		return true;
-	if (!m->dwarf_known) {
-		Dwarf_Addr bias;
-		m->has_dwarf = dwfl_module_getdwarf(m->dwfl_mod, &bias) != NULL;
-		m->dwarf_known = true;
-	}
-	out->has_functions = m->has_symbols || m->has_dwarf;
-	out->has_filenames = m->has_dwarf;
-	out->has_line_numbers = m->has_dwarf;
-	out->has_inline_frames = m->has_dwarf && !s->opt.no_inline;
 	return true;
-}
-
-bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module *out)
-{
-	return module_facts(s, addr, out, true);
-}
-
-bool symbolizer_mapping(struct symbolizer *s, uint64_t addr, struct symbol_module *out)
-{
-	return module_facts(s, addr, out, false);
 }
 
 /* ---- life -------------------------------------------------------------------- */

@@ -39,7 +39,6 @@ struct symbol_module {
 	const char *path;        /* as the target sees it ("[vdso]", ...) */
 	const char *build_id;    /* lowercase hex, or NULL */
 	uint64_t start, limit, offset;
-	bool has_functions, has_filenames, has_line_numbers, has_inline_frames;
 };
 
 struct symbolizer;
@@ -56,11 +55,11 @@ void symbolizer_reload_perf_map(struct symbolizer *s);
  * Returns the number written (>= 1: an unknown address still yields one frame). */
 size_t symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_frame *out, size_t max);
 
-/* The mapping ADDR falls in, with module facts; false if none. */
+/* The mapping ADDR falls in and its file's build-id; false if none. Never
+ * loads the module's debug information. (What a mapping's symbols gave is
+ * known from its looked-up addresses: the profile builder sets pprof's
+ * has_* flags from them.) */
 bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module *out);
-/* As symbolizer_module, without the has_* flags (left false): never loads
- * the module's debug information. */
-bool symbolizer_mapping(struct symbolizer *s, uint64_t addr, struct symbol_module *out);
 
 /* Demangle NAME (C++ Itanium, Rust legacy without the ::h hash, Rust v0).
  * Returns a malloc'd string, or NULL if NAME is not mangled. */
