@@ -97,7 +97,16 @@ int session_attach(struct session *s, size_t max_stacks,
 	struct target_config cfg = {
 		.children = o->children, .mode = o->seize_mode,
 		.on_event = on_target_event, .ctx = s, .verbose = o->verbose,
+		.stdout_fd = -1,
 	};
+	/* The profile goes to standard output: the program's own output must
+	 * not mix into it, so it goes to standard error. */
+	for (size_t i = 0; o->command && i < o->noutputs; i++)
+		if (strcmp(o->outputs[i].path, "-") == 0)
+			cfg.stdout_fd = STDERR_FILENO;
+	if (cfg.stdout_fd >= 0 && !o->quiet)
+		fprintf(stderr, "csampler: %s's standard output goes to standard error: standard "
+			"output carries the profile\n", o->command[0]);
 	struct sampler_config sc = {
 		.rate = o->rate, .idle = o->idle, .max_depth = o->max_depth,
 		.stack_window = o->stack_window, .verbose = o->verbose,

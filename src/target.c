@@ -1470,8 +1470,8 @@ static int find_command(const char *name, char *out, size_t size)
 }
 
 /* The launched child, between fork and exec. Only async-signal-safe calls. */
-static _Noreturn void run_child(int go_fd, int err_fd, const char *path, char *const argv[],
-				char **sh_argv)
+static _Noreturn void run_child(int go_fd, int err_fd, int stdout_fd, const char *path,
+				char *const argv[], char **sh_argv)
 {
 	sigset_t none;
 	sigemptyset(&none);
@@ -1484,6 +1484,8 @@ static _Noreturn void run_child(int go_fd, int err_fd, const char *path, char *c
 	if (n != 1)
 		_exit(CS_EXIT_NOT_FOUND); /* csampler went away before target_start */
 	close(go_fd);
+	if (stdout_fd >= 0 && stdout_fd != STDOUT_FILENO && dup2(stdout_fd, STDOUT_FILENO) < 0)
+		_exit(CS_EXIT_NOT_EXEC);
 	execv(path, argv);
 	if (errno == ENOEXEC) /* a script without #!: run it with sh, as shells do */
 		execv("/bin/sh", sh_argv);
@@ -1548,7 +1550,7 @@ int target_launch(struct target **out, char *const argv[], const struct target_c
 	if (child == 0) {
 		close(go[1]);
 		close(ep[0]);
-		run_child(go[0], ep[1], path, argv, sh_argv);
+		run_child(go[0], ep[1], cfg->stdout_fd, path, argv, sh_argv);
 	}
 	free(sh_argv);
 	close(go[0]);

@@ -51,6 +51,8 @@ struct target_config {
 	target_event_fn on_event;       /* may be NULL */
 	void *ctx;
 	int verbose;
+	int stdout_fd;                  /* launch: the program's standard output is a
+	                                 * copy of this descriptor; -1: csampler's */
 };
 
 struct target_thread {
@@ -62,7 +64,8 @@ struct target_thread {
 int target_attach(struct target **out, pid_t pid, const struct target_config *cfg);
 
 /* Fork and trace ARGV (argv[0] looked up in PATH). The child is traced before
- * execvp, inherits stdio and the environment; it stops before exec until
+ * execvp, inherits stdio (stdout replaced by cfg->stdout_fd if not -1) and the
+ * environment; it stops before exec until
  * target_start is called. Command not found / not executable: message as a
  * shell prints it, returns CS_EXIT_NOT_FOUND / CS_EXIT_NOT_EXEC. */
 int target_launch(struct target **out, char *const argv[], const struct target_config *cfg);
