@@ -463,32 +463,53 @@ static bool any_output_is(const struct options *o, enum output_format f)
 	return false;
 }
 
+/* The extension of PATH's file name (from its last '.', not a leading one),
+ * or NULL. */
+static const char *extension_of(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *dot = strrchr(base, '.');
+	return dot && dot != base && dot[1] ? dot : NULL;
+}
+
 /* Resolve each output's format: the file's extension, else -f, else pprof
- * for a file and folded for standard output. */
+ * for a file without an extension and folded for standard output. An
+ * extension no format has is an error (the user meant a format we do not
+ * write), and so is an -f that no output takes unless every output already
+ * is of that format (-f svg -o x.svg). */
 static enum options_result resolve_formats(struct options *o, const struct given *g)
 {
 	bool format_used = false;
+	const char *other = NULL;
 
 	for (size_t i = 0; i < o->noutputs; i++) {
 		struct output_spec *out = &o->outputs[i];
 		bool is_stdout = strcmp(out->path, "-") == 0;
 		enum output_format f = is_stdout ? FORMAT_AUTO : write_format_from_path(out->path);
+		const char *ext = is_stdout ? NULL : extension_of(out->path);
 
-		if (f == FORMAT_AUTO) {
+		if (f != FORMAT_AUTO && f != o->format && !other)
+			other = out->path;
+		if (f == FORMAT_AUTO && o->format != FORMAT_AUTO) {
+			f = o->format;
 			format_used = true;
-			if (o->format != FORMAT_AUTO)
-				f = o->format;
-			else
-				f = is_stdout ? FORMAT_FOLDED : FORMAT_PPROF;
+		} else if (f == FORMAT_AUTO && ext) {
+			return usage_error("unknown output file extension '%s' in '%s': use one of "
+					   "%s, or name the format with --format", ext, out->path,
+					   write_format_extensions());
+		} else if (f == FORMAT_AUTO) {
+			f = is_stdout ? FORMAT_FOLDED : FORMAT_PPROF;
 		}
 		out->format = f;
 	}
 	if (g->format && o->noutputs == 0)
 		return usage_error("--format %s applies to no output: the default file is "
 				   "pprof; name one with --output", g->format_arg);
-	if (g->format && !format_used)
+	if (g->format && !format_used && other)
 		return usage_error("--format %s applies to no output: every --output file name "
-				   "has its own format extension", g->format_arg);
+				   "has its own format extension ('%s' is %s)", g->format_arg, other,
+				   write_format_name(write_format_from_path(other)));
 	return OPTIONS_RUN;
 }
 
@@ -613,8 +634,9 @@ void options_print_help(FILE *out)
 "Output:\n"
 "  -o, --output=FILE        write the profile to FILE (repeatable); '-' is\n"
 "                           standard output (default: csampler-PID-DATE.pb.gz)\n"
-"  -f, --format=FORMAT      pprof, folded, svg or text, for each FILE without\n"
-"                           a known extension (default pprof; folded for '-')\n"
+"  -f, --format=FORMAT      pprof, folded, svg, text or speedscope, for each\n"
+"                           FILE without an extension (default pprof; folded\n"
+"                           for '-')\n"
 "      --threads            put a root frame NAME-TID on every stack\n"
 "      --thread-group=REGEX=NAME\n"
 "                           count threads whose whole name matches the extended\n"
@@ -636,7 +658,8 @@ void options_print_help(FILE *out)
 "  -V, --version            show the version and exit\n"
 "\n"
 "File extensions: .pb .pb.gz .pprof (pprof, gzipped), .folded .collapsed,\n"
-".svg, .txt.  View pprof files with 'go tool pprof -http=: FILE'.\n"
+".svg, .txt, .speedscope.json (a per-thread timeline).  View pprof files with\n"
+"'go tool pprof -http=: FILE', speedscope files at https://www.speedscope.app.\n"
 "Exit status: 0 on success, 64 for a usage error, 1 or 65-71 when profiling\n"
 "failed; with PROGRAM, the program's own status.  See csampler(1).\n",
 	      out);
@@ -694,7 +717,8 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 	case 'f':
 		o->format = write_format_from_name(arg);
 		if (o->format == FORMAT_AUTO)
-			return usage_error("invalid format '%s': expected pprof, folded, svg or text",
+			return usage_error("invalid format '%s': expected pprof, folded, svg, text or "
+					   "speedscope",
 					   arg);
 		g->format = true;
 		g->format_arg = arg;

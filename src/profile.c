@@ -7,12 +7,9 @@
  * Strings are interned too: equal strings share one copy, so the other
  * tables compare string pointers.
  *
- * The sample store: records {count, thread, flags, nlocs, pad} and
- * nlocs uint32 location indexes (padded to 8 bytes) are appended to one
- * buffer; a record that does not fit sends the buffer to the temp file first
- * (opened at the first overflow, O_TMPFILE or mkstemp + unlink). Reading
- * goes through the file with pread (the profile stays const and can be read
- * by several writers in turn), then through the buffer. */
+ * The sample store is a recstore: one record per sample, {count, time,
+ * thread, flags, nlocs, pad} then nlocs uint32 location indexes; the profile
+ * stays const while writers read it, in turn, as often as they need. */
 #include "config.h"
 
 #include <errno.h>
@@ -22,7 +19,7 @@
 #include <unistd.h>
 
 #include "profile.h"
-#include "tempfile.h"
+#include "recstore.h"
 
 struct index_table {
 	uint32_t *slot;          /* index + 1, 0 = empty */
@@ -41,15 +38,7 @@ struct profile_priv {
 	struct string_pool strings;
 	size_t functions_cap, mappings_cap, locations_cap, lines_cap, threads_cap;
 	struct index_table functions, mappings, locations, threads;
-	struct sample_store {
-		unsigned char *buf;
-		size_t cap;              /* the buffer's size */
-		size_t limit;            /* bytes to keep in memory */
-		size_t used;
-		size_t max_record;       /* the largest record stored */
-		int fd;                  /* the temp file, -1 until needed */
-		uint64_t file_bytes;
-	} store;
+	struct recstore store;
 };
 
 /* ---- hashing ------------------------------------------------------------ */
@@ -239,8 +228,7 @@ struct profile *profile_new(void)
 		free(p);
 		return NULL;
 	}
-	((struct profile_priv *)p->priv)->store.fd = -1;
-	((struct profile_priv *)p->priv)->store.limit = PROFILE_SAMPLE_BUFFER;
+	recstore_init(&((struct profile_priv *)p->priv)->store, PROFILE_SAMPLE_BUFFER, "samples");
 	p->command = "";
 	return p;
 }
@@ -260,9 +248,7 @@ void profile_free(struct profile *p)
 	table_free(&pv->mappings);
 	table_free(&pv->locations);
 	table_free(&pv->threads);
-	if (pv->store.fd >= 0)
-		close(pv->store.fd);
-	free(pv->store.buf);
+	recstore_free(&pv->store);
 	free(pv);
 	free(p->functions);
 	free(p->mappings);
@@ -479,16 +465,12 @@ const char *profile_thread_label(const struct profile *p, uint32_t thread, char 
 
 struct sample_record {
 	uint64_t count;
+	uint64_t time;
 	uint32_t thread;
 	uint32_t flags;
 	uint32_t nlocs;
 	uint32_t pad;
 };
-
-static size_t record_bytes(size_t nlocs)
-{
-	return sizeof(struct sample_record) + (nlocs * sizeof(uint32_t) + 7) / 8 * 8;
-}
 
 int profile_set_sample_buffer(struct profile *p, size_t bytes)
 {
@@ -506,26 +488,11 @@ int profile_set_sample_buffer(struct profile *p, size_t bytes)
 	return 0;
 }
 
-/* Append the buffer to the temp file and empty it. */
-static int flush_store(struct sample_store *st)
-{
-	if (st->fd < 0 && (st->fd = tempfile_open(NULL, "samples")) < 0)
-		return -1;
-	/* on failure the records stay in the buffer, whole */
-	if (tempfile_write_at(st->fd, st->buf, st->used, st->file_bytes) < 0)
-		return -1;
-	st->file_bytes += st->used;
-	st->used = 0;
-	return 0;
-}
-
-int profile_add_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
-		       size_t nlocs, uint32_t flags, uint64_t count)
+int profile_add_timed_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
+			     size_t nlocs, uint32_t flags, uint64_t count, uint64_t time_nanos)
 {
 	struct profile_priv *pv = p->priv;
-	struct sample_store *st = &pv->store;
-	struct sample_record r = { count, thread, flags, (uint32_t)nlocs, 0 };
-	size_t need;
+	struct sample_record r = { count, time_nanos, thread, flags, (uint32_t)nlocs, 0 };
 
 	if (thread >= p->nthreads || nlocs > (SIZE_MAX / 8 - sizeof r) / sizeof(uint32_t) ||
 	    nlocs > UINT32_MAX || (nlocs && !locs)) {
@@ -538,104 +505,49 @@ int profile_add_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
 			return -1;
 		}
 	}
-	need = record_bytes(nlocs);
-	if (st->used && st->used + need > st->limit && flush_store(st) < 0)
+	if (recstore_append(&pv->store, &r, sizeof r, locs, nlocs * sizeof *locs) < 0)
 		return -1;
-	if (st->used + need > st->cap) {
-		size_t cap = st->limit > need ? st->limit : need;
-		unsigned char *b;
-		if (st->used + need > cap)
-			cap = st->used + need;
-		b = realloc(st->buf, cap);
-		if (!b) {
-			errno = ENOMEM;
-			return -1;
-		}
-		st->buf = b;
-		st->cap = cap;
-	}
-	memcpy(st->buf + st->used, &r, sizeof r);
-	if (nlocs)
-		memcpy(st->buf + st->used + sizeof r, locs, nlocs * sizeof *locs);
-	st->used += need;
-	if (need > st->max_record)
-		st->max_record = need;
 	p->nsamples++;
 	p->total_samples += count;
 	return 0;
 }
 
-/* Call fn for each whole record in buf[0, len); returns the bytes consumed
- * through *used and fn's first non-zero result. */
-static int walk_records(const unsigned char *buf, size_t len, size_t *used,
-			int (*fn)(void *ctx, const struct profile_sample *s), void *ctx)
+int profile_add_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
+		       size_t nlocs, uint32_t flags, uint64_t count)
 {
-	size_t off = 0;
-	int ret = 0;
+	return profile_add_timed_sample(p, thread, locs, nlocs, flags, count, PROFILE_NO_TIME);
+}
 
-	while (ret == 0 && len - off >= sizeof(struct sample_record)) {
-		struct sample_record r;
-		struct profile_sample s;
-		memcpy(&r, buf + off, sizeof r);
-		if (len - off < record_bytes(r.nlocs))
-			break;
-		s.thread = r.thread;
-		s.nlocs = r.nlocs;
-		s.flags = r.flags;
-		s.count = r.count;
-		/* records start 8-aligned in an allocation, so the indexes are aligned */
-		s.locs = (const uint32_t *)(const void *)(buf + off + sizeof r);
-		ret = fn(ctx, &s);
-		off += record_bytes(r.nlocs);
-	}
-	*used = off;
-	return ret;
+struct sample_walk {
+	int (*fn)(void *ctx, const struct profile_sample *s);
+	void *ctx;
+};
+
+static int walk_record(void *ctx, const void *rec, size_t len)
+{
+	const struct sample_walk *w = ctx;
+	struct sample_record r;
+	struct profile_sample s;
+
+	if (len < sizeof r)
+		return 0;
+	memcpy(&r, rec, sizeof r);
+	if ((len - sizeof r) / sizeof(uint32_t) < r.nlocs)
+		return 0;
+	s.thread = r.thread;
+	s.nlocs = r.nlocs;
+	s.flags = r.flags;
+	s.count = r.count;
+	s.time_nanos = r.time;
+	/* records are 8-aligned, and so is what follows the 32-byte header */
+	s.locs = (const uint32_t *)(const void *)((const unsigned char *)rec + sizeof r);
+	return w->fn(w->ctx, &s);
 }
 
 int profile_foreach_sample(const struct profile *p,
 			   int (*fn)(void *ctx, const struct profile_sample *s), void *ctx)
 {
 	const struct profile_priv *pv = p->priv;
-	const struct sample_store *st = &pv->store;
-	size_t used;
-	int ret = 0;
-
-	if (st->file_bytes) {
-		size_t cap = st->limit > st->max_record ? st->limit : st->max_record;
-		unsigned char *rbuf;
-		uint64_t pos = 0;
-		size_t have = 0;
-
-		if (cap > 4 * 1024 * 1024 && cap > st->max_record)
-			cap = st->max_record > 4 * 1024 * 1024 ? st->max_record : 4 * 1024 * 1024;
-		rbuf = malloc(cap);
-		if (!rbuf) {
-			errno = ENOMEM;
-			return -1;
-		}
-		while (ret == 0 && (pos < st->file_bytes || have)) {
-			size_t want = cap - have;
-			if (want > st->file_bytes - pos)
-				want = (size_t)(st->file_bytes - pos);
-			if (tempfile_read_at(st->fd, rbuf + have, want, pos) < 0) {
-				free(rbuf);
-				return -1;
-			}
-			have += want;
-			pos += want;
-			ret = walk_records(rbuf, have, &used, fn, ctx);
-			if (ret == 0 && used == 0) {
-				/* a record larger than the buffer: cannot happen (cap >= max_record) */
-				free(rbuf);
-				errno = EIO;
-				return -1;
-			}
-			memmove(rbuf, rbuf + used, have - used);
-			have -= used;
-		}
-		free(rbuf);
-		if (ret)
-			return ret;
-	}
-	return walk_records(st->buf, st->used, &used, fn, ctx);
+	struct sample_walk w = { fn, ctx };
+	return recstore_foreach(&pv->store, walk_record, &w);
 }

@@ -66,7 +66,11 @@ struct profile_sample {
 	uint32_t flags;
 	uint64_t count;          /* periods */
 	const uint32_t *locs;    /* nlocs location indexes, leaf first */
+	uint64_t time_nanos;     /* when it was taken, ns after profile.time_nanos;
+				  * PROFILE_NO_TIME when unknown */
 };
+
+#define PROFILE_NO_TIME UINT64_MAX
 
 /* Default size of the sample buffer (profile_set_sample_buffer). */
 #define PROFILE_SAMPLE_BUFFER (1024 * 1024)
@@ -86,6 +90,8 @@ struct profile {
 	uint64_t duration_nanos;
 	uint64_t period_nanos;   /* 1e9 / rate */
 	bool wall;               /* counts are wall-clock time (--idle), not CPU */
+	bool timeline;           /* samples are one per sample taken, in time order,
+				  * each with its time_nanos (for a timeline view) */
 	uint64_t total_samples;  /* sum of sample counts */
 
 	void *priv;              /* interning tables, the sample store */
@@ -107,6 +113,9 @@ uint32_t profile_add_thread(struct profile *p, int32_t pid, int32_t tid, const c
  * unknown thread or location, ENOMEM, or the temp file's write error. */
 int profile_add_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
 		       size_t nlocs, uint32_t flags, uint64_t count);
+/* The same with the time it was taken (profile_sample.time_nanos). */
+int profile_add_timed_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
+			     size_t nlocs, uint32_t flags, uint64_t count, uint64_t time_nanos);
 /* Keep at most BYTES of samples in memory (at least one sample's record is
  * always held). Only before the first sample; 0 or -1 with EBUSY/EINVAL. */
 int profile_set_sample_buffer(struct profile *p, size_t bytes);

@@ -32,6 +32,7 @@
 #include "symbolize.h"
 #include "target.h"
 #include "tempfile.h"
+#include "timeline.h"
 #include "top.h"
 #include "tracer.h"
 #include "write.h"
@@ -46,6 +47,7 @@ struct run {
 	unsigned stop_signals;       /* how many were received */
 	bool progress;               /* draw a status line on stderr */
 	bool attached;               /* the session sampled (the tracer thread says) */
+	struct timeline *timeline;   /* every sample in time order, for timeline outputs */
 };
 
 static uint64_t clock_ns(clockid_t clk)
@@ -469,29 +471,43 @@ static uint32_t thread_for(struct build *b, const struct sampler_thread_info *ti
 	return profile_add_thread(b->profile, ti->pid, ti->tid, ti->name, ti->process);
 }
 
-static int add_entry(void *ctx, const struct stackmap_entry *e)
+/* Add one stack of thread KEY to the profile; 0, or 1 with b->error set. */
+static int add_stack(struct build *b, uint32_t key, uint32_t stack_flags, const uint64_t *addrs,
+		     uint32_t depth, uint64_t count, uint64_t time)
 {
-	struct build *b = ctx;
-	const struct sampler_thread_info *ti = sampler_thread(b->run->s.sampler, e->thread_key);
+	const struct sampler_thread_info *ti = sampler_thread(b->run->s.sampler, key);
 	if (!ti)
 		return 0;
 	uint32_t thread = thread_for(b, ti);
 	size_t n = 0;
-	for (uint32_t i = 0; i < e->depth; i++) {
-		uint32_t loc = location_for(b, ti->pid, e->addrs[i]);
+	for (uint32_t i = 0; i < depth && i < b->run->opt->max_depth; i++) {
+		uint32_t loc = location_for(b, ti->pid, addrs[i]);
 		if (loc != PROFILE_NONE)
 			b->locs[n++] = loc;
 	}
-	if (e->flags & STACK_NOT_CAPTURED)
+	if (stack_flags & STACK_NOT_CAPTURED)
 		b->locs[n++] = blocked_location(b);
-	uint32_t flags = (e->flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW | STACK_UNWIND_ERROR))
-				 ? PROFILE_SAMPLE_TRUNCATED : 0;
+	uint32_t flags = (stack_flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW |
+					 STACK_UNWIND_ERROR)) ? PROFILE_SAMPLE_TRUNCATED : 0;
 	if (thread == PROFILE_NONE ||
-	    profile_add_sample(b->profile, thread, b->locs, n, flags, e->count) < 0) {
+	    profile_add_timed_sample(b->profile, thread, b->locs, n, flags, count, time) < 0) {
 		b->error = errno ? errno : ENOMEM;
 		return 1;
 	}
 	return 0;
+}
+
+static int add_entry(void *ctx, const struct stackmap_entry *e)
+{
+	struct build *b = ctx;
+	return add_stack(b, e->thread_key, e->flags, e->addrs, e->depth, e->count, PROFILE_NO_TIME);
+}
+
+static int add_timeline_entry(void *ctx, const struct timeline_entry *e)
+{
+	struct build *b = ctx;
+	uint64_t t = e->time_ns > b->run->start_ns ? e->time_ns - b->run->start_ns : 0;
+	return add_stack(b, e->thread_key, e->flags, e->addrs, e->depth, e->count, t);
 }
 
 static char *join_command(const struct run *r, const struct sampler_thread_info *first)
@@ -571,7 +587,11 @@ static struct profile *build_profile(struct run *r, const struct symbolize_optio
 	for (size_t i = 0; i < b.nsyms; i++)
 		b.sym_pids[i] = procmaps_pid(sampler_process_maps(r->s.sampler, i));
 	add_main_mapping(&b);
-	if (stackmap_foreach(r->s.map, add_entry, &b) != 0 || b.error) {
+	/* with a timeline output, one sample per sample taken, in time order */
+	int walk = r->timeline ? timeline_foreach(r->timeline, add_timeline_entry, &b)
+			       : stackmap_foreach(r->s.map, add_entry, &b);
+	b.profile->timeline = r->timeline != NULL;
+	if (walk != 0 || b.error) {
 		if (b.error)
 			errno = b.error;
 		warn_errno("cannot build the profile");
@@ -688,6 +708,7 @@ static int record(void *arg)
 	if (status != 0)
 		return status;
 	r->attached = true;
+	sampler_set_timeline(r->s.sampler, r->timeline);
 	/* A closed stdout (-o - | head) must be an error we report, not a kill.
 	 * Set after the launch fork: an ignored signal stays ignored across exec. */
 	signal(SIGPIPE, SIG_IGN);
@@ -717,6 +738,16 @@ int profiler_run(const struct options *o)
 	int status = session_open(&r.s, o, 0);
 	if (status != 0)
 		return status;
+	for (size_t i = 0; i < o->noutputs && !r.timeline; i++) {
+		if (!write_format_is_timeline(o->outputs[i].format))
+			continue;
+		r.timeline = timeline_new(o->max_depth);
+		if (!r.timeline) {
+			warn_errno("cannot make the timeline");
+			status = CS_EXIT_SYSTEM;
+			goto out;
+		}
+	}
 	status = tracer_run(record, &r);
 	if (status < 0) {
 		warn_errno("cannot start the tracer thread");
@@ -749,11 +780,18 @@ int profiler_run(const struct options *o)
 		if (wstatus == CS_EXIT_OK && status == CS_EXIT_OK)
 			status = CS_EXIT_SYSTEM;
 	}
+	if (r.timeline && timeline_lost(r.timeline)) {
+		warn("%llu samples lost from the timeline: its file in %s could not be written",
+		     (unsigned long long)timeline_lost(r.timeline), tempfile_dir());
+		if (wstatus == CS_EXIT_OK && status == CS_EXIT_OK)
+			status = CS_EXIT_SYSTEM;
+	}
 	if (wstatus != CS_EXIT_OK)
 		status = wstatus;
 	else if (status == CS_EXIT_OK && o->command)
 		status = r.stop_signals > 1 ? 128 + r.stop_signal : wait_program(&r);
 out:
 	session_end(&r.s);
+	timeline_free(r.timeline);
 	return status;
 }

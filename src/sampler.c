@@ -75,6 +75,7 @@
 #include "sampler.h"
 #include "tempfile.h"
 #include "tidmap.h"
+#include "timeline.h"
 
 /* Idle threads are all read every tick while their reads stay within
  * IDLE_READS_PER_SEC (a read costs about 3 us: 4000 a second are 1.2% of a
@@ -149,6 +150,7 @@ struct thread_state {
 struct sampler {
 	struct target *target;
 	struct stackmap *map;
+	struct timeline *timeline;      /* or NULL: no time-ordered record */
 	struct sampler_config cfg;
 	uint64_t period_ns;
 	unsigned max_per_tick;
@@ -199,6 +201,7 @@ struct sampler {
 	size_t ngone;
 	size_t nretired;               /* threads marked retired in this tick */
 	bool warned_spill;             /* a failed spill was reported */
+	bool warned_timeline;          /* a failed timeline write was reported */
 	uint64_t tick_start_ns;
 	uint64_t round_start_ns;
 	uint64_t next_tick_ns;         /* the next tick's instant, 0: none */
@@ -858,6 +861,11 @@ void sampler_set_stackmap(struct sampler *s, struct stackmap *m)
 	s->map = m;
 }
 
+void sampler_set_timeline(struct sampler *s, struct timeline *tl)
+{
+	s->timeline = tl;
+}
+
 void sampler_note_missed(struct sampler *s, uint64_t missed)
 {
 	s->stats.ticks_missed += missed;
@@ -881,6 +889,20 @@ static void count_stack(struct sampler *s, struct thread_state *t, uint32_t flag
 		 * window, or stopped by the unwinder before its root */
 		if (flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW | STACK_UNWIND_ERROR))
 			s->stats.truncated += count;
+	}
+	if (ret == 0 && s->timeline) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		struct timeline_entry e = {
+			.time_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+			.thread_key = t->key, .flags = flags, .count = count, .depth = depth,
+			.addrs = addrs,
+		};
+		if (timeline_add(s->timeline, &e) < 0 && !s->warned_timeline) {
+			s->warned_timeline = true;
+			warn_errno("cannot write the timeline file in %s (TMPDIR): the timeline "
+				   "lacks samples from now on", tempfile_dir());
+		}
 	}
 }
 

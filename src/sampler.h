@@ -74,6 +74,11 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev);
  * window); the caller keeps owning the previous map. */
 void sampler_set_stackmap(struct sampler *s, struct stackmap *m);
 
+/* Also record every sample with its time in TL (the timeline outputs), or
+ * stop recording (NULL). The caller owns TL. */
+struct timeline;
+void sampler_set_timeline(struct sampler *s, struct timeline *tl);
+
 /* Sampling is over: close the threads' /proc files and the processes' task
  * directories (the descriptors go to symbolizing and writing). No tick after
  * this. */

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,6 +39,7 @@ static const struct {
 	{ ".collapsed", FORMAT_FOLDED },
 	{ ".svg", FORMAT_SVG },
 	{ ".txt", FORMAT_TEXT },
+	{ ".speedscope.json", FORMAT_SPEEDSCOPE },
 };
 
 static const char *const format_names[] = {
@@ -46,6 +48,7 @@ static const char *const format_names[] = {
 	[FORMAT_FOLDED] = "folded",
 	[FORMAT_SVG] = "svg",
 	[FORMAT_TEXT] = "text",
+	[FORMAT_SPEEDSCOPE] = "speedscope",
 };
 
 enum output_format write_format_from_path(const char *path)
@@ -79,6 +82,16 @@ const char *write_format_name(enum output_format f)
 	return "unknown";
 }
 
+bool write_format_is_timeline(enum output_format f)
+{
+	return f == FORMAT_SPEEDSCOPE;
+}
+
+const char *write_format_extensions(void)
+{
+	return ".pb.gz, .pb, .pprof, .folded, .collapsed, .svg, .txt, .speedscope.json";
+}
+
 static int write_format(const struct profile *p, FILE *out, enum output_format f,
 			const struct write_options *opt)
 {
@@ -95,6 +108,8 @@ static int write_format(const struct profile *p, FILE *out, enum output_format f
 		return write_svg(p, out, opt);
 	case FORMAT_TEXT:
 		return write_text(p, out, opt);
+	case FORMAT_SPEEDSCOPE:
+		return write_speedscope(p, out, opt);
 	case FORMAT_AUTO:
 		break;
 	}
@@ -308,8 +323,8 @@ int write_output(const struct profile *p, const char *path, enum output_format f
 	if (f == FORMAT_AUTO)
 		f = strcmp(path, "-") == 0 ? FORMAT_FOLDED : write_format_from_path(path);
 	if (f == FORMAT_AUTO) {
-		warn("cannot tell the output format of %s: use .pb.gz, .folded, .svg or .txt, "
-		     "or --format", path);
+		warn("cannot tell the output format of %s: use %s, or --format", path,
+		     write_format_extensions());
 		errno = EINVAL;
 		return -1;
 	}
@@ -372,6 +387,44 @@ fail:
 	warn_errno("%s %s", step, path);
 	errno = err;
 	return -1;
+}
+
+/* ---- frame names ---------------------------------------------------------- */
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* The name of an address without a symbol: "[module+0xOFFSET]" or "[0xADDR]". */
+static const char *unknown_name(const struct profile *p, const struct profile_location *l,
+				char *buf, size_t bufsz)
+{
+	if (l->mapping != PROFILE_NONE && l->mapping < p->nmappings) {
+		const struct profile_mapping *m = &p->mappings[l->mapping];
+		const char *base = base_name(m->filename ? m->filename : "");
+		if (*base) {
+			snprintf(buf, bufsz, "[%s+0x%" PRIx64 "]", base,
+				 l->address - m->start + m->offset);
+			return buf;
+		}
+	}
+	snprintf(buf, bufsz, "[0x%" PRIx64 "]", l->address);
+	return buf;
+}
+
+const char *write_frame_name(const struct profile *p, const struct profile_location *l,
+			     uint32_t function, char *buf, size_t bufsz)
+{
+	if (function != PROFILE_NONE && function < p->nfunctions) {
+		const struct profile_function *fn = &p->functions[function];
+		if (fn->name && *fn->name)
+			return fn->name;
+		if (fn->system_name && *fn->system_name)
+			return fn->system_name;
+	}
+	return unknown_name(p, l, buf, bufsz);
 }
 
 /* ---- interned names --------------------------------------------------------- */

@@ -21,6 +21,7 @@ enum output_format {
 	FORMAT_FOLDED,
 	FORMAT_SVG,
 	FORMAT_TEXT,
+	FORMAT_SPEEDSCOPE,
 };
 
 struct write_options {
@@ -35,11 +36,17 @@ struct write_options {
 #define WRITE_MEMORY_DEFAULT (8u * 1024 * 1024)
 
 /* Format named by PATH's extension (.pb .pb.gz .pprof .folded .collapsed .svg
- * .txt); FORMAT_AUTO if none matches. */
+ * .txt .speedscope.json); FORMAT_AUTO if none matches. */
 enum output_format write_format_from_path(const char *path);
-/* Format from its name ("pprof", "folded", "svg", "text"); FORMAT_AUTO if unknown. */
+/* Format from its name ("pprof", "folded", "svg", "text", "speedscope");
+ * FORMAT_AUTO if unknown. */
 enum output_format write_format_from_name(const char *name);
 const char *write_format_name(enum output_format f);
+/* Whether F shows samples in time order (the profile must then be built
+ * from a timeline: profile.timeline). */
+bool write_format_is_timeline(enum output_format f);
+/* The known extensions, for messages: ".pb.gz, .pb, ..." */
+const char *write_format_extensions(void);
 
 /* Write P to PATH in format F (FORMAT_AUTO resolved from PATH). 0 or -1. */
 int write_output(const struct profile *p, const char *path, enum output_format f,
@@ -50,6 +57,7 @@ int write_pprof(const struct profile *p, FILE *out, const struct write_options *
 int write_folded(const struct profile *p, FILE *out, const struct write_options *opt);
 int write_svg(const struct profile *p, FILE *out, const struct write_options *opt);
 int write_text(const struct profile *p, FILE *out, const struct write_options *opt);
+int write_speedscope(const struct profile *p, FILE *out, const struct write_options *opt);
 
 /* Escape one frame or thread name for the folded format into out (always
  * NUL-terminated, at most outsz-1 bytes): ';' -> ':', control characters
@@ -89,6 +97,12 @@ struct folded_stack {
  * fn returning non-zero stops the walk and is returned; -1 with errno. */
 int folded_foreach(const struct profile *p, const struct write_options *opt,
 		   int (*fn)(void *ctx, const struct folded_stack *s), void *ctx);
+/* The name of a frame of function FUNCTION (or PROFILE_NONE) at location L:
+ * the function's name, else its mangled name, else "[module+0xOFFSET]" or
+ * "[0xADDR]" written into buf. Not escaped. */
+const char *write_frame_name(const struct profile *p, const struct profile_location *l,
+			     uint32_t function, char *buf, size_t bufsz);
+
 /* Interned names: each distinct byte string gets the next index from 0 and
  * a NUL-terminated copy in names[]. */
 struct name_table {

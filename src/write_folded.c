@@ -149,42 +149,6 @@ static int frame_push(struct frame_buf *fb, enum write_frame_kind kind, uint32_t
 	return 0;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
-/* The name of an address without a symbol: "[module+0xOFFSET]" or "[0xADDR]". */
-static const char *unknown_name(const struct profile *p, const struct profile_location *l,
-				char *buf, size_t bufsz)
-{
-	if (l->mapping != PROFILE_NONE && l->mapping < p->nmappings) {
-		const struct profile_mapping *m = &p->mappings[l->mapping];
-		const char *base = base_name(m->filename ? m->filename : "");
-		if (*base) {
-			snprintf(buf, bufsz, "[%s+0x%" PRIx64 "]", base,
-				 l->address - m->start + m->offset);
-			return buf;
-		}
-	}
-	snprintf(buf, bufsz, "[0x%" PRIx64 "]", l->address);
-	return buf;
-}
-
-static const char *frame_name(const struct profile *p, const struct profile_location *l,
-			      const struct write_frame *f, char *buf, size_t bufsz)
-{
-	if (f->function != PROFILE_NONE) {
-		const struct profile_function *fn = &p->functions[f->function];
-		if (fn->name && *fn->name)
-			return fn->name;
-		if (fn->system_name && *fn->system_name)
-			return fn->system_name;
-	}
-	return unknown_name(p, l, buf, bufsz);
-}
-
 static const char *frame_suffix(const struct write_options *opt, enum write_frame_kind kind)
 {
 	if (!opt || !opt->annotate)
@@ -260,7 +224,7 @@ static int build_stack(const struct profile *p, const struct profile_sample *s,
 			f.function = p->lines[f.function].function;
 		}
 		f.mapping = l->mapping;
-		name = frame_name(p, l, &f, buf, sizeof buf);
+		name = write_frame_name(p, l, f.function, buf, sizeof buf);
 		if (strbuf_add_separator(b) < 0 || strbuf_add_escaped(b, name, frame_suffix(opt, f.kind)) < 0 ||
 		    frame_push(fb, f.kind, f.function, f.mapping) < 0)
 			return -1;

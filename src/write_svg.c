@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "escape.h"
 #include "write.h"
 
 #define IMAGE_WIDTH 1200
@@ -147,92 +148,6 @@ static void layout_free(struct svg_layout *lay)
 		free(lay->open[i].name);
 	free(lay->n);
 	free(lay->open);
-}
-
-/* ---- escaping ----------------------------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_sequence(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) || cp == 0xfffe || cp == 0xffff)
-		return 0;
-	return len;
-}
-
-/* Write up to max_chars characters of s[0..n) escaped for XML text and
- * attributes; invalid UTF-8 becomes U+FFFD, control characters vanish.
- * Appends ".." when cut. */
-static void xml_escape(FILE *out, const char *str, size_t n, size_t max_chars)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t chars = 0;
-
-	for (size_t i = 0; i < n;) {
-		size_t len = utf8_sequence(s + i, n - i);
-		if (chars == max_chars) {
-			fputs("..", out);
-			return;
-		}
-		if (!len) {
-			fputs("\xef\xbf\xbd", out);
-			i++;
-			chars++;
-			continue;
-		}
-		if (len == 1) {
-			unsigned char c = s[i];
-			if (c < 0x20 || c == 0x7f)
-				;
-			else if (c == '&')
-				fputs("&amp;", out);
-			else if (c == '<')
-				fputs("&lt;", out);
-			else if (c == '>')
-				fputs("&gt;", out);
-			else if (c == '"')
-				fputs("&quot;", out);
-			else if (c == '\'')
-				fputs("&#39;", out);
-			else
-				fputc(c, out);
-			if (c >= 0x20 && c != 0x7f)
-				chars++;
-		} else {
-			fwrite(s + i, 1, len, out);
-			chars++;
-		}
-		i += len;
-	}
-}
-
-static size_t utf8_chars(const char *s, size_t n)
-{
-	size_t chars = 0;
-	for (size_t i = 0; i < n; i++)
-		if (((unsigned char)s[i] & 0xc0) != 0x80)
-			chars++;
-	return chars;
 }
 
 /* ---- colors ------------------------------------------------------------- */
@@ -425,11 +340,11 @@ static void write_title(const struct profile *p, FILE *out, const struct write_o
 	char buf[512];
 
 	if (opt && opt->title) {
-		xml_escape(out, opt->title, strlen(opt->title), TITLE_MAX);
+		escape_xml(out, opt->title, strlen(opt->title), TITLE_MAX);
 		return;
 	}
 	fputs("csampler: ", out);
-	xml_escape(out, p->command ? p->command : "", p->command ? strlen(p->command) : 0,
+	escape_xml(out, p->command ? p->command : "", p->command ? strlen(p->command) : 0,
 		   TITLE_MAX - 60);
 	snprintf(buf, sizeof buf, " (pid %d), %.2fs, %" PRIu64 " samples", (int)p->pid,
 		 (double)p->duration_nanos / 1e9, p->total_samples);
@@ -449,19 +364,19 @@ static void write_node(const struct profile *p, FILE *out, const struct svg_node
 	frame_color(p, n, rgb);
 	fprintf(out, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64 "\" data-d=\"%zu\" "
 		"data-name=\"", n->start, n->count, n->depth);
-	xml_escape(out, n->name, n->len, SIZE_MAX);
+	escape_xml(out, n->name, n->len, SIZE_MAX);
 	fputs("\"><title>", out);
-	xml_escape(out, n->name, n->len, SIZE_MAX);
+	escape_xml(out, n->name, n->len, SIZE_MAX);
 	fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title>", n->count,
 		100.0 * (double)n->count / (double)total);
 	fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
 		"fill=\"rgb(%d,%d,%d)\"/>", x, y, w, FRAME_HEIGHT - 1, rgb[0], rgb[1], rgb[2]);
 	fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_HEIGHT - 4.5);
 	if (fit >= 3) {
-		if (utf8_chars(n->name, n->len) <= fit)
-			xml_escape(out, n->name, n->len, SIZE_MAX);
+		if (escape_utf8_chars(n->name, n->len) <= fit)
+			escape_xml(out, n->name, n->len, SIZE_MAX);
 		else
-			xml_escape(out, n->name, n->len, fit - 2);
+			escape_xml(out, n->name, n->len, fit - 2);
 	}
 	fputs("</text></g>\n", out);
 }

@@ -134,6 +134,18 @@ static const struct good_case good_cases[] = {
 	  { .pid = 1, .noutputs = 1, .paths = { "out.svg" }, .formats = { FORMAT_SVG } } },
 	{ { "-p", "1", "-o", "out" },
 	  { .pid = 1, .noutputs = 1, .paths = { "out" }, .formats = { FORMAT_PPROF } } },
+	{ { "-p", "1", "-o", "a.b/out", "-o", ".hidden" },
+	  { .pid = 1, .noutputs = 2, .paths = { "a.b/out", ".hidden" },
+	    .formats = { FORMAT_PPROF, FORMAT_PPROF } } },
+	{ { "-p", "1", "-f", "svg", "-o", "x.svg" },
+	  { .pid = 1, .noutputs = 1, .paths = { "x.svg" }, .formats = { FORMAT_SVG },
+	    .format = FORMAT_SVG } },
+	{ { "-p", "1", "-o", "x.speedscope.json" },
+	  { .pid = 1, .noutputs = 1, .paths = { "x.speedscope.json" },
+	    .formats = { FORMAT_SPEEDSCOPE } } },
+	{ { "-p", "1", "-f", "speedscope", "-o", "x.json" },
+	  { .pid = 1, .noutputs = 1, .paths = { "x.json" }, .formats = { FORMAT_SPEEDSCOPE },
+	    .format = FORMAT_SPEEDSCOPE } },
 	{ { "-p", "1", "-o", "-" },
 	  { .pid = 1, .noutputs = 1, .paths = { "-" }, .formats = { FORMAT_FOLDED } } },
 	{ { "-p", "1", "-o", "-", "-f", "svg" },
@@ -326,7 +338,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "-p", "1", "--rate=99.5" },
 	  "csampler: invalid rate '99.5': expected a whole number of Hz from 1 to 10000" },
 	{ { "-p", "1", "-f", "png" },
-	  "csampler: invalid format 'png': expected pprof, folded, svg or text" },
+	  "csampler: invalid format 'png': expected pprof, folded, svg, text or speedscope" },
 	{ { "-p", "1", "-o", "" }, "csampler: empty file name for --output" },
 	{ { "-p", "1", "-o", "a", "-o", "a" }, "csampler: output file 'a' given twice" },
 	{ { "-p", "1", "-o", "a.folded", "-o", "./a.folded" },
@@ -342,9 +354,17 @@ static const struct bad_case bad_cases[] = {
 	  "'no-such-dir/profile.pb.gz')" },
 	{ { "-p", "1", "-o", "-", "-o", "x.svg", "-o", "-" },
 	  "csampler: standard output ('-o -') given twice" },
-	{ { "-p", "1", "-f", "svg", "-o", "a.svg" },
+	{ { "-p", "1", "-f", "svg", "-o", "a.svg", "-o", "b.folded" },
 	  "csampler: --format svg applies to no output: every --output file name has its "
-	  "own format extension" },
+	  "own format extension ('b.folded' is folded)" },
+	{ { "-p", "1", "-o", "out.json" },
+	  "csampler: unknown output file extension '.json' in 'out.json': use one of .pb.gz, "
+	  ".pb, .pprof, .folded, .collapsed, .svg, .txt, .speedscope.json, or name the format "
+	  "with --format" },
+	{ { "-p", "1", "-o", "x.svg", "-o", "dir.d/out.html" },
+	  "csampler: unknown output file extension '.html' in 'dir.d/out.html': use one of "
+	  ".pb.gz, .pb, .pprof, .folded, .collapsed, .svg, .txt, .speedscope.json, or name "
+	  "the format with --format" },
 	{ { "-p", "1", "-f", "folded" },
 	  "csampler: --format folded applies to no output: the default file is pprof; name "
 	  "one with --output" },

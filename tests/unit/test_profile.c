@@ -242,8 +242,9 @@ static void test_sample_store_spills(void **state)
 		assert_int_equal(profile_add_location(p, 0x100 + i, PROFILE_NONE, &l, 1, false), i);
 	srand(7);
 	for (uint32_t i = 0; i < N; i++) {
-		struct profile_sample s = { t, (uint32_t)(rand() % 40), i & 1, 1 + (uint64_t)i % 5,
-					    locs };
+		struct profile_sample s = { .thread = t, .nlocs = (uint32_t)(rand() % 40),
+					    .flags = i & 1, .count = 1 + (uint64_t)i % 5,
+					    .locs = locs, .time_nanos = PROFILE_NO_TIME };
 		if (i % 997 == 0)
 			s.nlocs = 300;     /* 1232 bytes: more than the buffer */
 		for (uint32_t k = 0; k < s.nlocs; k++)

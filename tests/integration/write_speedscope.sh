@@ -1,0 +1,62 @@
+#!/bin/sh
+# write_speedscope: the speedscope output is a real per-thread timeline.
+# The phases fixture has a known one: its main thread runs phase_one for
+# 600 ms then phase_two for 600 ms; its thread "late" sleeps 300 ms, then
+# runs late_work for 600 ms. The file must pass speedscope's own JSON schema
+# (where the npm package is installed) and ours (stricter); each thread's
+# profile must put those functions at those times, weigh them at the CPU
+# they had, and agree sample for sample with the folded output of the run.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+PY=
+for py in /usr/bin/python3 python3; do
+	if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import jsonschema' 2>/dev/null; then
+		PY=$py
+		break
+	fi
+done
+[ -n "$PY" ] || skip "needs python3 with jsonschema (Debian python3-jsonschema)"
+CHECK="$TESTS_SRCDIR/speedscope/check.py"
+OFFICIAL="$TESTS_SRCDIR/speedscope/node_modules/speedscope/dist/release/file-format-schema.json"
+[ -f "$OFFICIAL" ] || { note "speedscope's npm package is absent: checking our schema only"; OFFICIAL=; }
+
+run_csampler -F 199 --threads -o "$T/out.speedscope.json" -o "$T/out.folded" \
+	-- "$PROGS/phases" </dev/null
+assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+grep -q '^done' "$T/cs.out" || fail "phases did not finish: $(cat "$T/cs.out")"
+"$PY" "$CHECK" "$T/out.speedscope.json" 5025125 "$T/out.folded" $OFFICIAL >"$T/facts" ||
+	fail "$(tail -1 "$T/facts")"
+note "$(tail -1 "$T/facts")"
+main_tid=$(sed -n 's/^ready //p' "$T/cs.out")
+
+# fact THREAD-PREFIX FUNCTION: "first_start last_end cpu" in ms
+fact() { awk -v t="$1" -v f="$2" '$1 == "fact" && index($2, t) == 1 && $3 == f {print $4, $5, $6}' "$T/facts"; }
+check_phase() { # THREAD FUNCTION FIRST_MIN FIRST_MAX LAST_MIN LAST_MAX
+	local got first last cpu
+	got=$(fact "$1" "$2")
+	[ -n "$got" ] || fail "$1: no sample of $2 in its timeline"
+	set -- "$@" $got
+	first=$7 last=$8 cpu=$9
+	note "$1 $2: from $first ms to $last ms, $cpu ms of CPU"
+	assert_within "$1 $2: start (ms)" "$first" "$3" "$4"
+	assert_within "$1 $2: end (ms)" "$last" "$5" "$6"
+	assert_within "$1 $2: CPU (ms)" "$cpu" 500 700
+}
+check_phase "phases-$main_tid" phase_one 0 60 560 660
+check_phase "phases-$main_tid" phase_two 540 640 1160 1300
+check_phase "late-" late_work 250 360 860 960
+# phase_two only after phase_one, in time
+one=$(fact "phases-$main_tid" phase_one) two=$(fact "phases-$main_tid" phase_two)
+awk -v a="${one#* }" -v b="${two%% *}" 'BEGIN { split(a, x, " "); exit !(x[1] <= b + 0.01) }' ||
+	fail "phase_one ends at ${one#* } ms, after phase_two starts at ${two%% *} ms"
+# the busiest thread is the one speedscope opens
+active=$("$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["profiles"][d["activeProfileIndex"]]["name"])' "$T/out.speedscope.json")
+assert_eq "the profile speedscope opens" "$active" "phases-$main_tid"
+
+# -f speedscope to standard output: the same format, and only it (the
+# program's own output goes to standard error)
+run_csampler -q -F 99 -f speedscope -o - -- "$PROGS/phases" </dev/null
+assert_eq "exit status with -f speedscope -o -" "$CS_STATUS" 0
+"$PY" "$CHECK" "$T/cs.out" 10101010 "" $OFFICIAL >"$T/facts2" || fail "stdout: $(tail -1 "$T/facts2")"
+grep -q "^fact phases-[0-9]* phase_two " "$T/facts2" || fail "stdout: no phase_two in $(head -3 "$T/facts2")"
+exit 0

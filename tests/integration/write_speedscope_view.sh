@@ -1,0 +1,47 @@
+#!/bin/sh
+# write_speedscope_view: speedscope itself (its npm release, in headless
+# Chromium) opens csampler's speedscope file of the phases fixture: no
+# error, the busiest thread opened first, and its Sandwich view shows
+# phase_one and phase_two with the CPU time the file gives them (to the
+# viewer's rounding). Skips, saying why, without Chromium or the npm
+# packages (scripts/install-deps installs both).
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+need_cmd node
+VIEW="$TESTS_SRCDIR/speedscope/view.js"
+[ -d "$TESTS_SRCDIR/speedscope/node_modules/speedscope" ] ||
+	skip "speedscope's npm package is not installed (cd tests/speedscope && npm ci)"
+[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || skip "needs Chromium (Debian chromium)"
+
+run_csampler -F 199 -o "$T/out.speedscope.json" -- "$PROGS/phases" </dev/null
+assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+main_tid=$(sed -n 's/^ready //p' "$T/cs.out")
+[ -n "$main_tid" ] || fail "no ready line from phases: $(cat "$T/cs.out")"
+
+st=0
+timeout -k 5 90 node "$VIEW" "$T/out.speedscope.json" "$T/view.png" >"$T/view.out" 2>&1 || st=$?
+[ "$st" = 2 ] && skip "the viewer could not start: $(tail -1 "$T/view.out")"
+[ "$st" = 0 ] || fail "view.js failed ($st): $(tail -3 "$T/view.out")"
+! grep '^error' "$T/view.out" || fail "speedscope reported errors"
+assert_match "the profile speedscope opened" "$(sed -n 's/^title //p' "$T/view.out")" \
+	"^phases-$main_tid \\(1/2\\)$"
+
+# the CPU the file gives FUNCTION in the main thread's profile, in ns
+file_cpu() {
+	node -e '
+		const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+		const p = d.profiles[d.activeProfileIndex];
+		const f = d.shared.frames.findIndex((x) => x.name === process.argv[2]);
+		let w = 0;
+		p.samples.forEach((s, i) => { if (s.includes(f)) w += p.weights[i]; });
+		console.log(w);' "$T/out.speedscope.json" "$1"
+}
+for fn in phase_one phase_two; do
+	want=$(file_cpu "$fn")
+	shown=$(awk -v f="$fn" '$1 == "row" && $2 == f {print $3}' "$T/view.out")
+	[ -n "$shown" ] || fail "speedscope's Sandwich view has no row $fn: $(head -5 "$T/view.out")"
+	note "$fn: speedscope shows $shown ns, the file has $want ns"
+	awk -v a="$shown" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 4e8 && d <= b * 0.005 + 1e4) }' ||
+		fail "$fn: speedscope shows $shown ns of CPU, the file has $want ns (expected about 600 ms)"
+done
+exit 0
