@@ -1,7 +1,11 @@
 /* procfs: see procfs.h. */
 #include "config.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -49,6 +53,7 @@ bool procfs_parse_stat(const char *buf, struct procfs_stat *out)
 	out->state = close_paren[2];
 	out->flags = 0;
 	out->cpu = -1;
+	out->ppid = 0;
 	/* fields 4.. follow the state, one space before each */
 	const char *p = close_paren + 3;
 	for (int field = 4; field <= 39; field++) {
@@ -69,10 +74,42 @@ bool procfs_parse_stat(const char *buf, struct procfs_stat *out)
 				return true;
 			continue;
 		}
+		if (field == 4 && *start != '-' && v <= INT_MAX)
+			out->ppid = (pid_t)v;
 		if (field == 9 && *start != '-')
 			out->flags = v;
 		if (field == 39 && *start != '-' && v <= INT_MAX && (*p == ' ' || *p == '\n' || !*p))
 			out->cpu = (int)v;
 	}
 	return true;
+}
+
+pid_t procfs_parent(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = procfs_pread_text(fd, buf, sizeof buf);
+	close(fd);
+	struct procfs_stat st;
+	return n > 0 && procfs_parse_stat(buf, &st) ? st.ppid : 0;
+}
+
+size_t procfs_count_children(pid_t pid)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	size_t n = 0, seen = 0;
+	struct dirent *de;
+	while (seen++ < PROCFS_SCAN_MAX && (de = readdir(d))) {
+		char *end;
+		long p = strtol(de->d_name, &end, 10);
+		if (!*end && p > 0 && p <= INT_MAX && procfs_parent((pid_t)p) == pid)
+			n++;
+	}
+	closedir(d);
+	return n;
 }

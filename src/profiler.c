@@ -26,6 +26,7 @@
 #include "error.h"
 #include "profile.h"
 #include "profiler.h"
+#include "report.h"
 #include "sampler.h"
 #include "session.h"
 #include "stackmap.h"
@@ -65,8 +66,9 @@ static void draw_progress(const struct run *r, uint64_t now)
 	char dur[32] = "";
 	if (r->opt->duration > 0)
 		snprintf(dur, sizeof dur, " / %.0fs", r->opt->duration);
-	fprintf(stderr, "\r\033[K[%.1fs%s] %llu samples, %zu threads, %.1f samples/s", elapsed, dur,
-		(unsigned long long)st.samples, sampler_nthreads(r->s.sampler),
+	size_t nthreads = sampler_nthreads(r->s.sampler);
+	fprintf(stderr, "\r\033[K[%.1fs%s] %llu samples, %zu %s, %.1f samples/s", elapsed, dur,
+		(unsigned long long)st.samples, nthreads, nthreads == 1 ? "thread" : "threads",
 		elapsed > 0 ? (double)st.samples / elapsed : 0.0);
 	fflush(stderr);
 }
@@ -627,28 +629,6 @@ done:
 
 /* ---- reporting -------------------------------------------------------------------- */
 
-static void print_stats(const struct run *r)
-{
-	struct sampler_stats st;
-	sampler_get_stats(r->s.sampler, &st);
-	char unw[256] = "";
-	size_t off = 0;
-	for (int i = 1; i < UNWIND_NRESULTS; i++)
-		if (st.unwind_results[i] && off < sizeof unw)
-			off += (size_t)snprintf(unw + off, sizeof unw - off, "%s%s %llu", off ? ", " : "",
-						unwind_result_name((enum unwind_result)i),
-						(unsigned long long)st.unwind_results[i]);
-	fprintf(stderr,
-		"csampler: %llu samples, %llu threads seen, %llu ticks missed, unwind stops: %s, "
-		"%llu truncated, %llu sampled late, %llu dropped at wake-ups, "
-		"pause p50 %.1f us p99 %.1f us\n",
-		(unsigned long long)st.samples, (unsigned long long)st.threads_seen,
-		(unsigned long long)st.ticks_missed, off ? unw : "none",
-		(unsigned long long)st.truncated, (unsigned long long)st.late,
-		(unsigned long long)st.dropped_waking, (double)st.pause_p50_ns / 1e3,
-		(double)st.pause_p99_ns / 1e3);
-}
-
 static int write_outputs(const struct run *r, const struct profile *p)
 {
 	const struct options *o = r->opt;
@@ -675,10 +655,8 @@ static int write_outputs(const struct run *r, const struct profile *p)
 			status = CS_EXIT_OUTPUT;
 			continue;
 		}
-		if (!o->quiet && strcmp(outs[i].path, "-") != 0)
-			fprintf(stderr, "csampler: wrote %s (%s): %llu samples, %.1f s\n", outs[i].path,
-				write_format_name(outs[i].format), (unsigned long long)p->total_samples,
-				(double)p->duration_nanos / 1e9);
+		if (strcmp(outs[i].path, "-") != 0)
+			report_written(o, outs[i].path, outs[i].format);
 	}
 	return status;
 }
@@ -713,6 +691,7 @@ static int record(void *arg)
 	 * Set after the launch fork: an ignored signal stays ignored across exec. */
 	signal(SIGPIPE, SIG_IGN);
 	r->progress = !o->quiet && isatty(STDERR_FILENO);
+	report_start(o, target_main_pid(r->s.target));
 	r->start_realtime_ns = clock_ns(CLOCK_REALTIME);
 	r->start_ns = clock_ns(CLOCK_MONOTONIC);
 	if (target_start(r->s.target) < 0) {
@@ -735,6 +714,9 @@ int profiler_run(const struct options *o)
 		return top_run(o);
 
 	struct run r = { .opt = o };
+	for (size_t i = 0; i < o->noutputs; i++)
+		if (write_output_check(o->outputs[i].path) < 0)
+			return CS_EXIT_OUTPUT;
 	int status = session_open(&r.s, o, 0);
 	if (status != 0)
 		return status;
@@ -762,8 +744,7 @@ int profiler_run(const struct options *o)
 	if (sst.unreadable > 0 && sst.unreadable >= sst.samples && status == CS_EXIT_OK)
 		status = CS_EXIT_PERMISSION;  /* said in the sampler's warning */
 
-	if (!o->quiet)
-		print_stats(&r);
+	report_summary(o, target_main_pid(r.s.target), &sst, (double)(r.end_ns - r.start_ns) / 1e9);
 	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };
 	struct profile *p = build_profile(&r, &so);
 	if (!p) {

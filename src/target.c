@@ -1268,14 +1268,18 @@ static bool traced_by_us(pid_t pid, pid_t tid)
 
 /* Seize every thread of PID, passing over /proc/PID/task until a pass finds
  * nothing new. Returns 0, or a CS_EXIT_* status (message printed). */
-static int seize_all_threads(struct target *t, pid_t pid)
+/* Seize every thread of PID. A CHILD (--children, found at attach) that is
+ * gone is no error to report; one csampler may not trace is said in one
+ * line by the caller. */
+static int seize_all_threads(struct target *t, pid_t pid, bool child)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
 	for (int pass = 0; pass < ATTACH_MAX_PASSES; pass++) {
 		DIR *d = opendir(path);
 		if (!d) {
-			warn("no such process: %d (it exited while csampler attached)", (int)pid);
+			if (!child)
+				warn("no such process: %d (it exited while csampler attached)", (int)pid);
 			return CS_EXIT_NO_PROCESS;
 		}
 		bool found_new = false;
@@ -1299,6 +1303,10 @@ static int seize_all_threads(struct target *t, pid_t pid)
 				if (err == ESRCH || thread_exiting(pid, tid))
 					continue;
 				closedir(d);
+				if (child) {
+					errno = err;
+					return CS_EXIT_PERMISSION;
+				}
 				if (err == EPERM) {
 					char st[4096];
 					long tracer = read_task_status(pid, tid, st, sizeof st) ?
@@ -1322,6 +1330,8 @@ static int seize_all_threads(struct target *t, pid_t pid)
 			found_new = true;
 		}
 		closedir(d);
+		if (!found_new && child)
+			return 0;
 		if (!found_new)
 			return t->nrows ? 0 : (warn("no such process: %d", (int)pid), CS_EXIT_NO_PROCESS);
 	}
@@ -1371,6 +1381,46 @@ static int probe_per_sample(struct target *t, size_t i, pid_t asked)
 	}
 }
 
+/* --children with -p: the descendants the process has already, found by
+ * their parent in /proc, pass after pass until a pass finds none (new ones
+ * come as fork events from the processes seized). A child that exits
+ * meanwhile is skipped; one csampler may not trace is said and skipped.
+ * Returns the number of child processes attached. */
+static size_t attach_existing_children(struct target *t)
+{
+	size_t attached = 0;
+	for (int pass = 0; pass < ATTACH_MAX_PASSES; pass++) {
+		DIR *d = opendir("/proc");
+		if (!d)
+			return attached;
+		bool found = false;
+		struct dirent *de;
+		size_t seen = 0;
+		while (seen++ < PROCFS_SCAN_MAX && (de = readdir(d))) {
+			char *end;
+			long lpid = strtol(de->d_name, &end, 10);
+			if (*end || lpid <= 0 || lpid > INT_MAX || lpid == getpid() ||
+			    row_find(t, (pid_t)lpid) >= 0)
+				continue;
+			pid_t ppid = procfs_parent((pid_t)lpid);
+			if (ppid <= 0 || row_find(t, ppid) < 0)
+				continue;
+			int st = seize_all_threads(t, (pid_t)lpid, true);
+			if (st == CS_EXIT_PERMISSION)
+				warn_errno("cannot follow child process %ld, which existed before "
+					   "csampler attached", lpid);
+			if (st == 0) {
+				attached++;
+				found = true;
+			}
+		}
+		closedir(d);
+		if (!found)
+			break;
+	}
+	return attached;
+}
+
 int target_attach(struct target **out, pid_t pid, const struct target_config *cfg)
 {
 	*out = NULL;
@@ -1408,15 +1458,20 @@ int target_attach(struct target **out, pid_t pid, const struct target_config *cf
 		*out = t;
 		return 0;
 	}
-	status = seize_all_threads(t, tgid);
+	status = seize_all_threads(t, tgid, false);
 	if (status) {
 		target_free(t);
 		return status;
 	}
+	size_t nchildren = cfg->children ? attach_existing_children(t) : 0;
 	if (cfg->verbose)
-		warn("attached to process %d (%zu threads) in %.1f ms", (int)tgid, t->nrows,
+		warn("attached to process %d (%zu threads%s%zu child processes) in %.1f ms",
+		     (int)tgid, t->nrows, nchildren || cfg->children ? ", " : "", nchildren,
 		     (double)(now_ns() - start) / 1e6);
-	emit(t, TARGET_EV_PROCESS_NEW, tgid, tgid);
+	/* each process's threads were added together, its first thread first */
+	for (size_t i = 0; i < t->nrows; i++)
+		if (i == 0 || t->pub[i].pid != t->pub[i - 1].pid)
+			emit(t, TARGET_EV_PROCESS_NEW, t->pub[i].pid, t->pub[i].pid);
 	for (size_t i = 0; i < t->nrows; i++)
 		emit(t, TARGET_EV_THREAD_NEW, t->pub[i].pid, t->pub[i].tid);
 	*out = t;

@@ -307,6 +307,55 @@ static int write_via_named_temp(const struct profile *p, const char *path, enum 
 	return 0;
 }
 
+int write_output_check(const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (strcmp(path, "-") == 0)
+		return 0;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		/* a device or FIFO is written in place: it must let us */
+		if (access(path, W_OK) == 0)
+			return 0;
+		warn_errno("cannot write %s", path);
+		return -1;
+	}
+	if (!parent_dir(path, dir, sizeof dir)) {
+		errno = ENAMETOOLONG;
+		warn_errno("cannot create %s", path);
+		return -1;
+	}
+	/* create, unnamed, what write_output will create, and drop it */
+	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+		size_t n = strlen(path) + sizeof ".XXXXXX";
+		char *tmp = malloc(n);
+		if (tmp) {
+			snprintf(tmp, n, "%s.XXXXXX", path);
+			fd = mkstemp(tmp);
+			if (fd >= 0)
+				unlink(tmp);
+			free(tmp);
+		}
+	}
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	int err = errno;
+	if (err == ENOENT && stat(dir, &st) < 0)
+		warn("cannot create %s: the directory %s does not exist", path, dir);
+	else if (err == ENOTDIR)
+		warn("cannot create %s: %s is not a directory", path, dir);
+	else {
+		errno = err;
+		warn_errno("cannot create %s", path);
+	}
+	errno = err;
+	return -1;
+}
+
 int write_output(const struct profile *p, const char *path, enum output_format f,
 		 const struct write_options *opt)
 {

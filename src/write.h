@@ -48,6 +48,12 @@ bool write_format_is_timeline(enum output_format f);
 /* The known extensions, for messages: ".pb.gz, .pb, ..." */
 const char *write_format_extensions(void);
 
+/* Whether PATH can be written as write_output will write it (creating a
+ * file in its directory, or writing the device or FIFO it names), checked
+ * before sampling so a mistake costs no run. 0, or -1 with the cause
+ * printed. */
+int write_output_check(const char *path);
+
 /* Write P to PATH in format F (FORMAT_AUTO resolved from PATH). 0 or -1. */
 int write_output(const struct profile *p, const char *path, enum output_format f,
 		 const struct write_options *opt);

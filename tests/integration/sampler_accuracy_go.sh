@@ -20,7 +20,7 @@ cp "$TESTS_SRCDIR/progs/gochan.go" "$T/" || harness "no gochan.go"
 
 F=$T/go.folded
 export GOMAXPROCS=2
-run_csampler -F 199 -o "$F" -o "$T/go.pb.gz" -- "$T/gochan" 4
+run_csampler -v -F 199 -o "$F" -o "$T/go.pb.gz" -- "$T/gochan" 4
 assert_eq "exit status" "$CS_STATUS" 0
 grep -q '^hashed [1-9]' "$T/cs.out" || fail "gochan did not finish: $(cat "$T/cs.out")"
 note "$(grep -E '^csampler: [0-9]+ samples' "$T/cs.err")"

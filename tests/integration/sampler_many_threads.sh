@@ -17,7 +17,7 @@ done
 [ -n "$late" ] || harness "no late-spin thread in the fixture"
 runtime() { awk '{print $1}' "/proc/$FIXTURE_PID/task/$late/schedstat"; }
 
-run_csampler -F 99 -d 4 -o "$T/out.folded" -p "$FIXTURE_PID" &
+run_csampler -v -F 99 -d 4 -o "$T/out.folded" -p "$FIXTURE_PID" &
 cs=$!
 sleep 1.5
 before=$(runtime)

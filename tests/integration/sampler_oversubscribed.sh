@@ -13,7 +13,7 @@ n=$((ncpu * 4))
 [ "$n" -lt 8 ] && n=8
 [ "$n" -gt 64 ] && n=64
 start_fixture busy "$n"
-run_csampler -F 99 -d 4 --threads -o "$T/out.folded" -p "$FIXTURE_PID"
+run_csampler -v -F 99 -d 4 --threads -o "$T/out.folded" -p "$FIXTURE_PID"
 assert_eq "exit status" "$CS_STATUS" 0
 stats=$(grep -E '^csampler: [0-9]+ samples' "$T/cs.err")
 note "$stats"

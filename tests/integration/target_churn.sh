@@ -13,7 +13,7 @@ assert_folded_has "$T/launch.folded" 'short_thread_work'
 
 start_fixture churn 20000
 pid=$FIXTURE_PID
-run_csampler -F 499 -d 1 -o "$T/attach.folded" -p "$pid"
+run_csampler -v -F 499 -d 1 -o "$T/attach.folded" -p "$pid"
 assert_eq "attach: exit status" "$CS_STATUS" 0
 seen=$(sed -n 's/^csampler: .* \([0-9][0-9]*\) threads seen.*/\1/p' "$T/cs.err")
 [ -n "$seen" ] || fail "attach: no statistics line: $(cat "$T/cs.err")"

@@ -37,7 +37,7 @@ check_stacks() {
 
 ran=0
 if command -v node >/dev/null 2>&1; then
-	run_csampler -F 199 -d 2 -o "$T/out.folded" -- node -e '
+	run_csampler -v -F 199 -d 2 -o "$T/out.folded" -- node -e '
 		function leaf(n) { let x = 0; for (let i = 0; i < n; i++) x = (x * 31 + i) | 0; return x; }
 		function mid(n) { return leaf(n) + 1; }
 		const end = Date.now() + 3000; let s = 0;
@@ -60,7 +60,7 @@ public class Spin {
   }
 }
 JAVA
-	run_csampler -F 199 -d 4 -o "$T/out.folded" -- java "$T/Spin.java"
+	run_csampler -v -F 199 -d 4 -o "$T/out.folded" -- java "$T/Spin.java"
 	check_stacks Java 50
 	ran=$((ran + 1))
 else

@@ -39,6 +39,7 @@ static void test_self(void **state)
 	assert_true(st.cpu >= 0);
 	assert_true(st.cpu < 4096);
 	assert_int_equal(st.flags & 0x00200000, 0);   /* PF_KTHREAD: not us */
+	assert_int_equal(st.ppid, getppid());
 	assert_true(st.comm[0] != '\0');
 }
 
@@ -53,6 +54,7 @@ static void test_fields(void **state)
 	assert_int_equal(st.state, 'S');
 	assert_int_equal(st.cpu, 1);
 	assert_int_equal(st.flags, 4194560);
+	assert_int_equal(st.ppid, 1);
 }
 
 static void test_hostile_comm(void **state)

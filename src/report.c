@@ -1,0 +1,128 @@
+/* report: the user's view of a recording on stderr (see report.h). */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "procfs.h"
+#include "report.h"
+#include "unwind.h"
+
+/* A rate this far below the one asked is worth a warning: fewer samples
+ * (shares stay unbiased, their noise grows). */
+#define RATE_WARN_FRACTION 0.8
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+void report_start(const struct options *o, pid_t pid)
+{
+	char what[128];
+	if (o->quiet)
+		return;
+	if (o->command)
+		snprintf(what, sizeof what, "%.80s (pid %d)", o->command[0], (int)pid);
+	else
+		snprintf(what, sizeof what, "process %d", (int)pid);
+	if (o->duration > 0)
+		fprintf(stderr, "csampler: sampling %s%s at %u Hz for %g s%s\n", what,
+			o->children ? " and its children" : "", o->rate, o->duration,
+			o->command ? " (or until it exits)" : "");
+	else
+		fprintf(stderr, "csampler: sampling %s%s at %u Hz until it exits; Ctrl-C to stop\n",
+			what, o->children ? " and its children" : "", o->rate);
+}
+
+/* The -v line: every counter a bug report needs. */
+static void report_diagnostics(const struct sampler_stats *st)
+{
+	char unw[256] = "";
+	size_t off = 0;
+	for (int i = 1; i < UNWIND_NRESULTS; i++)
+		if (st->unwind_results[i] && off < sizeof unw)
+			off += (size_t)snprintf(unw + off, sizeof unw - off, "%s%s %llu", off ? ", " : "",
+						unwind_result_name((enum unwind_result)i),
+						(unsigned long long)st->unwind_results[i]);
+	fprintf(stderr,
+		"csampler: %llu samples, %llu threads seen, %llu ticks missed, unwind stops: %s, "
+		"%llu truncated, %llu sampled late, %llu dropped at wake-ups, "
+		"pause p50 %.1f us p99 %.1f us\n",
+		(unsigned long long)st->samples, (unsigned long long)st->threads_seen,
+		(unsigned long long)st->ticks_missed, off ? unw : "none",
+		(unsigned long long)st->truncated, (unsigned long long)st->late,
+		(unsigned long long)st->dropped_waking, (double)st->pause_p50_ns / 1e3,
+		(double)st->pause_p99_ns / 1e3);
+}
+
+/* An empty CPU profile of -p PID: say why, and what to do. */
+static void report_empty(const struct options *o, pid_t pid)
+{
+	size_t children = o->command || o->children ? 0 : procfs_count_children(pid);
+	if (children)
+		fprintf(stderr, "csampler: hint: process %d ran on no CPU, but it has %zu child "
+			"%s: add --children to profile %s\n", (int)pid, children,
+			plural(children, "process", "processes"), plural(children, "it", "them"));
+	else if (!o->idle)
+		fprintf(stderr, "csampler: hint: no thread ran on a CPU while sampled: --idle "
+			"profiles where blocked threads wait\n");
+}
+
+void report_summary(const struct options *o, pid_t pid, const struct sampler_stats *st,
+		    double seconds)
+{
+	if (o->verbose)
+		report_diagnostics(st);
+	double asked = (double)o->rate * seconds;
+	double achieved = seconds > 0 ? (double)st->ticks / seconds : 0;
+	/* a run shorter than a few periods has too few ticks to judge */
+	if (asked >= 10 && (double)st->ticks < RATE_WARN_FRACTION * asked)
+		warn("warning: sampled at %.0f Hz of the %u Hz asked (the machine was busy, or "
+		     "csampler was not allowed real-time priority): the profile has fewer samples; "
+		     "its shares are not biased by it", achieved, o->rate);
+	if (o->quiet)
+		return;
+	double period = 1.0 / o->rate;
+	uint64_t complete = st->samples - (st->truncated < st->samples ? st->truncated : st->samples);
+	fprintf(stderr, "csampler: %llu %s (%.2f s of %s) from %llu %s in %.1f s",
+		(unsigned long long)st->samples, plural(st->samples, "sample", "samples"),
+		(double)st->samples * period, o->idle ? "wall-clock time" : "CPU",
+		(unsigned long long)st->threads_seen, plural(st->threads_seen, "thread", "threads"),
+		seconds);
+	if (st->samples)
+		fprintf(stderr, "; %.0f%% of stacks complete",
+			100.0 * (double)complete / (double)st->samples);
+	fputc('\n', stderr);
+	if (!st->samples)
+		report_empty(o, pid);
+}
+
+void report_written(const struct options *o, const char *path, enum output_format f)
+{
+	if (o->quiet)
+		return;
+	switch (f) {
+	case FORMAT_PPROF:
+		fprintf(stderr, "csampler: wrote %s (pprof); view it: go tool pprof -http=: %s\n",
+			path, path);
+		break;
+	case FORMAT_FOLDED:
+		fprintf(stderr, "csampler: wrote %s (folded stacks); view it: flamegraph.pl %s > "
+			"flame.svg (Debian: /usr/share/perl5/Devel/NYTProf/flamegraph.pl)\n", path, path);
+		break;
+	case FORMAT_SVG:
+		fprintf(stderr, "csampler: wrote %s (flame graph); view it in a web browser\n", path);
+		break;
+	case FORMAT_TEXT:
+		fprintf(stderr, "csampler: wrote %s (text report); view it: less %s\n", path, path);
+		break;
+	case FORMAT_SPEEDSCOPE:
+		fprintf(stderr, "csampler: wrote %s (speedscope timeline); view it: open "
+			"https://www.speedscope.app and drop the file there\n", path);
+		break;
+	case FORMAT_AUTO:
+		break;
+	}
+}

@@ -1,0 +1,25 @@
+/* report: what a recording tells its user on standard error (nothing with
+ * --quiet, but warnings): the start line, the summary after sampling (the
+ * diagnostics only with -v), a warning when the sampling rate fell far
+ * below the one asked, a hint when the profile is empty, and one line per
+ * file written saying how to view it. No ptrace, no target memory: it
+ * reads the options, the sampler's counters and, for the empty-profile
+ * hint, /proc (procfs). */
+#ifndef CSAMPLER_REPORT_H
+#define CSAMPLER_REPORT_H
+#include <sys/types.h>
+
+#include "options.h"
+#include "sampler.h"
+#include "write.h"
+
+/* Sampling starts: "sampling process PID at RATE Hz for TIME" (or until it
+ * exits; "Ctrl-C to stop" without -d). */
+void report_start(const struct options *o, pid_t pid);
+/* Sampling is over after SECONDS: the summary, the rate warning, the hint. */
+void report_summary(const struct options *o, pid_t pid, const struct sampler_stats *st,
+		    double seconds);
+/* PATH (not "-") was written in format F. */
+void report_written(const struct options *o, const char *path, enum output_format f);
+
+#endif

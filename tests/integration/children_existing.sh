@@ -1,0 +1,39 @@
+#!/bin/sh
+# children_existing: --children with -p follows the children (and their
+# children) that exist before csampler attaches, not only later forks. A
+# shell waits on two fixtures, one a grandchild through a subshell: the
+# profile has both fixtures' hot functions and no thread of the idle shell;
+# every process is untraced and running afterwards.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+
+sh -c "\"$PROGS/busy\" 1 >/dev/null & (\"$PROGS/hot\" >/dev/null & wait) & wait" &
+SH=$!
+FIXTURE_PIDS="$FIXTURE_PIDS $SH"
+# wait until both fixtures run, then note their pids for the cleanup
+for i in $(seq 1 100); do
+	BUSY=$(pgrep -f "^$PROGS/busy 1" | head -1) HOT=$(pgrep -f "^$PROGS/hot\$" | head -1)
+	[ -n "$BUSY" ] && [ -n "$HOT" ] && break
+	sleep 0.05
+done
+[ -n "$BUSY" ] && [ -n "$HOT" ] || harness "the fixtures did not start under sh"
+FIXTURE_PIDS="$FIXTURE_PIDS $BUSY $HOT"
+
+run_csampler -v -p "$SH" --children -d 1 -F 199 -o "$T/out.folded"
+assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+assert_match "attach line" "$(grep 'attached to process' "$T/cs.err")" \
+	"attached to process $SH \\([0-9]+ threads, [34] child processes\\)"
+assert_folded_has "$T/out.folded" ';busy_leaf [0-9]+$'
+assert_folded_has "$T/out.folded" ';leaf_[abc] [0-9]+$'
+total=$(folded_total "$T/out.folded")
+[ "$total" -gt 100 ] || fail "only $total samples of two busy processes in 1 s at 199 Hz"
+for pid in $SH $BUSY $HOT; do
+	assert_untraced_running "$pid"
+done
+
+# without --children, the same idle shell: no samples, and a hint
+run_csampler -p "$SH" -d 0.5 -o "$T/alone.folded"
+assert_eq "exit status without --children" "$CS_STATUS" 0
+assert_eq "samples of the idle shell" "$(folded_total "$T/alone.folded")" 0
+grep -q -- "--children" "$T/cs.err" || fail "no hint about --children: $(cat "$T/cs.err")"
+exit 0

@@ -1,0 +1,74 @@
+#!/bin/sh
+# cli_ux: the mistakes and messages a new user meets first (issue 18).
+# - an output that cannot be written fails at once, before sampling, with
+#   exit 69 (not after a -d 1h run), and leaves the target untouched;
+# - an unknown extension is a usage error naming the known ones; -f svg
+#   -o x.svg is accepted and writes SVG;
+# - launch mode with -o -: the profile on standard output is only the
+#   profile (flamegraph.pl reads it whole); the program's own output goes to
+#   standard error;
+# - the summary says samples, CPU time, threads and the share of complete
+#   stacks, in words that read as a summary; one line per file written says
+#   how to view it; a run without -d says "Ctrl-C to stop"; the counters a
+#   bug report needs come with -v only.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+
+start_fixture hot 60
+
+# 1. unwritable outputs, before sampling
+for out in /nonexistent-dir/x.svg /etc/passwd/x.folded; do
+	start=$(date +%s)
+	run_csampler -p "$FIXTURE_PID" -d 1h -o "$T/fine.folded" -o "$out"
+	assert_eq "exit status for -o $out ($(cat "$T/cs.err"))" "$CS_STATUS" 69
+	[ $(($(date +%s) - start)) -le 5 ] || fail "-o $out: failed only after sampling"
+	assert_match "message for -o $out" "$(cat "$T/cs.err")" "^csampler: cannot create $out: "
+	[ -e "$T/fine.folded" ] && fail "-o $out: the other output was written anyway"
+	assert_untraced_running "$FIXTURE_PID"
+done
+
+# 2. extensions
+run_csampler -p "$FIXTURE_PID" -d 1 -o "$T/out.json"
+assert_eq "exit status for out.json" "$CS_STATUS" 64
+assert_match "message for out.json" "$(head -1 "$T/cs.err")" \
+	"unknown output file extension '.json' in '$T/out.json': use one of .*\\.folded.*\\.speedscope\\.json"
+[ -e "$T/out.json" ] && fail "out.json was written"
+run_csampler -q -p "$FIXTURE_PID" -d 0.5 -f svg -o "$T/x.svg"
+assert_eq "exit status for -f svg -o x.svg ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+head -c 200 "$T/x.svg" | grep -q '<svg' || fail "-f svg -o x.svg did not write SVG"
+
+# 3. -o - in launch mode: the program's stdout does not mix into the profile
+need_cmd perl
+FG=$(command -v flamegraph.pl || echo /usr/share/perl5/Devel/NYTProf/flamegraph.pl)
+[ -f "$FG" ] || skip "needs flamegraph.pl (Debian libdevel-nytprof-perl)"
+"$CSAMPLER" -F 199 -o - -- "$PROGS/burst" sleep 2000 1000 1 1 >"$T/stdout.folded" 2>"$T/stderr.txt" ||
+	fail "csampler -o - failed: $(cat "$T/stderr.txt")"
+grep -q '^ready ' "$T/stderr.txt" || fail "the program's output is not on standard error"
+grep -q '^truth ' "$T/stderr.txt" || fail "the program's last line is not on standard error"
+bad=$(grep -cvE '^.+ [0-9]+$' "$T/stdout.folded")
+assert_eq "lines on standard output that are not folded stacks" "$bad" 0
+grep -q 'ready\|truth' "$T/stdout.folded" && fail "the program's output is in the profile stream"
+perl "$FG" "$T/stdout.folded" >"$T/fg.svg" 2>"$T/fg.err" || fail "flamegraph.pl: $(cat "$T/fg.err")"
+grep -q 'spin_us' "$T/fg.svg" || fail "the flame graph lacks spin_us"
+
+# 4. the summary
+run_csampler -F 199 -d 1 -o "$T/s.folded" -o "$T/s.pb.gz" -p "$FIXTURE_PID"
+assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+err=$(cat "$T/cs.err")
+assert_match "start line" "$err" "csampler: sampling process $FIXTURE_PID at 199 Hz for 1 s"
+assert_match "summary" "$err" \
+	"csampler: [0-9]+ samples \\([0-9.]+ s of CPU\\) from 1 thread in 1\\.[0-9] s; 100% of stacks complete"
+assert_match "pprof hint" "$err" "csampler: wrote $T/s.pb.gz \\(pprof\\); view it: go tool pprof -http=: $T/s.pb.gz"
+assert_match "folded hint" "$err" "csampler: wrote $T/s.folded \\(folded stacks\\); view it: flamegraph.pl"
+printf '%s\n' "$err" | grep -q 'ticks missed\|sampled late\|pause p50' &&
+	fail "diagnostics without -v: $err"
+samples=$(printf '%s\n' "$err" | sed -nE 's/^csampler: ([0-9]+) samples.*/\1/p')
+assert_eq "the summary's samples are the profile's" "$samples" "$(folded_total "$T/s.folded")"
+run_csampler -v -F 199 -d 0.5 -o "$T/v.folded" -p "$FIXTURE_PID"
+grep -qE '^csampler: [0-9]+ samples, [0-9]+ threads seen, [0-9]+ ticks missed' "$T/cs.err" ||
+	fail "no diagnostics with -v: $(cat "$T/cs.err")"
+# without -d: Ctrl-C to stop (the program's end stops it here)
+run_csampler -o "$T/c.folded" -- "$PROGS/burst" sleep 1000 1000 1 1
+assert_match "start line without -d" "$(cat "$T/cs.err")" \
+	"csampler: sampling $PROGS/burst \\(pid [0-9]+\\) at 99 Hz until it exits; Ctrl-C to stop"
+exit 0
