@@ -656,7 +656,7 @@ static int write_outputs(const struct run *r, const struct profile *p)
 			continue;
 		}
 		if (strcmp(outs[i].path, "-") != 0)
-			report_written(o, outs[i].path, outs[i].format);
+			report_written(o, outs[i].path, outs[i].format, p->total_samples);
 	}
 	return status;
 }

@@ -99,30 +99,34 @@ void report_summary(const struct options *o, pid_t pid, const struct sampler_sta
 		report_empty(o, pid);
 }
 
-void report_written(const struct options *o, const char *path, enum output_format f)
+void report_written(const struct options *o, const char *path, enum output_format f,
+		    uint64_t samples)
 {
-	if (o->quiet)
+	static const char *const what[] = {
+		[FORMAT_PPROF] = "pprof", [FORMAT_FOLDED] = "folded stacks",
+		[FORMAT_SVG] = "flame graph", [FORMAT_TEXT] = "text report",
+		[FORMAT_SPEEDSCOPE] = "speedscope timeline",
+	};
+	if (o->quiet || f <= FORMAT_AUTO || f > FORMAT_SPEEDSCOPE)
 		return;
+	fprintf(stderr, "csampler: wrote %s (%s, %llu %s); view it", path, what[f],
+		(unsigned long long)samples, plural(samples, "sample", "samples"));
 	switch (f) {
 	case FORMAT_PPROF:
-		fprintf(stderr, "csampler: wrote %s (pprof); view it: go tool pprof -http=: %s\n",
-			path, path);
+		fprintf(stderr, ": go tool pprof -http=: %s\n", path);
 		break;
 	case FORMAT_FOLDED:
-		fprintf(stderr, "csampler: wrote %s (folded stacks); view it: flamegraph.pl %s > "
-			"flame.svg (Debian: /usr/share/perl5/Devel/NYTProf/flamegraph.pl)\n", path, path);
+		fprintf(stderr, ": flamegraph.pl %s > flame.svg (Debian's is "
+			"/usr/share/perl5/Devel/NYTProf/flamegraph.pl)\n", path);
 		break;
 	case FORMAT_SVG:
-		fprintf(stderr, "csampler: wrote %s (flame graph); view it in a web browser\n", path);
+		fputs(" in a web browser\n", stderr);
 		break;
 	case FORMAT_TEXT:
-		fprintf(stderr, "csampler: wrote %s (text report); view it: less %s\n", path, path);
+		fprintf(stderr, ": less %s\n", path);
 		break;
-	case FORMAT_SPEEDSCOPE:
-		fprintf(stderr, "csampler: wrote %s (speedscope timeline); view it: open "
-			"https://www.speedscope.app and drop the file there\n", path);
-		break;
-	case FORMAT_AUTO:
+	default:
+		fputs(" at https://www.speedscope.app (drop the file on the page)\n", stderr);
 		break;
 	}
 }

@@ -7,6 +7,7 @@
  * hint, /proc (procfs). */
 #ifndef CSAMPLER_REPORT_H
 #define CSAMPLER_REPORT_H
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "options.h"
@@ -19,7 +20,8 @@ void report_start(const struct options *o, pid_t pid);
 /* Sampling is over after SECONDS: the summary, the rate warning, the hint. */
 void report_summary(const struct options *o, pid_t pid, const struct sampler_stats *st,
 		    double seconds);
-/* PATH (not "-") was written in format F. */
-void report_written(const struct options *o, const char *path, enum output_format f);
+/* PATH (not "-") was written in format F, holding SAMPLES samples. */
+void report_written(const struct options *o, const char *path, enum output_format f,
+		    uint64_t samples);
 
 #endif

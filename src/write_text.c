@@ -1,5 +1,7 @@
-/* write_text: a report for the terminal: the top functions by self and by
- * total samples (count and share), then the hottest stacks, leaf first.
+/* write_text: a report for the terminal: the time per thread, the top
+ * functions by self and by total samples (count, share, and where each is:
+ * file:line and module), then the hottest stacks, leaf first. Functions
+ * with no self samples are left out of the self table.
  *
  * Built from the same merged stacks as the folded output, whose frame names
  * are already escaped (no control characters, so no forged lines). A frame's
@@ -17,6 +19,7 @@
 
 #define TOP_FUNCTIONS 25
 #define TOP_STACKS 10
+#define TOP_THREADS 20
 #define STACK_FRAMES_SHOWN 40
 
 struct func_stat {
@@ -24,6 +27,8 @@ struct func_stat {
 	size_t len;
 	uint64_t self, total;
 	size_t last_stack;       /* + 1 of the stack that last counted total */
+	uint32_t function;       /* where it is: the first profile function and */
+	uint32_t mapping;        /* mapping seen under this name, or PROFILE_NONE */
 };
 
 /* One entry per distinct frame name: bounded by the code, not by the stacks. */
@@ -43,7 +48,8 @@ static struct func_stat *func_find(struct func_table *t, const char *name, size_
 	if ((size_t)i == t->n) {
 		if (array_grow(&t->f, &t->cap, t->n + 1, sizeof *t->f, 128) < 0)
 			return NULL;
-		t->f[t->n++] = (struct func_stat){ t->names.names[i], len, 0, 0, 0 };
+		t->f[t->n++] = (struct func_stat){ t->names.names[i], len, 0, 0, 0, PROFILE_NONE,
+						   PROFILE_NONE };
 	}
 	return &t->f[i];
 }
@@ -73,16 +79,111 @@ static double share(uint64_t n, uint64_t total)
 	return total ? 100.0 * (double)n / (double)total : 0.0;
 }
 
-static void print_functions(FILE *out, const char *heading, const struct func_stat *f, size_t n,
-			    uint64_t total)
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* "  (file.c:12, module)", "  (module)" or nothing. The file and module
+ * names come from the target's binaries: control characters are dropped. */
+static void print_where(FILE *out, const struct profile *p, const struct func_stat *f)
+{
+	const char *file = f->function < p->nfunctions ? p->functions[f->function].filename : "";
+	int64_t line = f->function < p->nfunctions ? p->functions[f->function].start_line : 0;
+	const char *module = f->mapping < p->nmappings ? p->mappings[f->mapping].filename : "";
+	file = base_name(file ? file : "");
+	module = base_name(module ? module : "");
+	if (!*file && !*module)
+		return;
+	fputs("  (", out);
+	for (const char *c = file; *c; c++)
+		if ((unsigned char)*c >= 0x20 && *c != 0x7f)
+			fputc(*c, out);
+	if (*file && line > 0)
+		fprintf(out, ":%" PRId64, line);
+	fputs(*file && *module ? ", " : "", out);
+	for (const char *c = module; *c; c++)
+		if ((unsigned char)*c >= 0x20 && *c != 0x7f)
+			fputc(*c, out);
+	fputc(')', out);
+}
+
+/* The first N functions of F; with SELF_ONLY, only those with self samples. */
+static void print_functions(FILE *out, const struct profile *p, const char *heading,
+			    const struct func_stat *f, size_t n, uint64_t total, bool self_only)
 {
 	fprintf(out, "%s\n%10s %7s %10s %7s  %s\n", heading, "self", "self%", "total", "total%",
-		"function");
-	for (size_t i = 0; i < n && i < TOP_FUNCTIONS; i++)
-		fprintf(out, "%10" PRIu64 " %6.2f%% %10" PRIu64 " %6.2f%%  %.*s\n", f[i].self,
+		"function  (file:line, module)");
+	for (size_t i = 0; i < n && i < TOP_FUNCTIONS && (!self_only || f[i].self); i++) {
+		fprintf(out, "%10" PRIu64 " %6.2f%% %10" PRIu64 " %6.2f%%  %.*s", f[i].self,
 			share(f[i].self, total), f[i].total, share(f[i].total, total),
 			(int)f[i].len, f[i].name);
+		print_where(out, p, &f[i]);
+		fputc('\n', out);
+	}
 	fputc('\n', out);
+}
+
+/* ---- time per thread ------------------------------------------------------- */
+
+struct thread_time {
+	uint32_t thread;
+	uint64_t count;
+};
+
+static int add_thread_time(void *ctx, const struct profile_sample *s)
+{
+	struct thread_time *t = ctx;
+	t[s->thread].count += s->count;
+	return 0;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct thread_time *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+/* The threads by samples, busiest first; the rest summed in one line. */
+static int print_threads(FILE *out, const struct profile *p, uint64_t total)
+{
+	struct thread_time *t = calloc(p->nthreads + 1, sizeof *t);
+	char label[128], safe[128];
+	if (!t)
+		return -1;
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		t[i].thread = i;
+	if (profile_foreach_sample(p, add_thread_time, t) != 0) {
+		free(t);
+		return -1;
+	}
+	qsort(t, p->nthreads, sizeof *t, by_count);
+	fprintf(out, "%s by thread\n%10s %7s %10s  %s\n", p->wall ? "Wall-clock time" : "CPU time",
+		"samples", "share", "seconds", "thread");
+	size_t shown = 0;
+	uint64_t rest = 0, nrest = 0;
+	for (uint32_t i = 0; i < p->nthreads && t[i].count; i++) {
+		if (shown == TOP_THREADS) {
+			rest += t[i].count;
+			nrest++;
+			continue;
+		}
+		/* the thread's name is the target's: escaped as a folded frame */
+		folded_escape(profile_thread_label(p, t[i].thread, label, sizeof label), safe,
+			      sizeof safe);
+		fprintf(out, "%10" PRIu64 " %6.2f%% %10.3f  %s\n", t[i].count, share(t[i].count, total),
+			(double)t[i].count * (double)p->period_nanos / 1e9, safe);
+		shown++;
+	}
+	if (nrest)
+		fprintf(out, "%10" PRIu64 " %6.2f%% %10.3f  (%" PRIu64 " more threads)\n", rest,
+			share(rest, total), (double)rest * (double)p->period_nanos / 1e9, nrest);
+	fputc('\n', out);
+	free(t);
+	return 0;
 }
 
 static bool is_function_frame(enum write_frame_kind k)
@@ -117,7 +218,8 @@ static void print_stack(FILE *out, const struct folded_stack *s, size_t rank, ui
 		nframes += *c == ';';
 	start = malloc(nframes * sizeof *start);
 	len = malloc(nframes * sizeof *len);
-	fprintf(out, "#%zu  %" PRIu64 " samples (%.2f%%)\n", rank, s->count, share(s->count, total));
+	fprintf(out, "#%zu  %" PRIu64 " %s (%.2f%%)\n", rank, s->count,
+		s->count == 1 ? "sample" : "samples", share(s->count, total));
 	if (!start || !len) {
 		fprintf(out, "    %s\n", s->line);
 	} else {
@@ -200,6 +302,10 @@ static int count_stack(void *ctx, const struct folded_stack *st)
 			struct func_stat *f = func_find(&r->t, s, len);
 			if (!f)
 				return -1;
+			if (f->function == PROFILE_NONE && d < st->nframes) {
+				f->function = st->frames[d].function;
+				f->mapping = st->frames[d].mapping;
+			}
 			if (f->last_stack != r->nstacks) {
 				f->total += st->count;
 				f->last_stack = r->nstacks;
@@ -252,15 +358,23 @@ int write_text(const struct profile *p, FILE *out, const struct write_options *o
 		else
 			fputc(ch, out);
 	}
-	fprintf(out, "\nduration: %.2f s, period %.3f ms, %" PRIu64 " samples in %zu stacks\n\n",
-		(double)p->duration_nanos / 1e9, (double)p->period_nanos / 1e6, r.total, r.nstacks);
+	fprintf(out, "\nduration: %.2f s, period %.3f ms, %" PRIu64 " %s (%.2f s of %s) in %zu "
+		"stacks\n\n", (double)p->duration_nanos / 1e9, (double)p->period_nanos / 1e6, r.total,
+		r.total == 1 ? "sample" : "samples", (double)r.total * (double)p->period_nanos / 1e9,
+		p->wall ? "wall-clock time" : "CPU", r.nstacks);
 
+	if (print_threads(out, p, r.total) < 0) {
+		int err = errno ? errno : ENOMEM;
+		text_report_free(&r);
+		errno = err;
+		return -1;
+	}
 	if (r.t.n)
 		qsort(r.t.f, r.t.n, sizeof *r.t.f, by_self);
-	print_functions(out, "Top functions by self samples", r.t.f, r.t.n, r.total);
+	print_functions(out, p, "Top functions by self samples", r.t.f, r.t.n, r.total, true);
 	if (r.t.n)
 		qsort(r.t.f, r.t.n, sizeof *r.t.f, by_total);
-	print_functions(out, "Top functions by total samples", r.t.f, r.t.n, r.total);
+	print_functions(out, p, "Top functions by total samples", r.t.f, r.t.n, r.total, false);
 
 	fprintf(out, "Hottest stacks (leaf first)\n");
 	for (size_t i = 0; i < r.top.n; i++) {

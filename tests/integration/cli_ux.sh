@@ -54,12 +54,13 @@ grep -q 'spin_us' "$T/fg.svg" || fail "the flame graph lacks spin_us"
 # 4. the summary
 run_csampler -F 199 -d 1 -o "$T/s.folded" -o "$T/s.pb.gz" -p "$FIXTURE_PID"
 assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+cp "$T/cs.err" "$T/s.err"
 err=$(cat "$T/cs.err")
 assert_match "start line" "$err" "csampler: sampling process $FIXTURE_PID at 199 Hz for 1 s"
 assert_match "summary" "$err" \
 	"csampler: [0-9]+ samples \\([0-9.]+ s of CPU\\) from 1 thread in 1\\.[0-9] s; 100% of stacks complete"
-assert_match "pprof hint" "$err" "csampler: wrote $T/s.pb.gz \\(pprof\\); view it: go tool pprof -http=: $T/s.pb.gz"
-assert_match "folded hint" "$err" "csampler: wrote $T/s.folded \\(folded stacks\\); view it: flamegraph.pl"
+assert_match "pprof hint" "$err" "csampler: wrote $T/s.pb.gz \\(pprof, [0-9]+ samples\\); view it: go tool pprof -http=: $T/s.pb.gz"
+assert_match "folded hint" "$err" "csampler: wrote $T/s.folded \\(folded stacks, [0-9]+ samples\\); view it: flamegraph.pl"
 printf '%s\n' "$err" | grep -q 'ticks missed\|sampled late\|pause p50' &&
 	fail "diagnostics without -v: $err"
 samples=$(printf '%s\n' "$err" | sed -nE 's/^csampler: ([0-9]+) samples.*/\1/p')
@@ -67,6 +68,19 @@ assert_eq "the summary's samples are the profile's" "$samples" "$(folded_total "
 run_csampler -v -F 199 -d 0.5 -o "$T/v.folded" -p "$FIXTURE_PID"
 grep -qE '^csampler: [0-9]+ samples, [0-9]+ threads seen, [0-9]+ ticks missed' "$T/cs.err" ||
 	fail "no diagnostics with -v: $(cat "$T/cs.err")"
+# a rate far below the one asked is said: csampler at nice 19 without
+# real-time priority, on one CPU with 8 busy threads, gets few ticks
+need_cmd taskset
+start_fixture busy 8
+for task in /proc/"$FIXTURE_PID"/task/*; do taskset -pc 0 "${task##*/}" >/dev/null; done
+CSAMPLER_WRAPPER="taskset -c 0 nice -n 19 ${CSAMPLER_WRAPPER:-}" \
+	run_csampler --realtime=0 -F 2000 -d 1 -o "$T/w.folded" -p "$FIXTURE_PID"
+assert_eq "exit status when starved ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+grep -qE '^csampler: warning: sampled at [0-9]+ Hz of the 2000 Hz asked' "$T/cs.err" ||
+	fail "no warning about the rate: $(cat "$T/cs.err")"
+kill "$FIXTURE_PID"
+# and none at an easy rate
+grep -q 'warning: sampled at' "$T/s.err" 2>/dev/null && fail "a rate warning at 199 Hz"
 # without -d: Ctrl-C to stop (the program's end stops it here)
 run_csampler -o "$T/c.folded" -- "$PROGS/burst" sleep 1000 1000 1 1
 assert_match "start line without -d" "$(cat "$T/cs.err")" \

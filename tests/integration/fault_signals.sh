@@ -78,7 +78,7 @@ while [ "$round" -le "$ROUNDS" ]; do
 	*)
 		assert_eq "$what: status ($(cat "$T/cs.err"))" "$st" 0
 		[ -f "$T/r.folded" ] || fail "$what: no output file: $(cat "$T/cs.err")"
-		reported=$(sed -n 's/^csampler: wrote .*: \([0-9]*\) samples.*/\1/p' "$T/cs.err")
+		reported=$(sed -nE 's/^csampler: wrote .* \(folded stacks, ([0-9]+) samples?\).*/\1/p' "$T/cs.err")
 		[ -n "$reported" ] || fail "$what: no summary line: $(cat "$T/cs.err")"
 		assert_eq "$what: samples in the output" "$(folded_total "$T/r.folded")" "$reported" ;;
 	esac

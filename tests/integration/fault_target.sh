@@ -19,7 +19,7 @@ ROUNDS=${FAULT_ROUNDS:-16}
 check_output() {
 	local reported
 	[ -f "$T/r.folded" ] || fail "$1: no output file: $(cat "$T/cs.err")"
-	reported=$(sed -n 's/^csampler: wrote .*: \([0-9]*\) samples.*/\1/p' "$T/cs.err")
+	reported=$(sed -nE 's/^csampler: wrote .* \(folded stacks, ([0-9]+) samples?\).*/\1/p' "$T/cs.err")
 	[ -n "$reported" ] || fail "$1: no summary line: $(cat "$T/cs.err")"
 	assert_eq "$1: samples in the output" "$(folded_total "$T/r.folded")" "$reported"
 }

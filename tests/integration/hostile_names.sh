@@ -13,10 +13,10 @@ need_root
 
 start_fixture evilnames
 run_csampler --idle -F 499 -d 2 --threads -o "$T/out.folded" -o "$T/out.svg" -o "$T/out.txt" \
-	-o "$T/out.pb.gz" -p "$FIXTURE_PID"
+	-o "$T/out.pb.gz" -o "$T/out.speedscope.json" -p "$FIXTURE_PID"
 assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
 F=$T/out.folded
-reported=$(sed -n 's/^csampler: wrote .*(folded): \([0-9]*\) samples.*/\1/p' "$T/cs.err")
+reported=$(sed -nE 's/^csampler: wrote .* \(folded stacks, ([0-9]+) samples?\).*/\1/p' "$T/cs.err")
 assert_eq "samples in the output" "$(folded_total "$F")" "$reported"
 
 # one stack per line: thread root, clone3;start_thread;spinner_main, the leaf
@@ -41,9 +41,19 @@ longest=$(LC_ALL=C awk '{ s = $0; sub(/ [0-9]+$/, "", s); n = split(s, f, ";")
 note "longest frame: $longest bytes (symbol of 10010)"
 [ "$longest" -le 8192 ] || fail "a $longest-byte frame: long names are not bounded"
 
+LC_ALL=C grep -q "$(printf '[\001-\037\177]')" "$T/out.speedscope.json" &&
+	fail "a control byte in the speedscope file"
 if command -v python3 >/dev/null 2>&1; then
 	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$T/out.svg" ||
 		fail "the SVG is not well-formed XML"
+	# strict UTF-8 and JSON; every thread a profile of its own, named
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+names = [p["name"] for p in d["profiles"]]
+assert len(names) >= 7 and all(names), names
+assert any("evil" in f["name"] for f in d["shared"]["frames"])
+' "$T/out.speedscope.json" || fail "the speedscope file is not valid UTF-8 JSON of every thread"
 fi
 if [ -n "${GO:-}" ] && "$GO" version >/dev/null 2>&1; then
 	"$GO" tool pprof -raw "$T/out.pb.gz" >"$T/raw.txt" 2>"$T/pprof.err" ||

@@ -14,7 +14,7 @@ start_fixture hostile_regs
 run_csampler --idle -F 499 -d 2 --threads -o "$T/out.folded" -o "$T/out.pb.gz" -p "$FIXTURE_PID"
 assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
 F=$T/out.folded
-reported=$(sed -n 's/^csampler: wrote .*(folded): \([0-9]*\) samples.*/\1/p' "$T/cs.err")
+reported=$(sed -nE 's/^csampler: wrote .* \(folded stacks, ([0-9]+) samples?\).*/\1/p' "$T/cs.err")
 assert_eq "samples in the output" "$(folded_total "$F")" "$reported"
 for mode in garbage nullsp protnone edge cycle selfloop; do
 	n=$(folded_count "$F" "^$mode-[0-9]+;.*hostile_spin_$mode\$")

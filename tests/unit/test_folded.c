@@ -233,7 +233,19 @@ static void test_svg_and_text(void **state)
 
 	s = render(p, write_text, NULL);
 	assert_non_null(strstr(s, "Top functions by self samples"));
-	assert_non_null(strstr(s, "        19  76.00%         19  76.00%  help1_2\n"));
+	assert_non_null(strstr(s, "        19  76.00%         19  76.00%  help1_2  (app.c:20, app)\n"));
+	/* threads by samples: t:1-6 has 15 + 4 + 2 + 1 + ... of the 25 */
+	assert_non_null(strstr(s, "CPU time by thread\n"));
+	assert_non_null(strstr(s, "  t:1-6\n"));
+	assert_non_null(strstr(s, "  pool_3\n"));
+	/* no padding rows of functions without self samples in the self table */
+	const char *self_table = strstr(s, "Top functions by self samples");
+	const char *total_table = strstr(s, "Top functions by total samples");
+	assert_non_null(total_table);
+	char *zero = strstr(self_table, "         0   0.00%");
+	assert_true(!zero || zero > total_table);
+	/* the JIT frame has no file and no module: nothing after its name */
+	assert_non_null(strstr(s, "  js:run\n"));
 	assert_non_null(strstr(s, "#1  15 samples (60.00%)\n    help1_2  (inlined)\n    work:x\n"
 				  "    main\n"));
 	free(s);
