@@ -46,7 +46,7 @@ complete $opt -l stack-window -x -a '16k 64k 256k 1m 8m' -d 'Stack bytes copied 
 complete $opt -l realtime -d 'Sample SCHED_FIFO at PRIO (--realtime=PRIO, 0-99; 0: normal priority)'
 # Output
 complete $opt -s o -l output -r -F -a '-' -d 'Write the profile to FILE (- is stdout)'
-complete $opt -s f -l format -x -a 'pprof\t"pprof profile.proto, gzipped" folded\t"Folded stacks (flamegraph.pl)" svg\t"Interactive SVG flame graph" text\t"Top functions and hottest stacks"' -d 'Format for outputs without a known extension'
+complete $opt -s f -l format -x -a 'pprof\t"pprof profile.proto, gzipped" folded\t"Folded stacks (flamegraph.pl)" svg\t"Interactive SVG flame graph" text\t"Top functions and hottest stacks" speedscope\t"Per-thread timeline for speedscope"' -d 'Format for outputs without a known extension'
 complete $opt -l threads -d 'A root frame NAME-TID on every stack'
 complete $opt -l thread-group -x -d 'Merge threads matching REGEX as NAME (REGEX=NAME)'
 complete $opt -l no-inline -d 'Do not show inlined functions as frames'

@@ -9,9 +9,15 @@
  * last TOP_WINDOW_SECONDS seconds. The screen shows the ring's sum.
  *
  * Symbolization is cached per (pid, address) across refreshes: an address is
- * looked up once, its frames kept as ids of interned, escaped function names
+ * looked up once, its frames kept as pairs of ids of interned, escaped names
  * (the symbolizer may be recreated when a library is loaded, so no string of
- * it is kept). */
+ * it is kept): the function's name, and its source line ("file.c:12 in f",
+ * marked with a leading LINE_MARK byte, which no escaped name holds). Both
+ * kinds are counted; the screen shows one ('l' switches).
+ *
+ * Keys: q quits, s/t sort by self/total, l switches functions and source
+ * lines, n full or shortened names (names.h), p freezes the screen while
+ * sampling goes on, r empties the window. */
 #include "config.h"
 
 #include <curses.h>
@@ -33,6 +39,7 @@
 #include "clock.h"
 #include "dump.h"
 #include "error.h"
+#include "names.h"
 #include "procmaps.h"
 #include "sampler.h"
 #include "session.h"
@@ -49,6 +56,7 @@
 #define TOP_MAX_FRAMES_PER_ADDRESS 64
 #define TOP_WINDOW_STACKS 4096         /* per-second stackmap; more spills, exactly */
 #define TOP_NAME_MAX 1024              /* escaped function names are cut here */
+#define LINE_MARK '\001'                /* first byte of a source line's name */
 
 /* (pid, stored address) -> the function ids of its frames, innermost first. */
 struct addr_slot {
@@ -120,6 +128,10 @@ struct top {
 	const char *status;                /* a note for the header, or NULL */
 	enum loop_end end;                 /* how the loop ended (tracer thread) */
 	uint64_t elapsed_ns;
+	bool sort_total;                   /* 't': by total; 's': by self */
+	bool by_line;                      /* 'l': source lines, not functions */
+	bool full_names;                   /* 'n': names as demangled, not shortened */
+	bool paused;                       /* 'p': the screen is frozen */
 };
 
 /* ---- function names -------------------------------------------------------------- */
@@ -156,6 +168,27 @@ static uint32_t fn_intern(struct top *tp, const char *raw)
 	text_escape(raw, name, sizeof name);
 
 	/* the counts have a slot for a new id before the id exists */
+	if (accum_reserve(&tp->acc, tp->fns.n + 1) < 0)
+		return UINT32_MAX;
+	int64_t id = name_table_intern(&tp->fns, name, strlen(name));
+	return id < 0 ? UINT32_MAX : (uint32_t)id;
+}
+
+/* The id of frame F's source line: "file.c:12 in FUNCTION" (the file's
+ * base name), or the function's name alone when the line is unknown. */
+static uint32_t line_intern(struct top *tp, const struct symbol_frame *f, const char *fn)
+{
+	char raw[TOP_NAME_MAX];
+	const char *file = f->file ? strrchr(f->file, '/') : NULL;
+	file = file ? file + 1 : f->file;
+	if (file && *file && f->line > 0)
+		snprintf(raw, sizeof raw, "%c%s:%d in %s", LINE_MARK, file, f->line, fn);
+	else
+		snprintf(raw, sizeof raw, "%c%s", LINE_MARK, fn);
+	char name[TOP_NAME_MAX];
+	/* escape all but the mark */
+	name[0] = LINE_MARK;
+	text_escape(raw + 1, name + 1, sizeof name - 1);
 	if (accum_reserve(&tp->acc, tp->fns.n + 1) < 0)
 		return UINT32_MAX;
 	int64_t id = name_table_intern(&tp->fns, name, strlen(name));
@@ -235,8 +268,9 @@ static int addr_cache_grow(struct addr_cache *c)
 	return 0;
 }
 
-/* The function ids of ADDR's frames (innermost first); *n of them. The pointer
- * is valid until the next call. NULL on allocation failure. */
+/* The ids of ADDR's frames (innermost first): *n pairs of a function id and
+ * a source line id. The pointer is valid until the next call. NULL on
+ * allocation failure. */
 static const uint32_t *lookup_address(struct top *tp, pid_t pid, uint64_t addr, uint32_t *n)
 {
 	struct addr_cache *c = &tp->cache;
@@ -259,15 +293,19 @@ static const uint32_t *lookup_address(struct top *tp, pid_t pid, uint64_t addr, 
 		tp->frames[0] = (struct symbol_frame){ .function = unknown };
 		nf = 1;
 	}
-	if (c->npool + nf > UINT32_MAX ||
-	    array_grow(&c->pool, &c->pool_cap, c->npool + nf, sizeof *c->pool, 16) < 0)
+	if (c->npool + 2 * nf > UINT32_MAX ||
+	    array_grow(&c->pool, &c->pool_cap, c->npool + 2 * nf, sizeof *c->pool, 16) < 0)
 		return NULL;
 	uint32_t first = (uint32_t)c->npool;
 	for (size_t i = 0; i < nf; i++) {
-		uint32_t id = fn_intern(tp, tp->frames[i].function ? tp->frames[i].function : "??");
-		if (id == UINT32_MAX)
+		const struct symbol_frame *f = &tp->frames[i];
+		const char *fn = f->function ? f->function : "??";
+		uint32_t id = fn_intern(tp, fn);
+		uint32_t line = line_intern(tp, f, fn);
+		if (id == UINT32_MAX || line == UINT32_MAX)
 			return NULL;
 		c->pool[c->npool++] = id;
+		c->pool[c->npool++] = line;
 	}
 	c->slots[h] = (struct addr_slot){ .addr = addr, .pid = pid, .first = first, .n = (uint32_t)nf };
 	c->used++;
@@ -329,9 +367,10 @@ static int count_stack(void *ctx, const struct stackmap_entry *e)
 		const uint32_t *ids = lookup_address(tp, pid, e->addrs[i], &n);
 		if (!ids)
 			return 1;
-		for (uint32_t k = 0; k < n; k++) {
+		for (uint32_t k = 0; k < 2 * n; k++) {
 			uint32_t fn = ids[k];
-			uint64_t self = (i == 0 && k == 0) ? e->count : 0;
+			/* the innermost frame of the leaf: its function and its line */
+			uint64_t self = (i == 0 && k < 2) ? e->count : 0;
 			if (a->stamp[fn] == a->stamp_now) {
 				a->self[fn] += self;
 				continue;
@@ -347,12 +386,19 @@ static int count_stack(void *ctx, const struct stackmap_entry *e)
 static int compare_rows(const void *x, const void *y, void *ctx)
 {
 	const struct fn_count *a = x, *b = y;
-	const struct name_table *f = ctx;
-	if (a->self != b->self)
-		return a->self < b->self ? 1 : -1;
-	if (a->total != b->total)
-		return a->total < b->total ? 1 : -1;
-	return strcmp(f->names[a->fn], f->names[b->fn]);
+	const struct top *tp = ctx;
+	uint64_t a1 = tp->sort_total ? a->total : a->self, b1 = tp->sort_total ? b->total : b->self;
+	uint64_t a2 = tp->sort_total ? a->self : a->total, b2 = tp->sort_total ? b->self : b->total;
+	if (a1 != b1)
+		return a1 < b1 ? 1 : -1;
+	if (a2 != b2)
+		return a2 < b2 ? 1 : -1;
+	return strcmp(tp->fns.names[a->fn], tp->fns.names[b->fn]);
+}
+
+static bool is_line_row(const struct top *tp, const struct fn_count *r)
+{
+	return tp->fns.names[r->fn][0] == LINE_MARK;
 }
 
 /* Sum the ring into the sorted rows. */
@@ -369,8 +415,27 @@ static int window_rows(struct top *tp)
 	}
 	if (accum_drain(&tp->acc, &tp->rows, &tp->nrows, &tp->rows_cap) < 0)
 		return -1;
-	qsort_r(tp->rows, tp->nrows, sizeof *tp->rows, compare_rows, &tp->fns);
+	qsort_r(tp->rows, tp->nrows, sizeof *tp->rows, compare_rows, tp);
 	return 0;
+}
+
+/* 'r': start the window afresh, dropping the second being sampled too. */
+static void reset_window(struct top *tp, uint64_t now)
+{
+	size_t stacks = tp->opt->max_stacks < TOP_WINDOW_STACKS ? tp->opt->max_stacks : TOP_WINDOW_STACKS;
+	struct stackmap *fresh = stackmap_new(stacks, tp->opt->max_depth);
+	if (fresh) {
+		struct stackmap *old = tp->s.map;
+		sampler_set_stackmap(tp->s.sampler, fresh);
+		tp->s.map = fresh;
+		stackmap_free(old);
+	}
+	for (size_t i = 0; i < TOP_WINDOW_SECONDS; i++)
+		tp->ring[i].n = tp->ring[i].samples = tp->ring[i].duration_ns = 0;
+	tp->ring_next = tp->ring_filled = 0;
+	tp->nrows = 0;
+	tp->window_samples = tp->window_ns = 0;
+	tp->second_start_ns = now;
 }
 
 /* The second ends: sample into a fresh map, fold the old one into the ring. */
@@ -397,7 +462,8 @@ static int close_second(struct top *tp, uint64_t now)
 	tp->ring_next = (tp->ring_next + 1) % TOP_WINDOW_SECONDS;
 	if (tp->ring_filled < TOP_WINDOW_SECONDS)
 		tp->ring_filled++;
-	return window_rows(tp);
+	/* paused: the rows on the screen stay as they are */
+	return tp->paused ? 0 : window_rows(tp);
 }
 
 /* ---- the screen ---------------------------------------------------------------------- */
@@ -418,12 +484,13 @@ static void draw_line(int y, const char *text)
 
 static void draw(struct top *tp)
 {
-	char line[1024];
+	char line[TOP_NAME_MAX + 64], name[TOP_NAME_MAX];
 	const struct target_thread *tl;
 	size_t nthreads = target_done(tp->s.target) ? 0 : target_threads(tp->s.target, &tl);
 	struct sampler_stats st;
 	sampler_get_stats(tp->s.sampler, &st);
 	double window_s = (double)tp->window_ns / 1e9;
+	double period_s = 1.0 / tp->opt->rate;
 
 	erase();
 	snprintf(line, sizeof line, "csampler --top  pid %d  %s", (int)tp->pid, tp->command);
@@ -432,25 +499,36 @@ static void draw(struct top *tp)
 		 nthreads, window_s > 0 ? (double)tp->window_samples / window_s : 0.0, tp->opt->rate,
 		 window_s, (unsigned long long)tp->window_samples, (double)st.pause_p50_ns / 1e3);
 	draw_line(1, line);
-	draw_line(2, tp->status ? tp->status : "q: quit");
+	snprintf(line, sizeof line, "%s%s  sorted by %s  q quit  s/t sort  l %s  n %s names  p %s  r reset",
+		 tp->paused ? "PAUSED  " : "", tp->status ? tp->status : "",
+		 tp->sort_total ? "total" : "self", tp->by_line ? "functions" : "lines",
+		 tp->full_names ? "short" : "full", tp->paused ? "resume" : "pause");
+	draw_line(2, line + (line[0] == ' ' ? 2 : 0));
 	if (LINES > 3) {
 		attron(A_REVERSE);
 		mvhline(3, 0, ' ', COLS);
-		draw_line(3, "  SELF%  TOTAL%     SELF    TOTAL  FUNCTION");
+		draw_line(3, tp->by_line ? "  SELF%  TOTAL%   SELF s  TOTAL s  SOURCE LINE"
+					 : "  SELF%  TOTAL%   SELF s  TOTAL s  FUNCTION");
 		attroff(A_REVERSE);
 	}
 	if (tp->ring_filled == 0 || tp->window_samples == 0) {
 		draw_line(4, tp->ring_filled == 0 ? "  (collecting samples)" : "  (no samples: the threads are idle)");
 	} else {
 		int y = 4;
-		for (size_t i = 0; i < tp->nrows && y < LINES; i++, y++) {
+		for (size_t i = 0; i < tp->nrows && y < LINES; i++) {
 			const struct fn_count *r = &tp->rows[i];
-			snprintf(line, sizeof line, "%7.1f %7.1f %8llu %8llu  %s",
+			if (is_line_row(tp, r) != tp->by_line)
+				continue;
+			const char *n = tp->fns.names[r->fn] + (tp->by_line ? 1 : 0);
+			if (!tp->full_names) {
+				names_shorten(n, name, sizeof name);
+				n = name;
+			}
+			snprintf(line, sizeof line, "%7.1f %7.1f %8.2f %8.2f  %s",
 				 100.0 * (double)r->self / (double)tp->window_samples,
 				 100.0 * (double)r->total / (double)tp->window_samples,
-				 (unsigned long long)r->self, (unsigned long long)r->total,
-				 tp->fns.names[r->fn]);
-			draw_line(y, line);
+				 (double)r->self * period_s, (double)r->total * period_s, n);
+			draw_line(y++, line);
 		}
 	}
 	refresh();
@@ -478,6 +556,35 @@ static void end_screen_on_die(void *arg)
 	struct top *tp = arg;
 	if (tp->screen)
 		endwin();
+}
+
+/* A key that changes the view; false for any other. */
+static bool handle_key(struct top *tp, int ch, uint64_t now)
+{
+	switch (ch) {
+	case 's':
+	case 't':
+		tp->sort_total = ch == 't';
+		qsort_r(tp->rows, tp->nrows, sizeof *tp->rows, compare_rows, tp);
+		return true;
+	case 'l':
+		tp->by_line = !tp->by_line;
+		return true;
+	case 'n':
+		tp->full_names = !tp->full_names;
+		return true;
+	case 'p':
+	case ' ':
+		tp->paused = !tp->paused;
+		return tp->paused || window_rows(tp) == 0;
+	case 'r':
+		reset_window(tp, now);
+		return true;
+	case KEY_RESIZE:
+		return true;
+	default:
+		return false;
+	}
 }
 
 static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
@@ -508,7 +615,8 @@ static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
 				end = LOOP_ERROR;
 				break;
 			}
-			draw(tp);
+			if (!tp->paused)
+				draw(tp);
 			next_refresh += TOP_REFRESH_NS;
 			if (next_refresh <= now)
 				next_refresh = now + TOP_REFRESH_NS;
@@ -571,12 +679,11 @@ static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
 			while ((ch = getch()) != ERR) {
 				if (ch == 'q' || ch == 'Q')
 					quit = true;
-				else if (ch == 12) {  /* Ctrl-L */
+				else if (ch == 12)  /* Ctrl-L */
 					clearok(curscr, TRUE);
-					draw(tp);
-				} else if (ch == KEY_RESIZE) {
-					draw(tp);
-				}
+				else if (!handle_key(tp, ch, now))
+					continue;
+				draw(tp);
 			}
 			if (quit) {
 				end = LOOP_QUIT;

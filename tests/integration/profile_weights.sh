@@ -37,7 +37,7 @@ cmp -s "$T/want.tids" "$T/pprof.tids" ||
 	fail "per thread (tid samples ns): folded says $(tr '\n' '|' <"$T/want.tids"), pprof says $(tr '\n' '|' <"$T/pprof.tids")"
 note "per thread (tid samples ns): $(tr '\n' '|' <"$T/pprof.tids")"
 grep -q "^samples/count cpu/nanoseconds$" "$T/raw" || fail "on-CPU profile not typed cpu: $(grep -m1 '/count' "$T/raw")"
-grep -Eq " $total samples in [0-9]+ stacks" "$T/w.txt" || fail "text report total is not $total: $(grep 'samples in' "$T/w.txt")"
+grep -Eq " $total samples \([0-9.]+ s of CPU\) in [0-9]+ stacks" "$T/w.txt" || fail "text report total is not $total: $(grep 'stacks$' "$T/w.txt")"
 
 run_csampler --idle -F 99 -d 1 -o "$T/i.pb.gz" -p "$FIXTURE_PID"
 assert_eq "exit status (--idle)" "$CS_STATUS" 0

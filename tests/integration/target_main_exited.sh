@@ -12,7 +12,7 @@ need_root
 start_fixture mainexit
 pid=$FIXTURE_PID
 wait_state "$pid" Z
-run_csampler -F 99 -d 1 -o "$T/out.folded" -p "$pid"
+run_csampler -v -F 99 -d 1 -o "$T/out.folded" -p "$pid"
 assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
 samples=$(sed -nE 's/^csampler: ([0-9]+) samples,.*/\1/p' "$T/cs.err")
 [ -n "$samples" ] && [ "$samples" -ge 80 ] || fail "expected about 99 samples of the worker, stats: $(cat "$T/cs.err")"

@@ -1,8 +1,11 @@
 #!/bin/sh
 # top_tmux: --top driven in an 80x24 tmux pane shows the hot fixture's
-# functions with self and total shares (leaf_a within 3 seconds of its first
-# screen); 'q' quits with status 0 and Ctrl-C does too,
-# each leaving the target running and untraced.
+# functions with self and total shares and seconds (leaf_a within 3 seconds
+# of its first screen); the keys work: t/s sort by total/self, l shows
+# source lines, p freezes the rows while sampling goes on, r empties the
+# window, n shows full C++ names instead of shortened ones; 'q' quits with
+# status 0 and Ctrl-C does too, each leaving the target running and
+# untraced.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 need_cmd tmux
@@ -19,7 +22,7 @@ PID=$FIXTURE_PID
 # status goes to $T/NAME.status.
 top_session() {
 	tm new-session -d -s "$1" -x 80 -y 24 \
-		"TERM=screen '$CSAMPLER' --top -p $PID 2>'$T/$1.err'; echo \$? >'$T/$1.status'; sleep 60" ||
+		"TERM=screen '$CSAMPLER' --top -p ${2:-$PID} 2>'$T/$1.err'; echo \$? >'$T/$1.status'; sleep 60" ||
 		harness "cannot start tmux"
 }
 screen_of() { tm capture-pane -p -t "$1"; }
@@ -44,7 +47,7 @@ wait_status() {
 	fail "csampler --top did not exit (screen: $(screen_of "$1"))"
 }
 
-ROW='^ +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[0-9]+ +[0-9]+  '
+ROW='^ +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}  '
 
 # 1. The screen, then 'q'.
 top_session one
@@ -55,17 +58,46 @@ wait_screen one "${ROW}leaf_b\$" 20 || fail "leaf_b not shown: $(screen_of one)"
 screen=$(screen_of one)
 note "screen:"; printf '%s\n' "$screen" | sed 's/^/#   /'
 assert_match "header" "$screen" "threads 1  [0-9.]+ samples/s at 99 Hz  window [0-9]+s  samples [0-9]+"
-assert_match "column titles" "$screen" '^  SELF%  TOTAL%     SELF    TOTAL  FUNCTION$'
+assert_match "column titles" "$screen" '^  SELF%  TOTAL%   SELF s  TOTAL s  FUNCTION$'
 # The callers of the leaves are there with their total share. work_round's
 # own code (it shuffles the order of its calls) is a few instructions per
 # round, so its self share is small but may be more than zero.
-assert_match "work_round row" "$screen" '^ +[0-4]\.[0-9] +[0-9.]+ +[0-9]+ +[0-9]+  work_round$'
+assert_match "work_round row" "$screen" '^ +[0-4]\.[0-9] +[0-9.]+ +[0-9.]+ +[0-9.]+  work_round$'
 # Rows are sorted by self time: the hottest is a leaf (leaf_a has 50% of the
 # CPU, but one second of samples may rank it second to leaf_b's 30%).
 first=$(printf '%s\n' "$screen" | grep -E -- "$ROW" | head -1 | awk '{print $NF}')
 case "$first" in leaf_a|leaf_b|leaf_c) ;; *) fail "hottest row is '$first', not a leaf" ;; esac
 lines=$(printf '%s\n' "$screen" | wc -l)
 [ "$lines" -le 24 ] || fail "the screen has $lines lines in a 24-line pane"
+
+assert_match "keys" "$screen" 'sorted by self  q quit  s/t sort  l lines  n full names  p pause  r reset'
+
+# the keys: t sorts by total (the thread's root has it all), s by self again
+tm send-keys -t one t
+wait_screen one 'sorted by total' 20 || fail "'t' did not sort by total: $(screen_of one)"
+first=$(screen_of one | grep -E -- "$ROW" | head -1)
+assert_match "first row by total" "$first" '^ +[0-9.]+ +(99\.[0-9]|100\.0) '
+tm send-keys -t one s
+wait_screen one 'sorted by self' 20 || fail "'s' did not sort by self: $(screen_of one)"
+# l: source lines of the leaves
+tm send-keys -t one l
+wait_screen one 'SOURCE LINE$' 20 || fail "'l' did not switch to source lines: $(screen_of one)"
+wait_screen one "${ROW}hot\.c:[0-9]+ in leaf_[abc]\$" 20 || fail "no source line rows: $(screen_of one)"
+tm send-keys -t one l
+wait_screen one 'FUNCTION$' 20 || fail "'l' did not switch back: $(screen_of one)"
+# p: the rows stay frozen while paused (the fixture's shares move each second)
+tm send-keys -t one p
+wait_screen one '^PAUSED' 20 || fail "'p' did not pause: $(screen_of one)"
+rows1=$(screen_of one | grep -E -- "$ROW")
+sleep 2.5
+rows2=$(screen_of one | grep -E -- "$ROW")
+assert_eq "rows while paused" "$rows2" "$rows1"
+tm send-keys -t one p
+wait_screen one 'sorted by self  q quit' 20 || fail "'p' did not resume: $(screen_of one)"
+# r: an empty window, filled again
+tm send-keys -t one r
+wait_screen one '\(collecting samples\)' 10 || fail "'r' did not empty the window: $(screen_of one)"
+wait_screen one "${ROW}leaf_a\$" 30 || fail "no leaf_a after the reset: $(screen_of one)"
 
 tm send-keys -t one q
 assert_eq "exit status after q" "$(wait_status one)" 0
@@ -80,4 +112,17 @@ tm send-keys -t two C-c
 assert_eq "exit status after Ctrl-C" "$(wait_status two)" 0
 assert_untraced_running "$PID"
 kill -0 "$PID" 2>/dev/null || fail "the fixture died"
+
+# 3. C++ names shortened, and in full with n
+[ -x "$PROGS/cxxtpl" ] || { note "no C++ compiler: names not checked"; exit 0; }
+start_fixture cxxtpl
+top_session three "$FIXTURE_PID"
+wait_screen three "${ROW}ns::Type<\.\.\.>::method\$" 50 ||
+	fail "no shortened ns::Type<...>::method row: $(screen_of three)"
+tm send-keys -t three n
+wait_screen three "${ROW}ns::Type<int>::method\(int\)\$" 20 ||
+	fail "'n' did not show the full name: $(screen_of three)"
+tm send-keys -t three q
+assert_eq "exit status after q (cxxtpl)" "$(wait_status three)" 0
+assert_untraced_running "$FIXTURE_PID"
 exit 0

@@ -26,7 +26,7 @@ assert_folded_has "$T/whole.folded" '^_start;([^;]+;)*main;(recurse;){300}bottom
 grep -q '^\[' "$T/whole.folded" && fail "stacks marked incomplete: $(grep '^\[' "$T/whole.folded" | cut -c1-120 | head -3)"
 
 # 300 frames of about 80 bytes do not fit a 4 KiB window: all truncated
-run_csampler -F 199 -d 1 --stack-window 4k -o "$T/window.folded" -p "$FIXTURE_PID"
+run_csampler -v -F 199 -d 1 --stack-window 4k -o "$T/window.folded" -p "$FIXTURE_PID"
 assert_eq "exit status (4k window)" "$CS_STATUS" 0
 total=$(folded_total "$T/window.folded")
 [ "$total" -gt 0 ] || fail "no samples with a 4k window"
@@ -36,7 +36,7 @@ grep -Eq '(^|;)main(;| )' "$T/window.folded" && fail "a 4k window reached main?"
 assert_match "end-of-run statistics" "$(cat "$T/cs.err")" "window $total"
 
 # --max-depth 100: 99 recurse frames under the leaf, marked truncated
-run_csampler -F 199 -d 1 --max-depth 100 -o "$T/depth.folded" -p "$FIXTURE_PID"
+run_csampler -v -F 199 -d 1 --max-depth 100 -o "$T/depth.folded" -p "$FIXTURE_PID"
 assert_eq "exit status (max-depth 100)" "$CS_STATUS" 0
 total=$(folded_total "$T/depth.folded")
 [ "$total" -gt 0 ] || fail "no samples with --max-depth 100"
