@@ -86,11 +86,17 @@ void report_summary(const struct options *o, pid_t pid, const struct sampler_sta
 		return;
 	double period = 1.0 / o->rate;
 	uint64_t complete = st->samples - (st->truncated < st->samples ? st->truncated : st->samples);
-	fprintf(stderr, "csampler: %llu %s (%.2f s of %s) from %llu %s in %.1f s",
+	char rate[64];
+	/* the rate reached: the one asked, unless it fell short */
+	if (asked < 10 || achieved >= 0.98 * o->rate)
+		snprintf(rate, sizeof rate, "%u Hz", o->rate);
+	else
+		snprintf(rate, sizeof rate, "%.0f Hz of %u asked", achieved, o->rate);
+	fprintf(stderr, "csampler: %llu %s (%.2f s of %s) from %llu %s in %.1f s at %s",
 		(unsigned long long)st->samples, plural(st->samples, "sample", "samples"),
 		(double)st->samples * period, o->idle ? "wall-clock time" : "CPU",
 		(unsigned long long)st->threads_seen, plural(st->threads_seen, "thread", "threads"),
-		seconds);
+		seconds, rate);
 	if (st->samples)
 		fprintf(stderr, "; %.0f%% of stacks complete",
 			100.0 * (double)complete / (double)st->samples);

@@ -77,9 +77,10 @@ complete_line csampler -f ""
 reply_is "csampler -f" "pprof
 folded
 svg
-text"
-complete_line csampler --format=s
-reply_is "csampler --format=s" "svg"
+text
+speedscope"
+complete_line csampler --format=sv
+reply_is "csampler --format=sv" "svg"
 complete_line csampler --attach-mode ""
 reply_is "csampler --attach-mode" "persistent
 per-sample"

@@ -58,7 +58,7 @@ cp "$T/cs.err" "$T/s.err"
 err=$(cat "$T/cs.err")
 assert_match "start line" "$err" "csampler: sampling process $FIXTURE_PID at 199 Hz for 1 s"
 assert_match "summary" "$err" \
-	"csampler: [0-9]+ samples \\([0-9.]+ s of CPU\\) from 1 thread in 1\\.[0-9] s; 100% of stacks complete"
+	"csampler: [0-9]+ samples \\([0-9.]+ s of CPU\\) from 1 thread in 1\\.[0-9] s at (199 Hz|[0-9]+ Hz of 199 asked); 100% of stacks complete"
 assert_match "pprof hint" "$err" "csampler: wrote $T/s.pb.gz \\(pprof, [0-9]+ samples\\); view it: go tool pprof -http=: $T/s.pb.gz"
 assert_match "folded hint" "$err" "csampler: wrote $T/s.folded \\(folded stacks, [0-9]+ samples\\); view it: flamegraph.pl"
 printf '%s\n' "$err" | grep -q 'ticks missed\|sampled late\|pause p50' &&
@@ -78,6 +78,8 @@ CSAMPLER_WRAPPER="taskset -c 0 nice -n 19 ${CSAMPLER_WRAPPER:-}" \
 assert_eq "exit status when starved ($(cat "$T/cs.err"))" "$CS_STATUS" 0
 grep -qE '^csampler: warning: sampled at [0-9]+ Hz of the 2000 Hz asked' "$T/cs.err" ||
 	fail "no warning about the rate: $(cat "$T/cs.err")"
+grep -qE '^csampler: [0-9]+ samples? .* at [0-9]+ Hz of 2000 asked; ' "$T/cs.err" ||
+	fail "the summary does not say the rate reached: $(cat "$T/cs.err")"
 kill "$FIXTURE_PID"
 # and none at an easy rate
 grep -q 'warning: sampled at' "$T/s.err" 2>/dev/null && fail "a rate warning at 199 Hz"
