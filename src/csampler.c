@@ -1,15 +1,19 @@
 /* csampler: sample the stacks of a running native Linux program.
- * main: parse the options, run one profile, map the result to an exit status. */
+ * main: parse the options, run the mode they ask for (a recording, --top or
+ * --dump), and return its exit status. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "options.h"
+#include "dump.h"
 #include "profiler.h"
+#include "top.h"
 
 /* A closed descriptor 0, 1 or 2 would be reused by the first file csampler
  * opens (the signalfd, a temp file), and "-o -" or a message would then write
@@ -39,7 +43,18 @@ int main(int argc, char **argv)
 	case OPTIONS_RUN:
 		break;
 	}
-	status = profiler_run(&opts);
+	switch (opts.mode) {
+	case MODE_DUMP:
+		status = dump_run(&opts, stdout);
+		break;
+	case MODE_TOP:
+		status = top_run(&opts);
+		break;
+	case MODE_RECORD:
+	default:
+		status = profiler_run(&opts);
+		break;
+	}
 	options_free(&opts);
 	return status;
 }

@@ -88,6 +88,7 @@ static const char short_options[] = "+:p:d:F:o:f:qvhV";
 /* What the command line said explicitly, for the combination rules. */
 struct given {
 	bool pid, duration, rate, format, max_stacks, attach_mode, realtime;
+	bool dump, top;                 /* the modes asked for (o->mode is one) */
 	const char *format_arg;
 };
 
@@ -523,7 +524,7 @@ static enum options_result validate_dump(const struct options *o, const struct g
 		with = "--output";
 	else if (g->duration)
 		with = "--duration";
-	else if (o->top)
+	else if (g->top)
 		with = "--top";
 	else if (g->format)
 		with = "--format";
@@ -560,17 +561,17 @@ static enum options_result validate_options(struct options *o, const struct give
 				   "(command: '%s')", o->command[0]);
 	if (o->quiet && o->verbose)
 		return usage_error("--quiet and --verbose contradict each other");
-	if (o->dump) {
+	if (g->dump) {
 		r = validate_dump(o, g);
 		if (r != OPTIONS_RUN)
 			return r;
 	}
-	if (o->top && o->noutputs)
+	if (g->top && o->noutputs)
 		return usage_error("--top cannot be combined with --output: it shows a live "
 				   "view instead of writing a profile");
-	if (o->top && g->format)
+	if (g->top && g->format)
 		return usage_error("--top cannot be combined with --format: it writes no file");
-	if (o->top && (o->threads || o->ngroups))
+	if (g->top && (o->threads || o->ngroups))
 		return usage_error("--top cannot be combined with %s: it ranks functions over "
 				   "all threads", o->threads ? "--threads" : "--thread-group");
 	if (o->seize_mode == TARGET_SEIZE_PER_SAMPLE && (o->command || o->children))
@@ -587,11 +588,12 @@ static enum options_result validate_options(struct options *o, const struct give
 	r = resolve_formats(o, g);
 	if (r != OPTIONS_RUN)
 		return r;
-	if (o->annotate && (o->dump || o->top))
+	if (o->annotate && (g->dump || g->top))
 		return usage_error("--annotate only changes folded output, and --%s writes none",
-				   o->dump ? "dump" : "top");
+				   g->dump ? "dump" : "top");
 	if (o->annotate && !any_output_is(o, FORMAT_FOLDED))
 		return usage_error("--annotate only changes folded output, and no output is folded");
+	o->mode = g->dump ? MODE_DUMP : g->top ? MODE_TOP : MODE_RECORD;
 	return OPTIONS_RUN;
 }
 
@@ -729,8 +731,8 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 	case OPT_NO_INLINE: o->no_inline = true; break;
 	case OPT_ADDRESSES: o->addresses = true; break;
 	case OPT_ANNOTATE:  o->annotate = true; break;
-	case OPT_DUMP:      o->dump = true; break;
-	case OPT_TOP:       o->top = true; break;
+	case OPT_DUMP:      g->dump = true; break;
+	case OPT_TOP:       g->top = true; break;
 	case 'q':           o->quiet = true; break;
 	case 'v':
 		if (o->verbose < 16)

@@ -25,7 +25,15 @@ struct thread_group {
 	const char *name;
 };
 
+/* What a run does; main dispatches on it. */
+enum run_mode {
+	MODE_RECORD = 0,                /* sample, then write the outputs (profiler) */
+	MODE_TOP,                       /* --top: a live view (top) */
+	MODE_DUMP,                      /* --dump: one snapshot of every thread (dump) */
+};
+
 struct options {
+	enum run_mode mode;
 	pid_t pid;                      /* -p; 0 in launch mode */
 	char **command;                 /* after "--"; NULL in attach mode */
 	double duration;                /* seconds; 0 = until the target exits or Ctrl-C */
@@ -33,7 +41,7 @@ struct options {
 	struct output_spec outputs[OPTIONS_MAX_OUTPUTS];
 	size_t noutputs;                /* 0 = the default file (set by profiler) */
 	enum output_format format;      /* -f, or FORMAT_AUTO */
-	bool idle, threads, children, dump, top, quiet, annotate, no_inline, addresses;
+	bool idle, threads, children, quiet, annotate, no_inline, addresses;
 	int verbose;
 	struct thread_group groups[OPTIONS_MAX_GROUPS];
 	size_t ngroups;

@@ -22,7 +22,6 @@
 #include "address.h"
 #include "array.h"
 #include "clock.h"
-#include "dump.h"
 #include "error.h"
 #include "profile.h"
 #include "profiler.h"
@@ -34,7 +33,6 @@
 #include "target.h"
 #include "tempfile.h"
 #include "timeline.h"
-#include "top.h"
 #include "tracer.h"
 #include "write.h"
 
@@ -708,10 +706,6 @@ static int record(void *arg)
 
 int profiler_run(const struct options *o)
 {
-	if (o->dump)
-		return dump_run(o, stdout);
-	if (o->top)
-		return top_run(o);
 
 	struct run r = { .opt = o };
 	for (size_t i = 0; i < o->noutputs; i++)

@@ -48,7 +48,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (r == OPTIONS_RUN) {
 		/* what validation promises the other rooms */
-		if ((o.pid != 0) == (o.command != NULL) && !o.dump && !o.top)
+		if ((o.pid != 0) == (o.command != NULL) && o.mode == MODE_RECORD)
+			abort();
+		if (o.mode != MODE_RECORD && o.mode != MODE_TOP && o.mode != MODE_DUMP)
 			abort();
 		if (o.rate < 1 || o.rate > 10000 || o.noutputs > OPTIONS_MAX_OUTPUTS ||
 		    o.ngroups > OPTIONS_MAX_GROUPS)

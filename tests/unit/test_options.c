@@ -233,7 +233,7 @@ static void check_good_case(const struct good_case *tc)
 	}
 	assert_int_equal(o.format, w->format);
 	flags = (o.idle ? F_IDLE : 0) | (o.threads ? F_THREADS : 0) |
-		(o.children ? F_CHILDREN : 0) | (o.dump ? F_DUMP : 0) | (o.top ? F_TOP : 0) |
+		(o.children ? F_CHILDREN : 0) | (o.mode == MODE_DUMP ? F_DUMP : 0) | (o.mode == MODE_TOP ? F_TOP : 0) |
 		(o.quiet ? F_QUIET : 0) | (o.annotate ? F_ANNOTATE : 0) |
 		(o.no_inline ? F_NO_INLINE : 0) | (o.addresses ? F_ADDRESSES : 0);
 	assert_int_equal(flags, w->flags);
