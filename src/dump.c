@@ -31,6 +31,7 @@
 #include "procfs.h"
 #include "error.h"
 #include "procmaps.h"
+#include "session.h"
 #include "symbolize.h"
 #include "target.h"
 #include "tracer.h"
@@ -465,7 +466,7 @@ static int dump_snapshot(void *arg)
 	bool *stopped = NULL, *retry_stopped = NULL;
 	size_t n = 0;
 
-	d->status = target_attach(&t, o->pid, &cfg);
+	d->status = session_exit_status(target_attach(&t, o->pid, &cfg));
 	if (d->status != 0)
 		return d->status;
 	d->attached = true;

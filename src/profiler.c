@@ -1,27 +1,22 @@
 /* profiler: see profiler.h.
  *
- * The loop waits on two descriptors: a timerfd armed with absolute deadlines
- * (period 1/rate; its expiration count tells ticks missed when a tick
- * overran) and a signalfd for SIGCHLD (target events, serviced at once, so a
- * tracee never waits for the next tick) and the stop signals. Nothing is done
- * in a signal handler: the stop signals are blocked and read from the fd. */
+ * The sampling loop is the session's (session_run: the tick clock, the
+ * signalfd, the target's events); the profiler adds what a recording does
+ * with a stop signal and the progress line drawn every second. */
 #include "config.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "address.h"
 #include "array.h"
-#include "clock.h"
 #include "error.h"
 #include "profile.h"
 #include "profiler.h"
@@ -71,77 +66,35 @@ static void draw_progress(const struct run *r, uint64_t now)
 	fflush(stderr);
 }
 
+/* A stop signal. Attach mode: any ends sampling. Launch mode: Ctrl-C
+ * reached the program too (same process group), so sample on until it
+ * exits; a second signal stops us. */
+static bool on_stop_signal(void *ctx, int signo)
+{
+	struct run *r = ctx;
+	r->stop_signal = signo;
+	r->stop_signals++;
+	return r->stop_signals > (r->opt->command ? 1u : 0u);
+}
+
+static int on_second(void *ctx, uint64_t now)
+{
+	draw_progress(ctx, now);
+	return 0;
+}
+
 /* Sample until the duration elapses, a stop signal arrives, or every traced
  * process is gone. Returns 0 or -1 on a fatal error. */
-static int sample_loop(struct run *r, int sigfd)
+static int sample_loop(struct run *r)
 {
-	const struct options *o = r->opt;
-	struct tick_clock clk;
-	if (clock_open(&clk, o->rate, r->start_ns, o->rt_priority, o->quiet) < 0) {
-		warn_errno("cannot make the sampling clock");
-		return -1;
-	}
-	uint64_t deadline = o->duration > 0 ? r->start_ns + (uint64_t)(o->duration * 1e9) : 0;
-	uint64_t next_progress = r->start_ns + 1000000000u;
-	int ret = 0;
-
-	while (!target_done(r->s.target)) {
-		struct pollfd fds[2] = { { .fd = sigfd, .events = POLLIN }, { .fd = clk.fd, .events = POLLIN } };
-		int timeout = -1;
-		uint64_t now = clock_ns(CLOCK_MONOTONIC);
-		if (deadline) {
-			if (now >= deadline)
-				break;
-			timeout = (int)((deadline - now + 999999) / 1000000);
-		}
-		if (poll(fds, 2, timeout) < 0) {
-			if (errno == EINTR)
-				continue;
-			warn_errno("poll");
-			ret = -1;
-			break;
-		}
-		if (fds[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-			while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
-				if (si.ssi_signo == SIGCHLD) {
-					target_note_sigchld(r->s.target, (pid_t)si.ssi_pid);
-					continue;
-				}
-				r->stop_signal = (int)si.ssi_signo;
-				r->stop_signals++;
-			}
-			if (target_poll(r->s.target) < 0) {
-				ret = -1;
-				break;
-			}
-			/* Attach mode: any stop signal ends sampling. Launch mode:
-			 * Ctrl-C reached the program too (same process group), so
-			 * sample on until it exits; a second signal stops us. */
-			if (r->stop_signals > (o->command ? 1u : 0u))
-				break;
-		}
-		if (fds[1].revents & POLLIN) {
-			sampler_note_missed(r->s.sampler, clock_take_tick(&clk));
-			if (sampler_tick(r->s.sampler, clk.next_ns) < 0) {
-				warn("sampling failed: out of memory");
-				ret = -1;
-				break;
-			}
-			target_poll_pending(r->s.target);
-		}
-		if (r->progress) {
-			now = clock_ns(CLOCK_MONOTONIC);
-			if (now >= next_progress) {
-				draw_progress(r, now);
-				next_progress = now + 1000000000u;
-			}
-		}
-	}
+	struct session_hooks h = {
+		.ctx = r, .on_stop_signal = on_stop_signal, .extra_fd = -1,
+		.on_second = r->progress ? on_second : NULL,
+	};
+	enum session_end end = session_run(&r->s, r->start_ns, &h);
 	if (r->progress)
 		fputs("\r\033[K", stderr);
-	clock_close(&clk);
-	return ret;
+	return end == SESSION_END_ERROR ? -1 : 0;
 }
 
 /* ---- from raw stacks to a profile --------------------------------------------------- */
@@ -697,7 +650,7 @@ static int record(void *arg)
 		r->attached = false;
 		return CS_EXIT_FAILURE;
 	}
-	int loop = sample_loop(r, r->s.sigfd);
+	int loop = sample_loop(r);
 	r->end_ns = clock_ns(CLOCK_MONOTONIC);
 	session_detach(&r->s);
 	sampler_close_threads(r->s.sampler);

@@ -2,12 +2,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "error.h"
 #include "session.h"
 #include "tempfile.h"
@@ -63,6 +65,22 @@ static void detach_on_die(void *arg)
 		s->on_die(s->ctx);
 }
 
+int session_exit_status(int target_error)
+{
+	switch ((enum target_error)target_error) {
+	case TARGET_OK:             return CS_EXIT_OK;
+	case TARGET_ERR_NO_PROCESS: return CS_EXIT_NO_PROCESS;
+	case TARGET_ERR_BAD_TARGET: return CS_EXIT_BAD_TARGET;
+	case TARGET_ERR_PERMISSION: return CS_EXIT_PERMISSION;
+	case TARGET_ERR_TRACED:     return CS_EXIT_TRACED;
+	case TARGET_ERR_RESOURCE:   return CS_EXIT_SYSTEM;
+	case TARGET_ERR_NOT_EXEC:   return CS_EXIT_NOT_EXEC;
+	case TARGET_ERR_NOT_FOUND:  return CS_EXIT_NOT_FOUND;
+	case TARGET_ERR_FAILED:     break;
+	}
+	return CS_EXIT_FAILURE;
+}
+
 int session_open(struct session *s, const struct options *o, int extra_signal)
 {
 	sigset_t mask;
@@ -115,8 +133,8 @@ int session_attach(struct session *s, size_t max_stacks,
 	s->on_event = on_event;
 	s->on_die = on_die;
 	s->ctx = ctx;
-	int status = o->command ? target_launch(&s->target, o->command, &cfg)
-				: target_attach(&s->target, o->pid, &cfg);
+	int status = session_exit_status(o->command ? target_launch(&s->target, o->command, &cfg)
+						    : target_attach(&s->target, o->pid, &cfg));
 	if (status != 0)
 		return status;
 	error_set_cleanup(detach_on_die, s);
@@ -149,4 +167,95 @@ void session_end(struct session *s)
 	sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
 	memset(s, 0, sizeof *s);
 	s->sigfd = -1;
+}
+
+/* ---- the loop -------------------------------------------------------------------------- */
+
+/* Read the signals queued on the signalfd; true when the loop must end. */
+static bool take_signals(struct session *s, const struct session_hooks *h)
+{
+	struct signalfd_siginfo si;
+	bool end = false;
+	while (read(s->sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
+		int signo = (int)si.ssi_signo;
+		if (signo == SIGCHLD)
+			target_note_sigchld(s->target, (pid_t)si.ssi_pid);
+		else if (signo == SIGINT || signo == SIGTERM || signo == SIGHUP || signo == SIGQUIT)
+			end |= h->on_stop_signal ? h->on_stop_signal(h->ctx, signo) : true;
+		else if (h->on_extra_signal)
+			h->on_extra_signal(h->ctx, signo);
+	}
+	return end;
+}
+
+enum session_end session_run(struct session *s, uint64_t start_ns, const struct session_hooks *h)
+{
+	const struct options *o = s->opt;
+	struct tick_clock clk;
+	if (clock_open(&clk, o->rate, start_ns, o->rt_priority, o->quiet || h->quiet_clock) < 0) {
+		warn_errno("cannot make the sampling clock");
+		return SESSION_END_ERROR;
+	}
+	uint64_t deadline = o->duration > 0 ? start_ns + (uint64_t)(o->duration * 1e9) : 0;
+	uint64_t next_second = h->on_second ? start_ns + 1000000000u : 0;
+	enum session_end end = SESSION_END_GONE;
+
+	while (!target_done(s->target)) {
+		uint64_t now = clock_monotonic_ns();
+		if (deadline && now >= deadline) {
+			end = SESSION_END_DURATION;
+			break;
+		}
+		if (next_second && now >= next_second) {
+			if (h->on_second(h->ctx, now) < 0) {
+				end = SESSION_END_ERROR;
+				break;
+			}
+			next_second += 1000000000u;
+			if (next_second <= now)
+				next_second = now + 1000000000u;
+		}
+		uint64_t wake = deadline;
+		if (next_second && (!wake || next_second < wake))
+			wake = next_second;
+		int timeout = wake ? (int)((wake - now + 999999) / 1000000) : -1;
+		struct pollfd fds[3] = {
+			{ .fd = s->sigfd, .events = POLLIN },
+			{ .fd = clk.fd, .events = POLLIN },
+			{ .fd = h->on_extra_fd ? h->extra_fd : -1, .events = POLLIN },
+		};
+		if (poll(fds, 3, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			warn_errno("poll");
+			end = SESSION_END_ERROR;
+			break;
+		}
+		if (fds[0].revents & POLLIN) {
+			bool stop = take_signals(s, h);
+			if (target_poll(s->target) < 0) {
+				end = SESSION_END_ERROR;
+				break;
+			}
+			if (stop) {
+				end = SESSION_END_STOPPED;
+				break;
+			}
+		}
+		if (fds[1].revents & POLLIN) {
+			sampler_note_missed(s->sampler, clock_take_tick(&clk));
+			if (sampler_tick(s->sampler, clk.next_ns) < 0) {
+				warn("sampling failed: out of memory");
+				end = SESSION_END_ERROR;
+				break;
+			}
+			target_poll_pending(s->target);
+		}
+		if (fds[2].revents && h->on_extra_fd(h->ctx, fds[2].revents)) {
+			end = SESSION_END_STOPPED;
+			break;
+		}
+	}
+	clock_close(&clk);
+	return end;
 }

@@ -1,5 +1,5 @@
-/* session: how a sampling session starts and ends, shared by the profiler
- * and --top.
+/* session: how a sampling session starts, runs and ends, shared by the
+ * profiler and --top.
  *
  * A session has two threads: the caller, and the tracer thread (tracer.h)
  * that makes every ptrace call and whose exit lets the target go.
@@ -41,10 +41,44 @@ struct session {
 };
 
 int session_open(struct session *s, const struct options *o, int extra_signal);
+/* The exit status (CS_EXIT_*) for a target_error: the one place they meet. */
+int session_exit_status(int target_error);
 int session_attach(struct session *s, size_t max_stacks,
 		   void (*on_event)(void *ctx, const struct target_event *ev),
 		   void (*on_die)(void *ctx), void *ctx);
 void session_detach(struct session *s);
 void session_end(struct session *s);
+
+/* The sampling loop, in the tracer thread between session_attach (and
+ * target_start) and session_detach: one tick clock of o->rate Hz from
+ * START_NS (SCHED_FIFO as o->rt_priority asks; its refusal said unless
+ * QUIET_CLOCK or o->quiet), the session's signals, the target's events,
+ * an optional extra descriptor, and the deadline o->duration after
+ * START_NS. Each hook may be NULL. */
+struct session_hooks {
+	void *ctx;
+	/* A stop signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT): true ends the loop
+	 * (NULL: any stop signal ends it). */
+	bool (*on_stop_signal)(void *ctx, int signo);
+	/* session_open's extra signal (SIGWINCH for --top). */
+	void (*on_extra_signal)(void *ctx, int signo);
+	/* EXTRA_FD polled readable or hung up (REVENTS): true ends the loop. */
+	int extra_fd;                   /* -1: none */
+	bool (*on_extra_fd)(void *ctx, short revents);
+	/* Called at START_NS + k seconds (k >= 1), or at the first wake after:
+	 * 0, or -1 to end the loop with an error. NULL: no timer. */
+	int (*on_second)(void *ctx, uint64_t now_ns);
+	bool quiet_clock;               /* say nothing when SCHED_FIFO is refused */
+};
+
+enum session_end {
+	SESSION_END_GONE,               /* every traced process exited */
+	SESSION_END_DURATION,           /* o->duration elapsed */
+	SESSION_END_STOPPED,            /* a stop signal or the extra fd ended it */
+	SESSION_END_ERROR,              /* the clock, poll or a tick failed (said) */
+};
+
+enum session_end session_run(struct session *s, uint64_t start_ns,
+			     const struct session_hooks *h);
 
 #endif

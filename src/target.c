@@ -1061,7 +1061,7 @@ static int already_traced(pid_t pid, pid_t tracer)
 	pid_t process = tracer_process(tracer, comm, sizeof comm);
 	warn("cannot profile process %d: it is already traced by process %d (%s); detach that "
 	     "tracer first", (int)pid, (int)process, comm);
-	return CS_EXIT_TRACED;
+	return TARGET_ERR_TRACED;
 }
 
 /* Is ANC csampler itself or one of its ancestors? */
@@ -1161,34 +1161,34 @@ static void explain_eperm(pid_t pid)
 	     "such as SELinux or AppArmor?)", (int)pid);
 }
 
-/* Check PID before touching it. Prints and returns a CS_EXIT_* status, or 0
+/* Check PID before touching it. Prints and returns a target_error, or 0
  * and sets *TGID (PID may name a thread: we profile its process). */
 static int check_attachable(pid_t pid, pid_t *tgid)
 {
 	char st[4096], path[64];
 	if (pid <= 0 || !read_status(pid, st, sizeof st)) {
 		warn("no such process: %d", (int)pid);
-		return CS_EXIT_NO_PROCESS;
+		return TARGET_ERR_NO_PROCESS;
 	}
 	*tgid = (pid_t)status_long(st, "Tgid", pid);
 	if (*tgid != pid && !read_status(*tgid, st, sizeof st)) {
 		warn("no such process: %d", (int)pid);
-		return CS_EXIT_NO_PROCESS;
+		return TARGET_ERR_NO_PROCESS;
 	}
 	pid = *tgid;
 	if (pid == getpid()) {
 		warn("cannot profile process %d: it is csampler itself", (int)pid);
-		return CS_EXIT_BAD_TARGET;
+		return TARGET_ERR_BAD_TARGET;
 	}
 	if (is_self_or_ancestor(pid)) {
 		warn("cannot profile process %d: it is an ancestor of csampler (stopping it could "
 		     "deadlock the session)", (int)pid);
-		return CS_EXIT_BAD_TARGET;
+		return TARGET_ERR_BAD_TARGET;
 	}
 	if (process_is_32bit(pid)) {
 		warn("cannot profile process %d: it runs a 32-bit program; csampler unwinds 64-bit "
 		     "(x86-64) programs only", (int)pid);
-		return CS_EXIT_BAD_TARGET;
+		return TARGET_ERR_BAD_TARGET;
 	}
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
 	char stat[1024];
@@ -1196,7 +1196,7 @@ static int check_attachable(pid_t pid, pid_t *tgid)
 	if (read_small(path, stat, sizeof stat) > 0 && procfs_parse_stat(stat, &ps) &&
 	    (ps.flags & PF_KTHREAD_FLAG)) {
 		warn("cannot profile process %d: it is a kernel thread", (int)pid);
-		return CS_EXIT_BAD_TARGET;
+		return TARGET_ERR_BAD_TARGET;
 	}
 	char s = state_letter(st);
 	if (s == 'Z' || s == 'X') {
@@ -1219,7 +1219,7 @@ static int check_attachable(pid_t pid, pid_t *tgid)
 		if (!live) {
 			warn("cannot profile process %d: it is a zombie (it has exited and waits for its "
 			     "parent to reap it)", (int)pid);
-			return CS_EXIT_BAD_TARGET;
+			return TARGET_ERR_BAD_TARGET;
 		}
 	}
 	long tracer = status_long(st, "TracerPid", 0);
@@ -1267,7 +1267,7 @@ static bool traced_by_us(pid_t pid, pid_t tid)
 }
 
 /* Seize every thread of PID, passing over /proc/PID/task until a pass finds
- * nothing new. Returns 0, or a CS_EXIT_* status (message printed). */
+ * nothing new. Returns 0, or a target_error (message printed). */
 /* Seize every thread of PID. A CHILD (--children, found at attach) that is
  * gone is no error to report; one csampler may not trace is said in one
  * line by the caller. */
@@ -1280,7 +1280,7 @@ static int seize_all_threads(struct target *t, pid_t pid, bool child)
 		if (!d) {
 			if (!child)
 				warn("no such process: %d (it exited while csampler attached)", (int)pid);
-			return CS_EXIT_NO_PROCESS;
+			return TARGET_ERR_NO_PROCESS;
 		}
 		bool found_new = false;
 		struct dirent *de;
@@ -1305,7 +1305,7 @@ static int seize_all_threads(struct target *t, pid_t pid, bool child)
 				closedir(d);
 				if (child) {
 					errno = err;
-					return CS_EXIT_PERMISSION;
+					return TARGET_ERR_PERMISSION;
 				}
 				if (err == EPERM) {
 					char st[4096];
@@ -1314,17 +1314,17 @@ static int seize_all_threads(struct target *t, pid_t pid, bool child)
 					if (tracer > 0)
 						return already_traced(pid, (pid_t)tracer);
 					explain_eperm(pid);
-					return CS_EXIT_PERMISSION;
+					return TARGET_ERR_PERMISSION;
 				}
 				errno = err;
 				warn_errno("cannot trace thread %d of process %d", (int)tid, (int)pid);
-				return CS_EXIT_FAILURE;
+				return TARGET_ERR_FAILED;
 			}
 			ssize_t i = row_add(t, pid, tid, true);
 			if (i < 0) {
 				closedir(d);
 				warn("out of memory while attaching");
-				return CS_EXIT_SYSTEM;
+				return TARGET_ERR_RESOURCE;
 			}
 			t->rows[i].clone_seen = true;
 			found_new = true;
@@ -1333,10 +1333,10 @@ static int seize_all_threads(struct target *t, pid_t pid, bool child)
 		if (!found_new && child)
 			return 0;
 		if (!found_new)
-			return t->nrows ? 0 : (warn("no such process: %d", (int)pid), CS_EXIT_NO_PROCESS);
+			return t->nrows ? 0 : (warn("no such process: %d", (int)pid), TARGET_ERR_NO_PROCESS);
 	}
 	warn("process %d creates threads faster than csampler can attach to them", (int)pid);
-	return CS_EXIT_FAILURE;
+	return TARGET_ERR_FAILED;
 }
 
 /* Per-sample mode: whether the main thread can be seized, asked of a thread
@@ -1355,13 +1355,13 @@ static int seize_and_exit(void *arg)
 }
 
 /* Per-sample mode: check once that process (row I) can be traced, so
- * permission errors show at attach. 0 or CS_EXIT_*. */
+ * permission errors show at attach. 0 or a target_error. */
 static int probe_per_sample(struct target *t, size_t i, pid_t asked)
 {
 	struct seize_probe probe = { .tid = t->pub[i].tid };
 	if (tracer_run(seize_and_exit, &probe) < 0) {
 		warn_errno("cannot start a thread to trace process %d", (int)probe.tid);
-		return CS_EXIT_SYSTEM;
+		return TARGET_ERR_RESOURCE;
 	}
 	errno = probe.err;
 	switch (probe.err) {
@@ -1369,15 +1369,15 @@ static int probe_per_sample(struct target *t, size_t i, pid_t asked)
 		return 0;
 	case ESRCH:
 		warn("no such process: %d", (int)asked);
-		return CS_EXIT_NO_PROCESS;
+		return TARGET_ERR_NO_PROCESS;
 	case EPERM:
 		if (thread_exiting(probe.tid, probe.tid))
 			return 0; /* an exited leader: its threads are probed per sample */
 		explain_eperm(probe.tid);
-		return CS_EXIT_PERMISSION;
+		return TARGET_ERR_PERMISSION;
 	default:
 		warn_errno("cannot trace process %d", (int)probe.tid);
-		return CS_EXIT_FAILURE;
+		return TARGET_ERR_FAILED;
 	}
 }
 
@@ -1406,7 +1406,7 @@ static size_t attach_existing_children(struct target *t)
 			if (ppid <= 0 || row_find(t, ppid) < 0)
 				continue;
 			int st = seize_all_threads(t, (pid_t)lpid, true);
-			if (st == CS_EXIT_PERMISSION)
+			if (st == TARGET_ERR_PERMISSION)
 				warn_errno("cannot follow child process %ld, which existed before "
 					   "csampler attached", lpid);
 			if (st == 0) {
@@ -1432,7 +1432,7 @@ int target_attach(struct target **out, pid_t pid, const struct target_config *cf
 	struct target *t = target_new(cfg);
 	if (!t) {
 		warn("out of memory");
-		return CS_EXIT_SYSTEM;
+		return TARGET_ERR_RESOURCE;
 	}
 	t->main_pid = tgid;
 	t->started = true;
@@ -1444,7 +1444,7 @@ int target_attach(struct target **out, pid_t pid, const struct target_config *cf
 		if (i < 0 || t->stat_fd < 0) {
 			target_free(t);
 			warn("no such process: %d", (int)pid);
-			return CS_EXIT_NO_PROCESS;
+			return TARGET_ERR_NO_PROCESS;
 		}
 		t->rows[i].clone_seen = true;
 		status = probe_per_sample(t, (size_t)i, pid);
@@ -1558,16 +1558,16 @@ int target_launch(struct target **out, char *const argv[], const struct target_c
 	int err = find_command(name, path, sizeof path);
 	if (err == ENOENT && !strchr(name, '/')) {
 		warn("%s: command not found", name);
-		return CS_EXIT_NOT_FOUND;
+		return TARGET_ERR_NOT_FOUND;
 	}
 	if (err) {
 		warn("%s: %s", name, strerror(err));
-		return err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG ? CS_EXIT_NOT_FOUND :
-										  CS_EXIT_NOT_EXEC;
+		return err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG ? TARGET_ERR_NOT_FOUND :
+										  TARGET_ERR_NOT_EXEC;
 	}
 	if (elf_is_32bit(path)) {
 		warn("%s: a 32-bit program; csampler unwinds 64-bit (x86-64) programs only", name);
-		return CS_EXIT_BAD_TARGET;
+		return TARGET_ERR_BAD_TARGET;
 	}
 	size_t argc = 0;
 	while (argv[argc])
@@ -1578,7 +1578,7 @@ int target_launch(struct target **out, char *const argv[], const struct target_c
 		free(sh_argv);
 		target_free(t);
 		warn("out of memory");
-		return CS_EXIT_SYSTEM;
+		return TARGET_ERR_RESOURCE;
 	}
 	sh_argv[0] = (char *)"sh";
 	sh_argv[1] = path;
@@ -1590,7 +1590,7 @@ int target_launch(struct target **out, char *const argv[], const struct target_c
 		warn_errno("pipe");
 		free(sh_argv);
 		target_free(t);
-		return CS_EXIT_SYSTEM;
+		return TARGET_ERR_RESOURCE;
 	}
 	if (pipe2(ep, O_CLOEXEC) < 0) {
 		warn_errno("pipe");
@@ -1598,7 +1598,7 @@ int target_launch(struct target **out, char *const argv[], const struct target_c
 		close(go[1]);
 		free(sh_argv);
 		target_free(t);
-		return CS_EXIT_SYSTEM;
+		return TARGET_ERR_RESOURCE;
 	}
 	fflush(NULL);
 	pid_t child = fork();
@@ -1615,7 +1615,7 @@ int target_launch(struct target **out, char *const argv[], const struct target_c
 		close(go[1]);
 		close(ep[0]);
 		target_free(t);
-		return CS_EXIT_SYSTEM;
+		return TARGET_ERR_RESOURCE;
 	}
 	t->launched = true;
 	t->main_pid = child;
@@ -1643,7 +1643,7 @@ int target_launch(struct target **out, char *const argv[], const struct target_c
 			     "that follows its children; run csampler outside it (or without -f)", name,
 			     (int)process, comm);
 			target_free(t);
-			return CS_EXIT_TRACED;
+			return TARGET_ERR_TRACED;
 		}
 		if (err == EPERM) {
 			explain_eperm(child);
@@ -1651,13 +1651,13 @@ int target_launch(struct target **out, char *const argv[], const struct target_c
 			warn_errno("cannot trace %s", name);
 		}
 		target_free(t);
-		return err == EPERM ? CS_EXIT_PERMISSION : CS_EXIT_FAILURE;
+		return err == EPERM ? TARGET_ERR_PERMISSION : TARGET_ERR_FAILED;
 	}
 	ssize_t i = row_add(t, child, child, persistent);
 	if (i < 0) {
 		target_free(t);
 		warn("out of memory");
-		return CS_EXIT_SYSTEM;
+		return TARGET_ERR_RESOURCE;
 	}
 	t->rows[i].clone_seen = true;
 	emit(t, TARGET_EV_PROCESS_NEW, child, child);

@@ -13,7 +13,8 @@
  * (ESRCH) are dropped silently. Events the other rooms care about (new process,
  * exec, exit) are reported through the callback, from target_poll or from
  * within target_stop_threads. All errors a user can cause are printed once by
- * target_attach/target_launch, which return a CS_EXIT_* status. */
+ * target_attach/target_launch, which return a target_error (session_exit_status
+ * maps it to csampler's exit status, in one place). */
 #ifndef CSAMPLER_TARGET_H
 #define CSAMPLER_TARGET_H
 #include <stdbool.h>
@@ -38,6 +39,20 @@ struct target_event {
 	pid_t tid;               /* thread (== pid for process events) */
 };
 
+/* Why target_attach or target_launch failed (0: it did not). */
+enum target_error {
+	TARGET_OK = 0,
+	TARGET_ERR_FAILED,          /* anything not below */
+	TARGET_ERR_NO_PROCESS,      /* no such process, or it exited while attaching */
+	TARGET_ERR_BAD_TARGET,      /* a zombie, a kernel thread, csampler itself or an
+	                             * ancestor; a directory given as the program */
+	TARGET_ERR_PERMISSION,      /* the kernel refused ptrace (diagnosis printed) */
+	TARGET_ERR_TRACED,          /* another tracer has it */
+	TARGET_ERR_RESOURCE,        /* memory, descriptors, processes */
+	TARGET_ERR_NOT_EXEC,        /* launch: found, not executable */
+	TARGET_ERR_NOT_FOUND,       /* launch: no such command */
+};
+
 typedef void (*target_event_fn)(void *ctx, const struct target_event *ev);
 
 enum target_seize_mode {
@@ -60,14 +75,14 @@ struct target_thread {
 };
 
 /* Attach to every thread of PID. On failure prints one line naming the cause
- * and the fix and returns a CS_EXIT_* status; on success returns 0. */
+ * and the fix and returns a target_error; on success returns 0. */
 int target_attach(struct target **out, pid_t pid, const struct target_config *cfg);
 
 /* Fork and trace ARGV (argv[0] looked up in PATH). The child is traced before
  * execvp, inherits stdio (stdout replaced by cfg->stdout_fd if not -1) and the
  * environment; it stops before exec until
  * target_start is called. Command not found / not executable: message as a
- * shell prints it, returns CS_EXIT_NOT_FOUND / CS_EXIT_NOT_EXEC. */
+ * shell prints it, returns TARGET_ERR_NOT_FOUND / TARGET_ERR_NOT_EXEC. */
 int target_launch(struct target **out, char *const argv[], const struct target_config *cfg);
 /* Let a launched program run (exec it). No-op after attach. */
 int target_start(struct target *t);

@@ -1,8 +1,8 @@
 /* top: see top.h.
  *
- * The normal sampler runs on the same clock as a profiling run (a timerfd
- * with absolute deadlines; a signalfd for SIGCHLD, the stop signals and
- * SIGWINCH; stdin polled for keys), counting into a small stackmap. Every
+ * The normal sampler runs in the session's loop, as a profiling run does
+ * (session_run: the tick clock, the signals, SIGWINCH for a resize, stdin
+ * polled for keys), counting into a small stackmap. Every
  * second that stackmap is swapped for a fresh one and folded into per-function
  * counts (self: the innermost frame of the leaf address; total: every distinct
  * function of the stack, inlined ones included), which go into a ring of the
@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,7 +51,6 @@
 #include "write.h"
 
 #define TOP_WINDOW_SECONDS 10
-#define TOP_REFRESH_NS 1000000000ull
 #define TOP_MAX_FRAMES_PER_ADDRESS 64
 #define TOP_WINDOW_STACKS 4096         /* per-second stackmap; more spills, exactly */
 #define TOP_NAME_MAX 1024              /* escaped function names are cut here */
@@ -587,112 +585,64 @@ static bool handle_key(struct top *tp, int ch, uint64_t now)
 	}
 }
 
-static enum loop_end top_loop(struct top *tp, int sigfd, uint64_t start_ns)
+static void on_resize(void *ctx, int signo)
 {
-	const struct options *o = tp->opt;
-	struct tick_clock clk;
-	/* quiet: a warning would land on the curses screen */
-	if (clock_open(&clk, o->rate, start_ns, o->rt_priority, true) < 0)
-		return LOOP_ERROR;
-	bool keys = isatty(STDIN_FILENO);
-	uint64_t deadline = o->duration > 0 ? start_ns + (uint64_t)(o->duration * 1e9) : 0;
-	uint64_t next_refresh = start_ns + TOP_REFRESH_NS;
-	enum loop_end end = LOOP_QUIT;
+	(void)signo;
+	resize_screen();
+	draw(ctx);
+}
 
-	draw(tp);
-	for (;;) {
-		if (target_done(tp->s.target)) {
-			end = LOOP_EXITED;
-			break;
-		}
-		uint64_t now = clock_monotonic_ns();
-		if (deadline && now >= deadline) {
-			end = LOOP_DURATION;
-			break;
-		}
-		if (now >= next_refresh) {
-			if (close_second(tp, now) < 0) {
-				end = LOOP_ERROR;
-				break;
-			}
-			if (!tp->paused)
-				draw(tp);
-			next_refresh += TOP_REFRESH_NS;
-			if (next_refresh <= now)
-				next_refresh = now + TOP_REFRESH_NS;
-		}
-		uint64_t wake = next_refresh;
-		if (deadline && deadline < wake)
-			wake = deadline;
-		int timeout = (int)((wake - now + 999999) / 1000000);
-
-		struct pollfd fds[3] = {
-			{ .fd = sigfd, .events = POLLIN },
-			{ .fd = clk.fd, .events = POLLIN },
-			{ .fd = keys ? STDIN_FILENO : -1, .events = POLLIN },
-		};
-		if (poll(fds, 3, timeout) < 0) {
-			if (errno == EINTR)
-				continue;
-			end = LOOP_ERROR;
-			break;
-		}
-		if (fds[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-			bool stop = false, resized = false;
-			while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
-				if (si.ssi_signo == SIGWINCH)
-					resized = true;
-				else if (si.ssi_signo == SIGCHLD)
-					target_note_sigchld(tp->s.target, (pid_t)si.ssi_pid);
-				else
-					stop = true;
-			}
-			if (target_poll(tp->s.target) < 0) {
-				end = LOOP_ERROR;
-				break;
-			}
-			if (stop) {
-				end = LOOP_QUIT;
-				break;
-			}
-			if (resized) {
-				resize_screen();
-				draw(tp);
-			}
-		}
-		if (fds[1].revents & POLLIN) {
-			sampler_note_missed(tp->s.sampler, clock_take_tick(&clk));
-			if (sampler_tick(tp->s.sampler, clk.next_ns) < 0) {
-				end = LOOP_ERROR;
-				break;
-			}
-			target_poll_pending(tp->s.target);
-		}
-		if (fds[2].revents & (POLLHUP | POLLERR | POLLNVAL)) {
-			end = LOOP_QUIT;  /* the terminal went away */
-			break;
-		}
-		if (fds[2].revents & POLLIN) {
-			bool quit = false;
-			int ch;
-			while ((ch = getch()) != ERR) {
-				if (ch == 'q' || ch == 'Q')
-					quit = true;
-				else if (ch == 12)  /* Ctrl-L */
-					clearok(curscr, TRUE);
-				else if (!handle_key(tp, ch, now))
-					continue;
-				draw(tp);
-			}
-			if (quit) {
-				end = LOOP_QUIT;
-				break;
-			}
-		}
+/* The terminal: keys, or hung up. true ends the loop. */
+static bool on_keys(void *ctx, short revents)
+{
+	struct top *tp = ctx;
+	if (revents & (POLLHUP | POLLERR | POLLNVAL))
+		return true;  /* the terminal went away */
+	int ch;
+	bool quit = false;
+	while ((ch = getch()) != ERR) {
+		if (ch == 'q' || ch == 'Q')
+			quit = true;
+		else if (ch == 12)  /* Ctrl-L */
+			clearok(curscr, TRUE);
+		else if (!handle_key(tp, ch, clock_monotonic_ns()))
+			continue;
+		draw(tp);
 	}
-	clock_close(&clk);
-	return end;
+	return quit;
+}
+
+static int on_second(void *ctx, uint64_t now)
+{
+	struct top *tp = ctx;
+	if (close_second(tp, now) < 0)
+		return -1;
+	if (!tp->paused)
+		draw(tp);
+	return 0;
+}
+
+static enum loop_end top_loop(struct top *tp, uint64_t start_ns)
+{
+	struct session_hooks h = {
+		.ctx = tp, .on_extra_signal = on_resize,
+		.extra_fd = isatty(STDIN_FILENO) ? STDIN_FILENO : -1,
+		.on_extra_fd = isatty(STDIN_FILENO) ? on_keys : NULL,
+		.on_second = on_second,
+		.quiet_clock = true,  /* a warning would land on the curses screen */
+	};
+	draw(tp);
+	switch (session_run(&tp->s, start_ns, &h)) {
+	case SESSION_END_GONE:
+		return LOOP_EXITED;
+	case SESSION_END_DURATION:
+		return LOOP_DURATION;
+	case SESSION_END_STOPPED:
+		return LOOP_QUIT;
+	case SESSION_END_ERROR:
+	default:
+		return LOOP_ERROR;
+	}
 }
 
 static void top_free(struct top *tp)
@@ -748,7 +698,7 @@ static int top_traced(void *arg)
 	read_command(tp);
 	uint64_t start = clock_monotonic_ns();
 	tp->second_start_ns = start;
-	tp->end = top_loop(tp, tp->s.sigfd, start);
+	tp->end = top_loop(tp, start);
 	tp->elapsed_ns = clock_monotonic_ns() - start;
 	session_detach(&tp->s);
 	endwin();
