@@ -586,6 +586,23 @@ static int reserve_thread_slots(struct sampler *s, size_t want)
 	return 0;
 }
 
+/* Room for what the next tick may add: a slot per queued thread, a key per
+ * thread it may read (new, or renamed), and queue space for threads that
+ * start during it. Made between ticks, never while a tick holds pointers
+ * into the slots, so a tick allocates nothing however threads churn; where
+ * this fails, the tick tries again itself. */
+static void reserve_next_tick(struct sampler *s)
+{
+	if (s->in_tick)
+		return;
+	(void)reserve_thread_slots(s, s->npending);
+	size_t keys = s->ninfos + s->nused + s->npending + 64;
+	if (keys > s->infos_cap)
+		(void)array_grow(&s->infos, &s->infos_cap, keys, sizeof *s->infos, 64);
+	if (s->npending + 64 > s->pending_cap)
+		(void)array_grow(&s->pending, &s->pending_cap, s->npending + 64, sizeof *s->pending, 64);
+}
+
 static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 {
 	struct process_state *proc = process_get(s, pid);
@@ -845,6 +862,7 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 		break;
 	case TARGET_EV_THREAD_NEW:
 		queue_thread(s, ev->pid, ev->tid);
+		reserve_next_tick(s);
 		break;
 	case TARGET_EV_THREAD_EXIT:
 		t = thread_find(s, ev->tid);
@@ -1309,7 +1327,9 @@ static size_t sample_round(struct sampler *s, size_t base, size_t n, long long s
 	return s->round_dropped;
 }
 
-static int sampler_tick_locked(struct sampler *s);
+/* The tick proper. Not inlined, so that it has a frame of its own in call
+ * chains (sampler_no_alloc checks that no allocation happens under it). */
+static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s);
 
 int sampler_tick(struct sampler *s, uint64_t next_tick_ns)
 {
@@ -1323,6 +1343,7 @@ int sampler_tick(struct sampler *s, uint64_t next_tick_ns)
 	/* target's table may change now: the tick holds no pointer into it */
 	for (size_t i = 0; i < s->ngone; i++)
 		target_thread_gone(s->target, s->gone[i]);
+	reserve_next_tick(s);
 	return ret;
 }
 
@@ -1395,7 +1416,7 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 		s->chosen[(*nchosen)++] = t;
 }
 
-static int sampler_tick_locked(struct sampler *s)
+static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 {
 	uint64_t now = s->tick_start_ns = clock_monotonic_ns();
 	uint64_t tick = ++s->stats.ticks;
