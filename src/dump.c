@@ -28,6 +28,7 @@
 #include "blocked.h"
 #include "clock.h"
 #include "dump.h"
+#include "escape.h"
 #include "procfs.h"
 #include "error.h"
 #include "procmaps.h"
@@ -63,47 +64,10 @@ struct dump_thread {
 	struct unwind_snapshot snap;
 };
 
-/* ---- escaping ----------------------------------------------------------------- */
-
-size_t text_escape(const char *in, char *out, size_t outsz)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t need = 0, len = 0;
-	bool full = false;
-
-	for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
-		char esc[4];
-		size_t n;
-		if (*p == '\\') {
-			esc[0] = esc[1] = '\\';
-			n = 2;
-		} else if (*p >= 0x20 && *p < 0x7f) {
-			esc[0] = (char)*p;
-			n = 1;
-		} else {
-			esc[0] = '\\';
-			esc[1] = 'x';
-			esc[2] = hex[*p >> 4];
-			esc[3] = hex[*p & 0xf];
-			n = 4;
-		}
-		need += n;
-		if (!full && len + n < outsz) {
-			memcpy(out + len, esc, n);
-			len += n;
-		} else {
-			full = true;  /* never a partial escape */
-		}
-	}
-	if (outsz > 0)
-		out[len] = '\0';
-	return need;
-}
-
 /* Print S escaped, growing *buf as needed (one buffer for the whole dump). */
 static void put_escaped(FILE *out, const char *s, char **buf, size_t *bufsz)
 {
-	size_t need = text_escape(s, *buf, *bufsz);
+	size_t need = escape_terminal(s, *buf, *bufsz);
 	if (need >= *bufsz) {
 		char *nb = realloc(*buf, need + 1);
 		if (!nb) {
@@ -112,7 +76,7 @@ static void put_escaped(FILE *out, const char *s, char **buf, size_t *bufsz)
 		}
 		*buf = nb;
 		*bufsz = need + 1;
-		text_escape(s, *buf, *bufsz);
+		escape_terminal(s, *buf, *bufsz);
 	}
 	fputs(*buf, out);
 }

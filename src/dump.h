@@ -16,12 +16,5 @@
 
 int dump_run(const struct options *o, FILE *out);
 
-/* Target-controlled text (thread names, symbols, paths) made safe for a
- * terminal: printable ASCII is kept; a backslash becomes two, and every other
- * byte (control characters, DEL, bytes >= 0x80) becomes \xNN, so one output
- * column is one byte. Writes at most outsz-1 bytes and a NUL (outsz > 0);
- * returns the length the whole escaped text needs, like snprintf. Shared with
- * top.c. */
-size_t text_escape(const char *in, char *out, size_t outsz);
 
 #endif

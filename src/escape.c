@@ -1,8 +1,10 @@
 /* escape: safe text from target-controlled strings (see escape.h). */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "escape.h"
 
@@ -112,4 +114,76 @@ void escape_json(FILE *out, const char *str, size_t n)
 			fputc(c, out);
 		i += len;
 	}
+}
+
+/* ---- the folded format ---------------------------------------------------- */
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+size_t folded_escape(const char *in, char *out, size_t outsz)
+{
+	size_t n = 0, i;
+
+	if (!outsz)
+		return 0;
+	for (; in && *in && n + 1 < outsz; in++) {
+		unsigned char c = (unsigned char)*in;
+		if (c < 0x20 || c == 0x7f)
+			continue;
+		out[n++] = c == ';' ? ':' : (char)c;
+	}
+	out[n] = '\0';
+	/* A name ending in " <digits>" (or " 1.5") would read as a count to
+	 * flamegraph.pl and difffolded: join the number to the name. */
+	i = n;
+	while (i > 0 && (is_digit(out[i - 1]) || out[i - 1] == '.'))
+		i--;
+	if (i < n && i > 0 && out[i - 1] == ' ') {
+		bool digits = false;
+		for (size_t j = i; j < n; j++)
+			digits |= is_digit(out[j]);
+		if (digits)
+			out[i - 1] = '_';
+	}
+	return n;
+}
+
+/* ---- a terminal ------------------------------------------------------------- */
+
+size_t escape_terminal(const char *in, char *out, size_t outsz)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t need = 0, len = 0;
+	bool full = false;
+
+	for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
+		char esc[4];
+		size_t n;
+		if (*p == '\\') {
+			esc[0] = esc[1] = '\\';
+			n = 2;
+		} else if (*p >= 0x20 && *p < 0x7f) {
+			esc[0] = (char)*p;
+			n = 1;
+		} else {
+			esc[0] = '\\';
+			esc[1] = 'x';
+			esc[2] = hex[*p >> 4];
+			esc[3] = hex[*p & 0xf];
+			n = 4;
+		}
+		need += n;
+		if (!full && len + n < outsz) {
+			memcpy(out + len, esc, n);
+			len += n;
+		} else {
+			full = true;  /* never a partial escape */
+		}
+	}
+	if (outsz > 0)
+		out[len] = '\0';
+	return need;
 }

@@ -38,6 +38,7 @@
 #include "clock.h"
 #include "dump.h"
 #include "error.h"
+#include "escape.h"
 #include "names.h"
 #include "procmaps.h"
 #include "sampler.h"
@@ -163,7 +164,7 @@ static int accum_reserve(struct accum *a, size_t n)
 static uint32_t fn_intern(struct top *tp, const char *raw)
 {
 	char name[TOP_NAME_MAX];
-	text_escape(raw, name, sizeof name);
+	escape_terminal(raw, name, sizeof name);
 
 	/* the counts have a slot for a new id before the id exists */
 	if (accum_reserve(&tp->acc, tp->fns.n + 1) < 0)
@@ -186,7 +187,7 @@ static uint32_t line_intern(struct top *tp, const struct symbol_frame *f, const 
 	char name[TOP_NAME_MAX];
 	/* escape all but the mark */
 	name[0] = LINE_MARK;
-	text_escape(raw + 1, name + 1, sizeof name - 1);
+	escape_terminal(raw + 1, name + 1, sizeof name - 1);
 	if (accum_reserve(&tp->acc, tp->fns.n + 1) < 0)
 		return UINT32_MAX;
 	int64_t id = name_table_intern(&tp->fns, name, strlen(name));
@@ -470,7 +471,7 @@ static void read_command(struct top *tp)
 {
 	char buf[4096];
 	target_read_cmdline(tp->pid, buf, sizeof buf);
-	text_escape(buf, tp->command, sizeof tp->command);
+	escape_terminal(buf, tp->command, sizeof tp->command);
 }
 
 static void draw_line(int y, const char *text)

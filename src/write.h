@@ -5,7 +5,7 @@
  * renames it over PATH only when the whole output was written and flushed;
  * on any error the temp file is removed, a line naming the cause is printed,
  * and -1 returned. PATH "-" writes to stdout. Target-controlled strings are
- * escaped so they cannot forge lines, frames or counts (folded_escape). */
+ * escaped so they cannot forge lines, frames or counts (escape.h). */
 #ifndef CSAMPLER_WRITE_H
 #define CSAMPLER_WRITE_H
 #include <stdbool.h>
@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "escape.h"
 #include "profile.h"
 
 enum output_format {
@@ -65,11 +66,6 @@ int write_svg(const struct profile *p, FILE *out, const struct write_options *op
 int write_text(const struct profile *p, FILE *out, const struct write_options *opt);
 int write_speedscope(const struct profile *p, FILE *out, const struct write_options *opt);
 
-/* Escape one frame or thread name for the folded format into out (always
- * NUL-terminated, at most outsz-1 bytes): ';' -> ':', control characters
- * dropped, and a name may not end in " <digits>" so no line can end in two
- * counts. Returns the length written. Pure; fuzzed. */
-size_t folded_escape(const char *in, char *out, size_t outsz);
 
 /* ---- shared by the writers (write.c); not for other rooms ------------------ */
 

@@ -24,39 +24,6 @@
 #include "tempfile.h"
 #include "write.h"
 
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-size_t folded_escape(const char *in, char *out, size_t outsz)
-{
-	size_t n = 0, i;
-
-	if (!outsz)
-		return 0;
-	for (; in && *in && n + 1 < outsz; in++) {
-		unsigned char c = (unsigned char)*in;
-		if (c < 0x20 || c == 0x7f)
-			continue;
-		out[n++] = c == ';' ? ':' : (char)c;
-	}
-	out[n] = '\0';
-	/* A name ending in " <digits>" (or " 1.5") would read as a count to
-	 * flamegraph.pl and difffolded: join the number to the name. */
-	i = n;
-	while (i > 0 && (is_digit(out[i - 1]) || out[i - 1] == '.'))
-		i--;
-	if (i < n && i > 0 && out[i - 1] == ' ') {
-		bool digits = false;
-		for (size_t j = i; j < n; j++)
-			digits |= is_digit(out[j]);
-		if (digits)
-			out[i - 1] = '_';
-	}
-	return n;
-}
-
 int folded_line_compare(const char *a, const char *b)
 {
 	const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;

@@ -342,22 +342,14 @@ int write_text(const struct profile *p, FILE *out, const struct write_options *o
 		return -1;
 	}
 
-	fprintf(out, "csampler report for pid %d\ncommand:  ", (int)p->pid);
-	/* one line, whatever the arguments hold: control characters and the
-	 * backslash are escaped, C-style ("a\nb", not "ab") */
-	for (const char *c = p->command ? p->command : ""; *c; c++) {
-		unsigned char ch = (unsigned char)*c;
-		if (ch == '\n')
-			fputs("\\n", out);
-		else if (ch == '\t')
-			fputs("\\t", out);
-		else if (ch == '\\')
-			fputs("\\\\", out);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(out, "\\x%02x", ch);
-		else
-			fputc(ch, out);
-	}
+	/* one line, whatever the arguments hold: escaped for a terminal */
+	const char *cmd = p->command ? p->command : "";
+	size_t need = escape_terminal(cmd, NULL, 0) + 1;
+	char *line = malloc(need);
+	if (line)
+		escape_terminal(cmd, line, need);
+	fprintf(out, "csampler report for pid %d\ncommand:  %s", (int)p->pid, line ? line : "?");
+	free(line);
 	fprintf(out, "\nduration: %.2f s, period %.3f ms, %" PRIu64 " %s (%.2f s of %s) in %zu "
 		"stacks\n\n", (double)p->duration_nanos / 1e9, (double)p->period_nanos / 1e6, r.total,
 		r.total == 1 ? "sample" : "samples", (double)r.total * (double)p->period_nanos / 1e9,

@@ -87,6 +87,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_xml(buf, len);
 	free(buf);
 
+	/* escape_terminal: printable ASCII only, never a partial escape */
+	char term[64];
+	char *tin = malloc(size + 1);
+	if (!tin)
+		abort();
+	memcpy(tin, data, size);
+	tin[size] = '\0';
+	size_t need = escape_terminal(tin, term, sizeof term);
+	size_t tlen = strlen(term);
+	if (tlen > need || tlen >= sizeof term)
+		abort();
+	for (size_t i = 0; i < tlen; i++)
+		if ((unsigned char)term[i] < 0x20 || (unsigned char)term[i] >= 0x7f)
+			abort();
+	if (need < sizeof term && tlen != need)
+		abort();
+	free(tin);
+
 	char *in = malloc(size + 1), out[256];
 	if (!in)
 		abort();

@@ -1,4 +1,4 @@
-/* libFuzzer harness for folded_escape (src/write_folded.c): any bytes, any
+/* libFuzzer harness for folded_escape (src/escape.c): any bytes, any
  * output size. Checks the contract of write.h: the output is NUL-terminated,
  * at most outsz-1 bytes, the returned length; no ';' and no control byte; and
  * it never ends in " <digits>" (a second count for flamegraph.pl). Built by

@@ -64,9 +64,10 @@ fi
 assert_untraced_running "$FIXTURE_PID"
 
 # the text report's command line stays one line: arguments holding a
-# newline, a tab or a backslash are escaped, not glued ("a\nb", not "ab")
+# newline, a tab or a backslash are escaped as --dump and --top escape
+# (a\x0ab, not "ab" on two lines)
 run_csampler -F 99 -d 1 -o "$T/cmd.txt" -- "$PROGS/hot" 1 1 "$(printf 'a\nb\tc\\d')"
 assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
 assert_eq "command line of the text report" "$(sed -n 's/^command:  //p' "$T/cmd.txt")" \
-	"$PROGS/hot 1 1 a\\nb\\tc\\\\d"
+	"$PROGS/hot 1 1 a\\x0ab\\x09c\\\\d"
 exit 0
