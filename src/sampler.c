@@ -909,10 +909,8 @@ static void count_stack(struct sampler *s, struct thread_state *t, uint32_t flag
 			s->stats.truncated += count;
 	}
 	if (ret == 0 && s->timeline) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
 		struct timeline_entry e = {
-			.time_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+			.time_ns = clock_monotonic_ns(),
 			.thread_key = t->key, .flags = flags, .count = count, .depth = depth,
 			.addrs = addrs,
 		};

@@ -440,7 +440,7 @@ fail:
 
 /* ---- frame names ---------------------------------------------------------- */
 
-static const char *base_name(const char *path)
+const char *write_base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
 	return s ? s + 1 : path;
@@ -452,7 +452,7 @@ static const char *unknown_name(const struct profile *p, const struct profile_lo
 {
 	if (l->mapping != PROFILE_NONE && l->mapping < p->nmappings) {
 		const struct profile_mapping *m = &p->mappings[l->mapping];
-		const char *base = base_name(m->filename ? m->filename : "");
+		const char *base = write_base_name(m->filename ? m->filename : "");
 		if (*base) {
 			snprintf(buf, bufsz, "[%s+0x%" PRIx64 "]", base,
 				 l->address - m->start + m->offset);

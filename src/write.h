@@ -99,6 +99,9 @@ struct folded_stack {
  * fn returning non-zero stops the walk and is returned; -1 with errno. */
 int folded_foreach(const struct profile *p, const struct write_options *opt,
 		   int (*fn)(void *ctx, const struct folded_stack *s), void *ctx);
+/* The part of PATH after its last '/'. */
+const char *write_base_name(const char *path);
+
 /* The name of a frame of function FUNCTION (or PROFILE_NONE) at location L:
  * the function's name, else its mangled name, else "[module+0xOFFSET]" or
  * "[0xADDR]" written into buf. Not escaped. */

@@ -79,34 +79,22 @@ static double share(uint64_t n, uint64_t total)
 	return total ? 100.0 * (double)n / (double)total : 0.0;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 /* "  (file.c:12, module)", "  (module)" or nothing. The file and module
- * names come from the target's binaries: control characters are dropped. */
+ * names come from the target's binaries: escaped for a terminal. */
 static void print_where(FILE *out, const struct profile *p, const struct func_stat *f)
 {
 	const char *file = f->function < p->nfunctions ? p->functions[f->function].filename : "";
 	int64_t line = f->function < p->nfunctions ? p->functions[f->function].start_line : 0;
 	const char *module = f->mapping < p->nmappings ? p->mappings[f->mapping].filename : "";
-	file = base_name(file ? file : "");
-	module = base_name(module ? module : "");
-	if (!*file && !*module)
+	char file_safe[256], module_safe[256];
+	escape_terminal(write_base_name(file ? file : ""), file_safe, sizeof file_safe);
+	escape_terminal(write_base_name(module ? module : ""), module_safe, sizeof module_safe);
+	if (!*file_safe && !*module_safe)
 		return;
-	fputs("  (", out);
-	for (const char *c = file; *c; c++)
-		if ((unsigned char)*c >= 0x20 && *c != 0x7f)
-			fputc(*c, out);
-	if (*file && line > 0)
+	fprintf(out, "  (%s", file_safe);
+	if (*file_safe && line > 0)
 		fprintf(out, ":%" PRId64, line);
-	fputs(*file && *module ? ", " : "", out);
-	for (const char *c = module; *c; c++)
-		if ((unsigned char)*c >= 0x20 && *c != 0x7f)
-			fputc(*c, out);
-	fputc(')', out);
+	fprintf(out, "%s%s)", *file_safe && *module_safe ? ", " : "", module_safe);
 }
 
 /* The first N functions of F; with SELF_ONLY, only those with self samples. */
