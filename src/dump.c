@@ -83,21 +83,6 @@ static void put_escaped(FILE *out, const char *s, char **buf, size_t *bufsz)
 
 /* ---- /proc ---------------------------------------------------------------------- */
 
-static ssize_t read_task_file(pid_t pid, pid_t tid, const char *name, char *buf, size_t bufsz)
-{
-	char path[96];
-	snprintf(path, sizeof path, "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, bufsz - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
-}
-
 /* Name and state from "tid (comm) S ...": the comm runs from the first '('
  * to the last ')', it may hold anything. */
 static void read_thread_facts(pid_t pid, struct dump_thread *th)
@@ -107,15 +92,15 @@ static void read_thread_facts(pid_t pid, struct dump_thread *th)
 	th->state = '?';
 	snprintf(th->name, sizeof th->name, "?");
 	struct procfs_stat st;
-	if (read_task_file(pid, th->tid, "stat", buf, sizeof buf) > 0 && procfs_parse_stat(buf, &st)) {
+	if (procfs_read_file(pid, th->tid, "stat", buf, sizeof buf) > 0 && procfs_parse_stat(buf, &st)) {
 		snprintf(th->name, sizeof th->name, "%s", st.comm);
 		th->state = st.state;
 	}
-	if (read_task_file(pid, th->tid, "wchan", th->wchan, sizeof th->wchan) <= 0 ||
+	if (procfs_read_file(pid, th->tid, "wchan", th->wchan, sizeof th->wchan) <= 0 ||
 	    strcmp(th->wchan, "0") == 0)
 		th->wchan[0] = '\0';
 	th->proc_syscall = -1;
-	if (read_task_file(pid, th->tid, "syscall", buf, sizeof buf) > 0 && buf[0] >= '0' &&
+	if (procfs_read_file(pid, th->tid, "syscall", buf, sizeof buf) > 0 && buf[0] >= '0' &&
 	    buf[0] <= '9')
 		th->proc_syscall = strtol(buf, NULL, 10);
 }
@@ -308,20 +293,7 @@ static void print_thread(struct printer *pr, struct unwinder *u, pid_t pid,
 static void print_process_line(FILE *out, pid_t pid, size_t nthreads, char **buf, size_t *bufsz)
 {
 	char cmd[4096];
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-	size_t n = 0;
-	FILE *f = fopen(path, "re");
-	if (f) {
-		n = fread(cmd, 1, sizeof cmd - 1, f);
-		fclose(f);
-	}
-	while (n > 0 && cmd[n - 1] == '\0')
-		n--;
-	for (size_t i = 0; i < n; i++)
-		if (cmd[i] == '\0')
-			cmd[i] = ' ';
-	cmd[n] = '\0';
+	size_t n = procfs_read_cmdline(pid, cmd, sizeof cmd);
 	fprintf(out, "Process %d: %zu thread%s", (int)pid, nthreads, nthreads == 1 ? "" : "s");
 	if (n) {
 		fputs(": ", out);
@@ -396,12 +368,9 @@ struct dump {
 /* Capture thread TH without stopping it if it is blocked. True if done. */
 static bool capture_blocked(struct dump *d, struct dump_thread *th)
 {
-	char path[96];
 	pid_t pid = d->opt->pid;
-	snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)pid, (int)th->tid);
-	int sfd = open(path, O_RDONLY | O_CLOEXEC);
-	snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)pid, (int)th->tid);
-	int cfd = open(path, O_RDONLY | O_CLOEXEC);
+	int sfd = procfs_open_task_file(-1, pid, th->tid, "syscall");
+	int cfd = procfs_open_task_file(-1, pid, th->tid, "schedstat");
 	struct blocked_syscall bs;
 	enum blocked_state st = BLOCKED_MALFORMED;
 	if (sfd >= 0 && cfd >= 0)

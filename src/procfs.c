@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -20,16 +21,17 @@ ssize_t procfs_pread_text(int fd, char *buf, size_t size)
 	return n;
 }
 
-/* The unsigned decimal field at *P (which is left after it), or false. */
-static bool stat_number(const char **p, unsigned long *out)
+/* The unsigned decimal number at *P (which is left after it), or false when
+ * there is none or it overflows. */
+static bool decimal(const char **p, uint64_t *out)
 {
 	const char *s = *p;
-	unsigned long v = 0;
+	uint64_t v = 0;
 	if (*s < '0' || *s > '9')
 		return false;
 	for (; *s >= '0' && *s <= '9'; s++) {
 		unsigned d = (unsigned)(*s - '0');
-		if (v > (ULONG_MAX - d) / 10)
+		if (v > (UINT64_MAX - d) / 10)
 			return false;
 		v = v * 10 + d;
 	}
@@ -61,10 +63,10 @@ bool procfs_parse_stat(const char *buf, struct procfs_stat *out)
 			return true;
 		p++;
 		const char *start = p;
-		unsigned long v;
+		uint64_t v;
 		if (*p == '-')  /* a few fields are signed: their value is not used */
 			p++;
-		bool number = stat_number(&p, &v);
+		bool number = decimal(&p, &v);
 		if (!number) {
 			/* not a number: skip the field, keep counting; an
 			 * empty one is not what Linux writes: stop there */
@@ -99,17 +101,186 @@ pid_t procfs_parent(pid_t pid)
 
 size_t procfs_count_children(pid_t pid)
 {
-	DIR *d = opendir("/proc");
-	if (!d)
-		return 0;
-	size_t n = 0, seen = 0;
-	struct dirent *de;
-	while (seen++ < PROCFS_SCAN_MAX && (de = readdir(d))) {
-		char *end;
-		long p = strtol(de->d_name, &end, 10);
-		if (!*end && p > 0 && p <= INT_MAX && procfs_parent((pid_t)p) == pid)
-			n++;
-	}
-	closedir(d);
+	struct procfs_dir d;
+	size_t n = 0;
+	procfs_dir_open(&d, 0);
+	for (pid_t p; (p = procfs_dir_next(&d)) > 0;)
+		n += procfs_parent(p) == pid;
+	procfs_dir_close(&d);
 	return n;
+}
+
+/* Read FD from where it is into BUF, at most SIZE-1 bytes, NUL ended (the
+ * bytes may hold NULs of their own); the count read. */
+static size_t read_all(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	while (len + 1 < size) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return len;
+}
+
+ssize_t procfs_read(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t len = read_all(fd, buf, size);
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return len > 0 ? (ssize_t)len : -1;
+}
+
+ssize_t procfs_read_file(pid_t pid, pid_t tid, const char *name, char *buf, size_t size)
+{
+	char path[128];
+	if (tid > 0)
+		snprintf(path, sizeof path, "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
+	else
+		snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+	return procfs_read(path, buf, size);
+}
+
+int procfs_open_task_file(int task_dir, pid_t pid, pid_t tid, const char *name)
+{
+	char path[128];
+	if (task_dir >= 0) {
+		snprintf(path, sizeof path, "%d/%s", (int)tid, name);
+		return openat(task_dir, path, O_RDONLY | O_CLOEXEC);
+	}
+	snprintf(path, sizeof path, "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int procfs_open_task_dir(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+void procfs_read_comm(pid_t pid, char *out, size_t size)
+{
+	ssize_t n = procfs_read_file(pid, 0, "comm", out, size);
+	if (n <= 0)
+		out[0] = '\0';
+	else if (out[n - 1] == '\n')
+		out[n - 1] = '\0';  /* (a comm may hold newlines of its own) */
+}
+
+size_t procfs_read_cmdline(pid_t pid, char *buf, size_t size)
+{
+	if (size == 0)
+		return 0;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+	if (fd >= 0) {
+		n = read_all(fd, buf, size);
+		close(fd);
+	}
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return n;
+}
+
+const char *procfs_status_field(const char *buf, const char *name)
+{
+	size_t nl = strlen(name);
+	const char *p = buf;
+	while (p && *p) {
+		if (strncmp(p, name, nl) == 0 && p[nl] == ':') {
+			p += nl + 1;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			return p;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+long procfs_status_long(const char *buf, const char *name, long dflt)
+{
+	const char *v = procfs_status_field(buf, name);
+	if (!v)
+		return dflt;
+	char *end;
+	errno = 0;
+	long x = strtol(v, &end, 10);
+	return (end == v || errno) ? dflt : x;
+}
+
+bool procfs_parse_schedstat(const char *buf, struct procfs_schedstat *out)
+{
+	const char *p = buf;
+	return decimal(&p, &out->runtime_ns) && *p++ == ' ' && decimal(&p, &out->run_delay_ns) &&
+	       *p++ == ' ' && decimal(&p, &out->arrivals);
+}
+
+bool procfs_read_schedstat(int fd, struct procfs_schedstat *out)
+{
+	char buf[128];
+	return procfs_pread_text(fd, buf, sizeof buf) > 0 && procfs_parse_schedstat(buf, out);
+}
+
+bool procfs_fd_waits(pid_t pid, long fd)
+{
+	char path[64], link[32];
+	if (fd < 0 || fd > INT32_MAX)
+		return false;
+	snprintf(path, sizeof path, "/proc/%d/fd/%ld", (int)pid, fd);
+	ssize_t n = readlink(path, link, sizeof link - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return strncmp(link, "pipe:", 5) == 0 || strncmp(link, "socket:", 7) == 0 ||
+	       strncmp(link, "anon_inode:", 11) == 0;
+}
+
+bool procfs_dir_open(struct procfs_dir *d, pid_t pid)
+{
+	char path[64];
+	if (pid > 0)
+		snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	else
+		snprintf(path, sizeof path, "/proc");
+	d->seen = 0;
+	d->dir = opendir(path);
+	return d->dir != NULL;
+}
+
+pid_t procfs_dir_next(struct procfs_dir *d)
+{
+	struct dirent *de;
+	while (d->dir && d->seen < PROCFS_SCAN_MAX && (de = readdir(d->dir))) {
+		d->seen++;
+		char *end;
+		long id = strtol(de->d_name, &end, 10);
+		if (!*end && id > 0 && id <= INT_MAX)
+			return (pid_t)id;
+	}
+	return 0;
+}
+
+void procfs_dir_close(struct procfs_dir *d)
+{
+	if (d->dir)
+		closedir(d->dir);
+	d->dir = NULL;
 }

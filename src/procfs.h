@@ -1,5 +1,8 @@
-/* procfs: reading the small /proc files csampler keeps open (a thread's
- * schedstat, stat, syscall), and parsing a stat line.
+/* procfs: every read of a process's or thread's state in /proc (the
+ * mappings are procmaps'): the small files csampler keeps open (a thread's
+ * schedstat, stat, syscall) and those it reads once (status, comm, cmdline),
+ * the task and process directories, and the parsers of what they hold.
+ * Their text is the target's: every parser is bounded and fuzzed.
  *
  * procfs_pread_text reads at most SIZE-1 bytes of FD into BUF and ends it
  * with a NUL (SIZE > 0): one pread from offset 0, so a kept-open file is
@@ -20,6 +23,7 @@
 #define CSAMPLER_PROCFS_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define PROCFS_COMM_SIZE 64
@@ -35,8 +39,58 @@ struct procfs_stat {
 ssize_t procfs_pread_text(int fd, char *buf, size_t size);
 bool procfs_parse_stat(const char *buf, struct procfs_stat *out);
 
+/* A whole small file of /proc into BUF (at most SIZE-1 bytes, NUL ended);
+ * its length, or -1 (errno) when it cannot be opened or is empty. */
+ssize_t procfs_read(const char *path, char *buf, size_t size);
+/* procfs_read of /proc/PID/NAME, or of /proc/PID/task/TID/NAME when TID > 0. */
+ssize_t procfs_read_file(pid_t pid, pid_t tid, const char *name, char *buf, size_t size);
+/* Open /proc/PID/task/TID/NAME read-only, relative to TASK_DIR (an open
+ * /proc/PID/task: a shorter path walk) when it is >= 0. */
+int procfs_open_task_file(int task_dir, pid_t pid, pid_t tid, const char *name);
+/* Open /proc/PID/task as a directory descriptor, or -1. */
+int procfs_open_task_dir(pid_t pid);
+
+/* The comm of PID as the kernel has it (raw bytes, the newline dropped), or
+ * "" when it is gone. */
+void procfs_read_comm(pid_t pid, char *out, size_t size);
+/* /proc/PID/cmdline with its NULs as spaces (trailing ones dropped), cut to
+ * SIZE-1 bytes and NUL ended; its length (0 when gone or empty). */
+size_t procfs_read_cmdline(pid_t pid, char *buf, size_t size);
+
+/* The value after "NAME:" at the start of a line of a status file's text,
+ * or NULL; as a number, or DFLT where it is absent or not one. */
+const char *procfs_status_field(const char *buf, const char *name);
+long procfs_status_long(const char *buf, const char *name, long dflt);
+
+/* /proc/.../schedstat: "run_time run_delay arrivals" (ns, ns, count). */
+struct procfs_schedstat {
+	uint64_t runtime_ns, run_delay_ns, arrivals;
+};
+bool procfs_parse_schedstat(const char *buf, struct procfs_schedstat *out);
+/* Read kept-open schedstat FD afresh and parse it. */
+bool procfs_read_schedstat(int fd, struct procfs_schedstat *out);
+
+/* Whether fd FD of process PID is a pipe, a socket or an anonymous inode
+ * (eventfd, timerfd, signalfd...): a read of it waits for a writer. */
+bool procfs_fd_waits(pid_t pid, long fd);
+
+
 /* Entries of /proc a scan reads at most. */
 #define PROCFS_SCAN_MAX 1000000
+
+/* The numeric entries of a /proc directory, at most PROCFS_SCAN_MAX read:
+ * for (procfs_dir_open(&d, pid); (id = procfs_dir_next(&d)) > 0;) ...;
+ * procfs_dir_close(&d). PID 0 lists /proc (processes), else
+ * /proc/PID/task (threads). procfs_dir_open returns false when the
+ * directory cannot be opened (the process is gone); next then ends at once. */
+struct procfs_dir {
+	void *dir;
+	size_t seen;
+};
+bool procfs_dir_open(struct procfs_dir *d, pid_t pid);
+pid_t procfs_dir_next(struct procfs_dir *d);
+void procfs_dir_close(struct procfs_dir *d);
+
 /* The parent of process PID (its stat's field 4), or 0 when it is gone. */
 pid_t procfs_parent(pid_t pid);
 /* How many processes have PID as their parent now. */

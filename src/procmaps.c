@@ -28,7 +28,6 @@
  * names PROCMAPS_PATH_MAX - 1 bytes, perf map lines PERF_LINE_MAX bytes. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -44,6 +43,7 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "procfs.h"
 #include "procmaps.h"
 
 #define PROCMAPS_MAX_ENTRIES (1u << 20)
@@ -295,40 +295,10 @@ static int open_in_root(int root_fd, const char *path, int flags)
 	return openat(root_fd, path, flags | O_CLOEXEC);
 }
 
-/* Read a small /proc file whole into BUF (NUL-terminated). */
-static ssize_t read_small_file(const char *path, char *buf, size_t bufsz)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	size_t got = 0;
-	while (got < bufsz - 1) {
-		ssize_t r = read(fd, buf + got, bufsz - 1 - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return (ssize_t)got;
-}
-
-/* The text after "KEY:" on its line in a /proc status buffer, or NULL. */
-static const char *status_field(const char *status, const char *key)
-{
-	size_t klen = strlen(key);
-	for (const char *l = status; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (strncmp(l, key, klen) == 0 && l[klen] == ':')
-			return l + klen + 1;
-	return NULL;
-}
-
 static void read_status(struct procmaps *pm, const char *status)
 {
 	pm->nspid = pm->pid;
-	const char *f = status_field(status, "NSpid");
+	const char *f = procfs_status_field(status, "NSpid");
 	if (f) {
 		/* The last number on the line is the pid in the innermost namespace. */
 		const char *eol = strchr(f, '\n');
@@ -346,7 +316,7 @@ static void read_status(struct procmaps *pm, const char *status)
 			pm->nspid = (pid_t)v;
 	}
 	pm->ruid = pm->euid = (uid_t)-1;
-	f = status_field(status, "Uid");
+	f = procfs_status_field(status, "Uid");
 	unsigned long r, e;
 	if (f && sscanf(f, "%lu %lu", &r, &e) == 2) {
 		pm->ruid = (uid_t)r;
@@ -374,22 +344,15 @@ static pid_t live_task(pid_t pid)
 {
 	if (maps_nonempty(pid))
 		return pid;
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return pid;
-	pid_t found = pid;
-	struct dirent *de;
-	for (unsigned seen = 0; seen < LIVE_TASK_SCAN && (de = readdir(d)); seen++) {
-		char *end;
-		long tid = strtol(de->d_name, &end, 10);
-		if (*end || tid <= 0 || tid == pid || tid > INT32_MAX || !maps_nonempty((pid_t)tid))
-			continue;
-		found = (pid_t)tid;
-		break;
-	}
-	closedir(d);
+	struct procfs_dir d;
+	pid_t found = pid, tid;
+	procfs_dir_open(&d, pid);
+	for (unsigned seen = 0; seen < LIVE_TASK_SCAN && (tid = procfs_dir_next(&d)) > 0; seen++)
+		if (tid != pid && maps_nonempty(tid)) {
+			found = tid;
+			break;
+		}
+	procfs_dir_close(&d);
 	return found;
 }
 
@@ -506,9 +469,8 @@ struct procmaps *procmaps_new(pid_t pid)
 	pm->root_fd = -1;
 	pm->maps_fd = -1;
 	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
 	char status[4096];
-	if (read_small_file(path, status, sizeof status) < 0) {
+	if (procfs_read_file(pid, 0, "status", status, sizeof status) < 0) {
 		int err = errno == ENOENT ? ESRCH : errno;
 		free(pm);
 		errno = err;

@@ -18,6 +18,7 @@
 #include "address.h"
 #include "array.h"
 #include "error.h"
+#include "procfs.h"
 #include "profile.h"
 #include "profiler.h"
 #include "report.h"
@@ -53,13 +54,13 @@ static uint64_t clock_ns(clockid_t clk)
 
 static void draw_progress(const struct run *r, uint64_t now)
 {
-	struct sampler_stats st;
-	sampler_get_stats(r->s.sampler, &st);
+	struct recorder_stats st;
+	recorder_get_stats(r->s.recorder, &st);
 	double elapsed = (double)(now - r->start_ns) / 1e9;
 	char dur[32] = "";
 	if (r->opt->duration > 0)
 		snprintf(dur, sizeof dur, " / %.0fs", r->opt->duration);
-	size_t nthreads = sampler_nthreads(r->s.sampler);
+	size_t nthreads = recorder_nthreads(r->s.recorder);
 	fprintf(stderr, "\r\033[K[%.1fs%s] %llu samples, %zu %s, %.1f samples/s", elapsed, dur,
 		(unsigned long long)st.samples, nthreads, nthreads == 1 ? "thread" : "threads",
 		elapsed > 0 ? (double)st.samples / elapsed : 0.0);
@@ -222,7 +223,7 @@ struct donor {
 struct build {
 	struct run *run;
 	struct profile *profile;
-	struct symbolizer **syms;    /* parallel to the sampler's processes, made at
+	struct symbolizer **syms;    /* parallel to the recorder's processes, made at
 	                              * their first address (most of a --children
 	                              * run's processes have no sample) */
 	bool *sym_tried;
@@ -250,7 +251,7 @@ static struct symbolizer *symbolizer_for(struct build *b, pid_t pid)
 			continue;
 		if (!b->sym_tried[i]) {
 			b->sym_tried[i] = true;
-			b->syms[i] = symbolizer_new(sampler_process_maps(b->run->s.sampler, i), b->so);
+			b->syms[i] = symbolizer_new(recorder_process_maps(b->run->s.recorder, i), b->so);
 			if (!b->syms[i] && b->run->opt->verbose)
 				warn_errno("cannot symbolize pid %d", (int)pid);
 		}
@@ -415,7 +416,7 @@ static uint32_t blocked_location(struct build *b)
 
 /* The thread's name after --thread-group: the first matching group wins and
  * its threads are merged (tid 0). */
-static uint32_t thread_for(struct build *b, const struct sampler_thread_info *ti)
+static uint32_t thread_for(struct build *b, const struct recorder_thread *ti)
 {
 	const struct options *o = b->run->opt;
 	for (size_t g = 0; g < o->ngroups; g++)
@@ -428,7 +429,7 @@ static uint32_t thread_for(struct build *b, const struct sampler_thread_info *ti
 static int add_stack(struct build *b, uint32_t key, uint32_t stack_flags, const uint64_t *addrs,
 		     uint32_t depth, uint64_t count, uint64_t time)
 {
-	const struct sampler_thread_info *ti = sampler_thread(b->run->s.sampler, key);
+	const struct recorder_thread *ti = recorder_thread(b->run->s.recorder, key);
 	if (!ti)
 		return 0;
 	uint32_t thread = thread_for(b, ti);
@@ -463,7 +464,7 @@ static int add_timeline_entry(void *ctx, const struct timeline_entry *e)
 	return add_stack(b, e->thread_key, e->flags, e->addrs, e->depth, e->count, t);
 }
 
-static char *join_command(const struct run *r, const struct sampler_thread_info *first)
+static char *join_command(const struct run *r, const struct recorder_thread *first)
 {
 	const struct options *o = r->opt;
 	size_t len = 1;
@@ -480,7 +481,7 @@ static char *join_command(const struct run *r, const struct sampler_thread_info 
 	}
 	/* Attach mode: the process's own command line. */
 	char buf[4096];
-	if (target_read_cmdline(o->pid, buf, sizeof buf) == 0 && first)
+	if (procfs_read_cmdline(o->pid, buf, sizeof buf) == 0 && first)
 		snprintf(buf, sizeof buf, "%s", first->process);
 	return strdup(buf);
 }
@@ -517,7 +518,7 @@ static void add_main_mapping(struct build *b)
 		if (b->sym_pids[i] != pid)
 			continue;
 		const struct procmaps_entry *text =
-			main_program_text(sampler_process_maps(b->run->s.sampler, i));
+			main_program_text(recorder_process_maps(b->run->s.recorder, i));
 		struct symbolizer *sym = text ? symbolizer_for(b, pid) : NULL;
 		struct symbol_module mod;
 		if (sym && symbolizer_module(sym, text->start | ADDR_ACTIVATION, &mod))
@@ -530,7 +531,7 @@ static struct profile *build_profile(struct run *r, const struct symbolize_optio
 {
 	struct build b = { .run = r, .blocked_loc = PROFILE_NONE, .so = so };
 	b.profile = profile_new();
-	b.nsyms = sampler_nprocesses(r->s.sampler);
+	b.nsyms = recorder_nprocesses(r->s.recorder);
 	b.syms = calloc(b.nsyms + 1, sizeof *b.syms);
 	b.sym_pids = calloc(b.nsyms + 1, sizeof *b.sym_pids);
 	b.sym_tried = calloc(b.nsyms + 1, sizeof *b.sym_tried);
@@ -538,7 +539,7 @@ static struct profile *build_profile(struct run *r, const struct symbolize_optio
 	if (!b.profile || !b.syms || !b.sym_pids || !b.sym_tried || !b.locs)
 		goto fail;
 	for (size_t i = 0; i < b.nsyms; i++)
-		b.sym_pids[i] = procmaps_pid(sampler_process_maps(r->s.sampler, i));
+		b.sym_pids[i] = procmaps_pid(recorder_process_maps(r->s.recorder, i));
 	add_main_mapping(&b);
 	/* with a timeline output, one sample per sample taken, in time order */
 	int walk = r->timeline ? timeline_foreach(r->timeline, add_timeline_entry, &b)
@@ -551,7 +552,7 @@ static struct profile *build_profile(struct run *r, const struct symbolize_optio
 		goto fail;
 	}
 	set_mapping_flags(&b);
-	char *cmd = join_command(r, sampler_thread(r->s.sampler, 0));
+	char *cmd = join_command(r, recorder_thread(r->s.recorder, 0));
 	profile_set_command(b.profile, cmd ? cmd : "");
 	free(cmd);
 	b.profile->pid = target_main_pid(r->s.target);
@@ -637,7 +638,7 @@ static int record(void *arg)
 	if (status != 0)
 		return status;
 	r->attached = true;
-	sampler_set_timeline(r->s.sampler, r->timeline);
+	recorder_set_timeline(r->s.recorder, r->timeline);
 	/* A closed stdout (-o - | head) must be an error we report, not a kill.
 	 * Set after the launch fork: an ignored signal stays ignored across exec. */
 	signal(SIGPIPE, SIG_IGN);
@@ -685,13 +686,16 @@ int profiler_run(const struct options *o)
 	if (!r.attached)
 		goto out;
 	struct sampler_stats sst;
+	struct recorder_stats rst;
 	sampler_get_stats(r.s.sampler, &sst);
+	recorder_get_stats(r.s.recorder, &rst);
 	/* Most stacks refused (a program that made itself non-dumpable after a
 	 * sample or two of its start): the profile is not its profile. */
-	if (sst.unreadable > 0 && sst.unreadable >= sst.samples && status == CS_EXIT_OK)
-		status = CS_EXIT_PERMISSION;  /* said in the sampler's warning */
+	if (rst.unreadable > 0 && rst.unreadable >= rst.samples && status == CS_EXIT_OK)
+		status = CS_EXIT_PERMISSION;  /* said in the recorder's warning */
 
-	report_summary(o, target_main_pid(r.s.target), &sst, (double)(r.end_ns - r.start_ns) / 1e9);
+	report_summary(o, target_main_pid(r.s.target), &sst, &rst,
+		       (double)(r.end_ns - r.start_ns) / 1e9);
 	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };
 	struct profile *p = build_profile(&r, &so);
 	if (!p) {

@@ -37,24 +37,24 @@ void report_start(const struct options *o, pid_t pid)
 }
 
 /* The -v line: every counter a bug report needs. */
-static void report_diagnostics(const struct sampler_stats *st)
+static void report_diagnostics(const struct sampler_stats *st, const struct recorder_stats *rs)
 {
 	char unw[256] = "";
 	size_t off = 0;
 	for (int i = 1; i < UNWIND_NRESULTS; i++)
-		if (st->unwind_results[i] && off < sizeof unw)
+		if (rs->unwind_results[i] && off < sizeof unw)
 			off += (size_t)snprintf(unw + off, sizeof unw - off, "%s%s %llu", off ? ", " : "",
 						unwind_result_name((enum unwind_result)i),
-						(unsigned long long)st->unwind_results[i]);
+						(unsigned long long)rs->unwind_results[i]);
 	fprintf(stderr,
 		"csampler: %llu samples, %llu threads seen, %llu ticks missed, unwind stops: %s, "
 		"%llu truncated, %llu sampled late, %llu dropped at wake-ups, "
 		"pause p50 %.1f us p99 %.1f us\n",
-		(unsigned long long)st->samples, (unsigned long long)st->threads_seen,
+		(unsigned long long)rs->samples, (unsigned long long)st->threads_seen,
 		(unsigned long long)st->ticks_missed, off ? unw : "none",
-		(unsigned long long)st->truncated, (unsigned long long)st->late,
-		(unsigned long long)st->dropped_waking, (double)st->pause_p50_ns / 1e3,
-		(double)st->pause_p99_ns / 1e3);
+		(unsigned long long)rs->truncated, (unsigned long long)st->late,
+		(unsigned long long)st->dropped_waking, (double)rs->pause_p50_ns / 1e3,
+		(double)rs->pause_p99_ns / 1e3);
 }
 
 /* An empty CPU profile of -p PID: say why, and what to do. */
@@ -71,10 +71,11 @@ static void report_empty(const struct options *o, pid_t pid)
 }
 
 void report_summary(const struct options *o, pid_t pid, const struct sampler_stats *st,
+		    const struct recorder_stats *rs,
 		    double seconds)
 {
 	if (o->verbose)
-		report_diagnostics(st);
+		report_diagnostics(st, rs);
 	double asked = (double)o->rate * seconds;
 	double achieved = seconds > 0 ? (double)st->ticks / seconds : 0;
 	/* a run shorter than a few periods has too few ticks to judge */
@@ -85,7 +86,7 @@ void report_summary(const struct options *o, pid_t pid, const struct sampler_sta
 	if (o->quiet)
 		return;
 	double period = 1.0 / o->rate;
-	uint64_t complete = st->samples - (st->truncated < st->samples ? st->truncated : st->samples);
+	uint64_t complete = rs->samples - (rs->truncated < rs->samples ? rs->truncated : rs->samples);
 	char rate[64];
 	/* the rate reached: the one asked, unless it fell short */
 	if (asked < 10 || achieved >= 0.98 * o->rate)
@@ -93,15 +94,15 @@ void report_summary(const struct options *o, pid_t pid, const struct sampler_sta
 	else
 		snprintf(rate, sizeof rate, "%.0f Hz of %u asked", achieved, o->rate);
 	fprintf(stderr, "csampler: %llu %s (%.2f s of %s) from %llu %s in %.1f s at %s",
-		(unsigned long long)st->samples, plural(st->samples, "sample", "samples"),
-		(double)st->samples * period, o->idle ? "wall-clock time" : "CPU",
+		(unsigned long long)rs->samples, plural(rs->samples, "sample", "samples"),
+		(double)rs->samples * period, o->idle ? "wall-clock time" : "CPU",
 		(unsigned long long)st->threads_seen, plural(st->threads_seen, "thread", "threads"),
 		seconds, rate);
-	if (st->samples)
+	if (rs->samples)
 		fprintf(stderr, "; %.0f%% of stacks complete",
-			100.0 * (double)complete / (double)st->samples);
+			100.0 * (double)complete / (double)rs->samples);
 	fputc('\n', stderr);
-	if (!st->samples)
+	if (!rs->samples)
 		report_empty(o, pid);
 }
 

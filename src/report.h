@@ -3,7 +3,7 @@
  * diagnostics only with -v), a warning when the sampling rate fell far
  * below the one asked, a hint when the profile is empty, and one line per
  * file written saying how to view it. No ptrace, no target memory: it
- * reads the options, the sampler's counters and, for the empty-profile
+ * reads the options, the sampler's and the recorder's counters and, for the empty-profile
  * hint, /proc (procfs). */
 #ifndef CSAMPLER_REPORT_H
 #define CSAMPLER_REPORT_H
@@ -19,6 +19,7 @@
 void report_start(const struct options *o, pid_t pid);
 /* Sampling is over after SECONDS: the summary, the rate warning, the hint. */
 void report_summary(const struct options *o, pid_t pid, const struct sampler_stats *st,
+		    const struct recorder_stats *rs,
 		    double seconds);
 /* PATH (not "-") was written in format F, holding SAMPLES samples. */
 void report_written(const struct options *o, const char *path, enum output_format f,

@@ -72,10 +72,10 @@
 #include "clock.h"
 #include "error.h"
 #include "procfs.h"
+#include "recorder.h"
 #include "sampler.h"
 #include "tempfile.h"
 #include "tidmap.h"
-#include "timeline.h"
 
 /* Idle threads are all read every tick while their reads stay within
  * IDLE_READS_PER_SEC (a read costs about 3 us: 4000 a second are 1.2% of a
@@ -93,15 +93,6 @@
  * WHEEL (one due later stays there for another turn). */
 #define WHEEL 4096u
 #define NO_SLOT UINT32_MAX
-
-struct process_state {
-	pid_t pid;
-	bool alive;
-	char comm[64];
-	int task_dir;                 /* /proc/PID/task, while it is alive (-1: none) */
-	struct procmaps *maps;
-	struct unwinder *unwinder;
-};
 
 struct thread_state {
 	pid_t pid, tid;               /* tid 0: free slot */
@@ -124,7 +115,7 @@ struct thread_state {
 	uint64_t run_delay_ns;        /* time it waited for a CPU, as of the tick's read */
 	uint64_t seen_ns, done_ns;    /* the round saw it stopped, then was done copying */
 	uint32_t key;                 /* current thread key */
-	struct process_state *proc;
+	struct recorder_process *proc;
 	/* --idle: the last captured stack, reused while the thread sleeps */
 	uint64_t *last_stack;
 	unsigned last_depth;
@@ -144,13 +135,9 @@ struct thread_state {
  * after it (more wait for the next tick). */
 #define GONE_PER_TICK 16
 
-/* A log-linear histogram of pause times: 8 sub-buckets per power of two. */
-#define PAUSE_BUCKETS (64 * 8)
-
 struct sampler {
 	struct target *target;
-	struct stackmap *map;
-	struct timeline *timeline;      /* or NULL: no time-ordered record */
+	struct recorder *rec;           /* processes, thread keys, unwinding and counting */
 	struct sampler_config cfg;
 	uint64_t period_ns;
 	unsigned max_per_tick;
@@ -163,9 +150,10 @@ struct sampler {
 	unsigned ncpus;                /* online CPUs */
 	uint64_t rng;                  /* xorshift64: which idle threads are read */
 
-	struct process_state **procs;
-	size_t nprocs, procs_cap;
-	struct procmaps_files *files;  /* the processes' mapped files, each opened once */
+	int *task_dirs;                /* by process index: /proc/PID/task while it is
+	                                * alive (-1: none) */
+	size_t task_dirs_cap;
+	int no_task_dir;               /* task_dir_of a process without room */
 
 	struct thread_state *threads;  /* slots; tid 0 = free */
 	size_t nthreads_cap, nused;
@@ -175,9 +163,6 @@ struct sampler {
 	struct target_thread *pending; /* threads seen by target, added at the next tick */
 	size_t npending, pending_cap;
 	bool pending_lost;             /* out of memory for pending: take target's list */
-
-	struct sampler_thread_info *infos;
-	size_t ninfos, infos_cap;
 
 	/* per tick scratch, grown at warm-up */
 	size_t scratch_cap;
@@ -192,7 +177,6 @@ struct sampler {
 	struct unwind_snapshot blocked_snap; /* --idle: a blocked thread read in place */
 	struct thread_state *late_thread;  /* its thread, between capture and done */
 	uint64_t late_seen_ns;
-	uint64_t *addrs;
 
 	bool in_tick;                  /* target events now are deferred */
 	pid_t gone[GONE_PER_TICK];     /* listed by target, /proc entry gone: told after the tick */
@@ -200,128 +184,47 @@ struct sampler {
 	                                * limit allows (leaving FD_RESERVE) */
 	size_t ngone;
 	size_t nretired;               /* threads marked retired in this tick */
-	bool warned_spill;             /* a failed spill was reported */
-	bool warned_timeline;          /* a failed timeline write was reported */
 	uint64_t tick_start_ns;
 	uint64_t round_start_ns;
 	uint64_t next_tick_ns;         /* the next tick's instant, 0: none */
 	int round_cpu;                 /* the CPU csampler ran the round on (-1: unknown) */
-	uint64_t pause_hist[PAUSE_BUCKETS];
-	uint64_t pause_count;
 	struct sampler_stats stats;
 };
 
-static unsigned pause_bucket(uint64_t ns)
-{
-	if (ns < 8)
-		return (unsigned)ns;
-	unsigned msb = 63u - (unsigned)__builtin_clzll(ns);
-	unsigned sub = (unsigned)((ns >> (msb - 3)) & 7u);
-	unsigned b = (msb - 2) * 8 + sub;
-	return b < PAUSE_BUCKETS ? b : PAUSE_BUCKETS - 1;
-}
 
-static uint64_t pause_bucket_value(unsigned b)
-{
-	if (b < 8)
-		return b;
-	unsigned msb = b / 8 + 2, sub = b % 8;
-	return ((uint64_t)(8 + sub) << (msb - 3));
-}
-
-static uint64_t pause_percentile(const struct sampler *s, double q)
-{
-	if (s->pause_count == 0)
-		return 0;
-	uint64_t want = (uint64_t)(q * (double)s->pause_count);
-	uint64_t seen = 0;
-	for (unsigned b = 0; b < PAUSE_BUCKETS; b++) {
-		seen += s->pause_hist[b];
-		if (seen > want)
-			return pause_bucket_value(b);
-	}
-	return pause_bucket_value(PAUSE_BUCKETS - 1);
-}
-
-static void read_comm_file(pid_t pid, char *out, size_t size);
 static void close_task_file(struct sampler *s, int *fd);
-
-/* /proc/PID/task/TID/schedstat: "run_time run_delay arrivals". */
-struct schedstat {
-	uint64_t runtime_ns, run_delay_ns, arrivals;
-};
-
-static bool parse_schedstat(const char *buf, struct schedstat *out)
-{
-	char *end;
-	out->runtime_ns = strtoull(buf, &end, 10);
-	if (end == buf)
-		return false;
-	const char *p = end;
-	out->run_delay_ns = strtoull(p, &end, 10);
-	p = end;
-	out->arrivals = strtoull(p, &end, 10);
-	return end != p;
-}
-
-static void read_comm_file(pid_t pid, char *out, size_t size)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	out[0] = '\0';
-	if (fd < 0)
-		return;
-	ssize_t n = procfs_pread_text(fd, out, size);
-	close(fd);
-	if (n > 0 && out[n - 1] == '\n')
-		out[n - 1] = '\0';
-}
 
 /* ---- processes --------------------------------------------------------------- */
 
-static struct process_state *process_find(struct sampler *s, pid_t pid)
+/* Process P's /proc/PID/task descriptor (-1: none). */
+static int *task_dir_of(struct sampler *s, const struct recorder_process *p)
 {
-	for (size_t i = 0; i < s->nprocs; i++)
-		if (s->procs[i]->pid == pid && s->procs[i]->alive)
-			return s->procs[i];
-	return NULL;
+	if (p->index >= s->task_dirs_cap) {
+		s->no_task_dir = -1;  /* (no room was made for it: out of memory) */
+		return &s->no_task_dir;
+	}
+	return &s->task_dirs[p->index];
 }
 
-static struct process_state *process_get(struct sampler *s, pid_t pid)
+/* The live process PID (the recorder's), with its task directory open. */
+static struct recorder_process *process_get(struct sampler *s, pid_t pid)
 {
-	struct process_state *p = process_find(s, pid);
-	if (p)
-		return p;
-	if (array_grow(&s->procs, &s->procs_cap, s->nprocs + 1, sizeof *s->procs, 4) < 0)
-		return NULL;
-	p = calloc(1, sizeof *p);
+	struct recorder_process *p = recorder_add_process(s->rec, pid);
 	if (!p)
 		return NULL;
-	p->pid = pid;
-	p->alive = true;
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-	p->task_dir = s->nfds < s->max_fds ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	s->nfds += p->task_dir >= 0;
-	read_comm_file(pid, p->comm, sizeof p->comm);
-	p->maps = procmaps_new_shared(pid, s->files);
-	if (!p->maps) {
-		close_task_file(s, &p->task_dir);
-		free(p);
-		return NULL;
+	if (p->index >= s->task_dirs_cap) {
+		size_t was = s->task_dirs_cap;
+		if (array_grow(&s->task_dirs, &s->task_dirs_cap, p->index + 1, sizeof *s->task_dirs,
+			       4) < 0)
+			return NULL;
+		for (size_t i = was; i < s->task_dirs_cap; i++)
+			s->task_dirs[i] = -2;  /* not opened yet */
 	}
-	if (procmaps_refresh(p->maps) < 0 && s->cfg.verbose)
-		warn_errno("cannot read the mappings of pid %d", (int)pid);
-	procmaps_load_perf_map(p->maps);
-	p->unwinder = unwind_new(p->maps, s->cfg.max_depth);
-	if (!p->unwinder) {
-		procmaps_free(p->maps);
-		close_task_file(s, &p->task_dir);
-		free(p);
-		return NULL;
+	int *dir = task_dir_of(s, p);
+	if (*dir == -2) {
+		*dir = s->nfds < s->max_fds ? procfs_open_task_dir(pid) : -1;
+		s->nfds += *dir >= 0;
 	}
-	s->procs[s->nprocs++] = p;
 	return p;
 }
 
@@ -414,12 +317,6 @@ static void schedule_read(struct sampler *s, struct thread_state *t, uint64_t no
 	wheel_insert(s, t, now + gap);
 }
 
-static bool read_schedstat(const struct thread_state *t, struct schedstat *out)
-{
-	char buf[128];
-	return procfs_pread_text(t->schedstat_fd, buf, sizeof buf) > 0 && parse_schedstat(buf, out);
-}
-
 /* A thread cannot be followed for want of file descriptors: say so once. */
 static void warn_fd_short(struct sampler *s, pid_t tid)
 {
@@ -446,15 +343,7 @@ static bool open_task_file(struct sampler *s, struct thread_state *t, const char
 		errno = EMFILE;
 		return false;
 	}
-	/* relative to the process's task directory: a shorter path walk */
-	char path[96];
-	if (t->proc->task_dir >= 0) {
-		snprintf(path, sizeof path, "%d/%s", (int)t->tid, name);
-		*fd = openat(t->proc->task_dir, path, O_RDONLY | O_CLOEXEC);
-	} else {
-		snprintf(path, sizeof path, "/proc/%d/task/%d/%s", (int)t->pid, (int)t->tid, name);
-		*fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
+	*fd = procfs_open_task_file(*task_dir_of(s, t->proc), t->pid, t->tid, name);
 	if (*fd < 0) {
 		if (errno == EMFILE || errno == ENFILE)
 			warn_fd_short(s, t->tid);
@@ -471,26 +360,6 @@ static void close_task_file(struct sampler *s, int *fd)
 	close(*fd);
 	*fd = -1;
 	s->nfds--;
-}
-
-static uint32_t thread_key_for(struct sampler *s, const struct thread_state *t, const char *comm)
-{
-	/* The newest keys are the likeliest match: search backwards a little. */
-	if (t->key < s->ninfos) {
-		const struct sampler_thread_info *cur = &s->infos[t->key];
-		if (cur->tid == t->tid && cur->pid == t->pid && strcmp(cur->name, comm) == 0 &&
-		    strcmp(cur->process, t->proc->comm) == 0)
-			return t->key;
-	}
-	if (array_grow(&s->infos, &s->infos_cap, s->ninfos + 1, sizeof *s->infos, 64) < 0)
-		return UINT32_MAX;
-	struct sampler_thread_info *info = &s->infos[s->ninfos];
-	memset(info, 0, sizeof *info);
-	info->pid = t->pid;
-	info->tid = t->tid;
-	snprintf(info->name, sizeof info->name, "%s", comm);
-	snprintf(info->process, sizeof info->process, "%s", t->proc->comm);
-	return (uint32_t)s->ninfos++;
 }
 
 static void thread_close_files(struct sampler *s, struct thread_state *t)
@@ -596,16 +465,14 @@ static void reserve_next_tick(struct sampler *s)
 	if (s->in_tick)
 		return;
 	(void)reserve_thread_slots(s, s->npending);
-	size_t keys = s->ninfos + s->nused + s->npending + 64;
-	if (keys > s->infos_cap)
-		(void)array_grow(&s->infos, &s->infos_cap, keys, sizeof *s->infos, 64);
+	recorder_reserve_keys(s->rec, s->nused + s->npending + 64);
 	if (s->npending + 64 > s->pending_cap)
 		(void)array_grow(&s->pending, &s->pending_cap, s->npending + 64, sizeof *s->pending, 64);
 }
 
 static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 {
-	struct process_state *proc = process_get(s, pid);
+	struct recorder_process *proc = process_get(s, pid);
 	if (!proc || s->nfree == 0)
 		return NULL;  /* (reserve_thread_slots was called) */
 	struct thread_state *t = &s->threads[s->free_slots[s->nfree - 1]];
@@ -696,13 +563,14 @@ static void count_late(void *ctx);
 
 /* ---- public ---------------------------------------------------------------------- */
 
-struct sampler *sampler_new(struct target *t, struct stackmap *m, const struct sampler_config *cfg)
+struct sampler *sampler_new(struct target *t, struct recorder *rec,
+			    const struct sampler_config *cfg)
 {
 	struct sampler *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	s->target = t;
-	s->map = m;
+	s->rec = rec;
 	s->cfg = *cfg;
 	if (s->cfg.rate == 0)
 		s->cfg.rate = 99;
@@ -722,9 +590,7 @@ struct sampler *sampler_new(struct target *t, struct stackmap *m, const struct s
 	s->max_fds = SIZE_MAX;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		s->max_fds = rl.rlim_cur > FD_RESERVE ? (size_t)(rl.rlim_cur - FD_RESERVE) : 0;
-	s->addrs = malloc(s->cfg.max_depth * sizeof *s->addrs);
-	s->files = procmaps_files_new();
-	if (!s->addrs || !s->files || grow_scratch(s, 16) < 0 || grow_snaps(s, MAX_ROUNDS * s->max_per_tick) < 0 ||
+	if (grow_scratch(s, 16) < 0 || grow_snaps(s, MAX_ROUNDS * s->max_per_tick) < 0 ||
 	    unwind_snapshot_init(&s->late_snap, s->cfg.stack_window) < 0 ||
 	    unwind_snapshot_init(&s->blocked_snap, s->cfg.stack_window) < 0) {
 		sampler_free(s);
@@ -762,16 +628,9 @@ void sampler_free(struct sampler *s)
 	free(s->captured);
 	unwind_snapshot_fini(&s->late_snap);
 	unwind_snapshot_fini(&s->blocked_snap);
-	free(s->addrs);
-	for (size_t i = 0; i < s->nprocs; i++) {
-		unwind_free(s->procs[i]->unwinder);
-		close_task_file(s, &s->procs[i]->task_dir);
-		procmaps_free(s->procs[i]->maps);
-		free(s->procs[i]);
-	}
-	free(s->procs);
-	procmaps_files_free(s->files);
-	free(s->infos);
+	for (size_t i = 0; i < s->task_dirs_cap; i++)
+		close_task_file(s, &s->task_dirs[i]);
+	free(s->task_dirs);
 	free(s);
 }
 
@@ -780,8 +639,8 @@ void sampler_close_threads(struct sampler *s)
 	for (size_t i = 0; i < s->nthreads_cap; i++)
 		if (s->threads[i].tid)
 			thread_close_files(s, &s->threads[i]);
-	for (size_t i = 0; i < s->nprocs; i++)
-		close_task_file(s, &s->procs[i]->task_dir);
+	for (size_t i = 0; i < s->task_dirs_cap; i++)
+		close_task_file(s, &s->task_dirs[i]);
 }
 
 /* A thread is gone (event). During a tick the thread may be among the chosen
@@ -796,17 +655,6 @@ static void thread_retire(struct sampler *s, struct thread_state *t)
 	}
 }
 
-/* Processes gone: their unwinders (and caches) are of no more use once no
- * tick holds their threads (symbolizing needs only their maps). */
-static void release_gone_processes(struct sampler *s)
-{
-	for (size_t i = 0; i < s->nprocs; i++)
-		if (!s->procs[i]->alive && s->procs[i]->unwinder) {
-			unwind_free(s->procs[i]->unwinder);
-			s->procs[i]->unwinder = NULL;
-		}
-}
-
 static void release_retired(struct sampler *s)
 {
 	if (!s->nretired)
@@ -819,7 +667,7 @@ static void release_retired(struct sampler *s)
 
 void sampler_on_event(struct sampler *s, const struct target_event *ev)
 {
-	struct process_state *p;
+	struct recorder_process *p;
 	struct thread_state *t;
 
 	switch (ev->kind) {
@@ -827,16 +675,12 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 		process_get(s, ev->pid);
 		break;
 	case TARGET_EV_EXEC:
-		p = process_find(s, ev->pid);
+		p = recorder_find_process(s->rec, ev->pid);
 		if (!p) {
 			process_get(s, ev->pid);
 			break;
 		}
-		procmaps_load_perf_map(p->maps);
-		procmaps_exec(p->maps);
-		procmaps_refresh(p->maps);
-		unwind_flush(p->unwinder);
-		read_comm_file(ev->pid, p->comm, sizeof p->comm);
+		recorder_process_exec(s->rec, p);
 		/* The surviving thread may have changed its tid to the pid and its
 		 * /proc files now describe the new image: add it again. */
 		for (size_t i = 0; i < s->nthreads_cap; i++)
@@ -846,19 +690,17 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 		queue_thread(s, ev->pid, ev->pid);
 		break;
 	case TARGET_EV_PROCESS_EXIT:
-		p = process_find(s, ev->pid);
+		p = recorder_find_process(s->rec, ev->pid);
 		if (p) {
-			procmaps_load_perf_map(p->maps);
-			p->alive = false;
-			procmaps_gone(p->maps);
-			close_task_file(s, &p->task_dir);
+			recorder_process_exit(s->rec, p);
+			close_task_file(s, task_dir_of(s, p));
 		}
 		for (size_t i = 0; i < s->nthreads_cap; i++)
 			if (s->threads[i].tid && s->threads[i].pid == ev->pid)
 				thread_retire(s, &s->threads[i]);
 		unqueue_thread(s, ev->pid, 0);
 		if (!s->in_tick)
-			release_gone_processes(s);
+			recorder_release_gone(s->rec);
 		break;
 	case TARGET_EV_THREAD_NEW:
 		queue_thread(s, ev->pid, ev->tid);
@@ -874,62 +716,16 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 	}
 }
 
-void sampler_set_stackmap(struct sampler *s, struct stackmap *m)
-{
-	s->map = m;
-}
-
-void sampler_set_timeline(struct sampler *s, struct timeline *tl)
-{
-	s->timeline = tl;
-}
-
 void sampler_note_missed(struct sampler *s, uint64_t missed)
 {
 	s->stats.ticks_missed += missed;
 }
 
-/* Record one unwound stack, standing for COUNT periods. */
-static void count_stack(struct sampler *s, struct thread_state *t, uint32_t flags,
+/* Count T's unwound stack, standing for COUNT periods. */
+static void count_stack(struct sampler *s, const struct thread_state *t, uint32_t flags,
 			const uint64_t *addrs, unsigned depth, unsigned count)
 {
-	if (t->key == UINT32_MAX)
-		return;
-	int ret = stackmap_insert(s->map, t->key, flags, addrs, depth, count);
-	if (ret < 0 && !s->warned_spill) {
-		s->warned_spill = true;
-		warn_errno("cannot write the spill file in %s (TMPDIR): samples that do not fit "
-			   "in memory are lost from now on (the summary counts them)", tempfile_dir());
-	}
-	if (ret == 0) {
-		s->stats.samples += count;
-		/* every stack the outputs mark [truncated]: cut by depth or
-		 * window, or stopped by the unwinder before its root */
-		if (flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW | STACK_UNWIND_ERROR))
-			s->stats.truncated += count;
-	}
-	if (ret == 0 && s->timeline) {
-		struct timeline_entry e = {
-			.time_ns = clock_monotonic_ns(),
-			.thread_key = t->key, .flags = flags, .count = count, .depth = depth,
-			.addrs = addrs,
-		};
-		if (timeline_add(s->timeline, &e) < 0 && !s->warned_timeline) {
-			s->warned_timeline = true;
-			warn_errno("cannot write the timeline file in %s (TMPDIR): the timeline "
-				   "lacks samples from now on", tempfile_dir());
-		}
-	}
-}
-
-static uint32_t flags_for_result(enum unwind_result r)
-{
-	switch (r) {
-	case UNWIND_OK: return 0;
-	case UNWIND_DEPTH: return STACK_TRUNCATED_DEPTH;
-	case UNWIND_WINDOW: return STACK_TRUNCATED_WINDOW;
-	default: return STACK_UNWIND_ERROR;
-	}
+	recorder_count(s->rec, t->key, flags, addrs, depth, count);
 }
 
 /* Refresh a thread's state, CPU and name from its stat file. false if gone. */
@@ -942,7 +738,7 @@ static bool thread_read_stat(struct sampler *s, struct thread_state *t, char *st
 		return false;
 	*state = st.state;
 	t->cpu = st.cpu;
-	t->key = thread_key_for(s, t, st.comm);
+	t->key = recorder_thread_key(s->rec, t->proc, t->tid, st.comm, t->key);
 	return true;
 }
 
@@ -1007,22 +803,6 @@ static bool sample_in_place(struct sampler *s, struct thread_state *t)
  * its place, must not keep the thread out for good). */
 #define LATE_WAIT_NS 200000000u
 
-/* Whether fd FD of process PID is a pipe, a socket or an anonymous inode
- * (eventfd, timerfd, signalfd...): a read of it waits for a writer. */
-static bool fd_waits(pid_t pid, long fd)
-{
-	char path[64], link[32];
-	if (fd < 0 || fd > INT32_MAX)
-		return false;
-	snprintf(path, sizeof path, "/proc/%d/fd/%ld", (int)pid, fd);
-	ssize_t n = readlink(path, link, sizeof link - 1);
-	if (n <= 0)
-		return false;
-	link[n] = '\0';
-	return strncmp(link, "pipe:", 5) == 0 || strncmp(link, "socket:", 7) == 0 ||
-	       strncmp(link, "anon_inode:", 11) == 0;
-}
-
 /* Whether syscall NR (x86_64 numbers) of thread T waits for something or
  * was held by ptrace: its exit is where a thread wakes up or is let go, not
  * where it computes. TIMEOUT_RET: the return value that says the wait ran
@@ -1036,7 +816,7 @@ static bool syscall_waits(const struct thread_state *t, long nr, const struct us
 	switch (nr) {
 	case 0:   /* read */
 	case 19:  /* readv */
-		return fd_waits(t->pid, (long)r->rdi);
+		return procfs_fd_waits(t->pid, (long)r->rdi);
 	case 35:  /* nanosleep */
 	case 230: /* clock_nanosleep */
 		*timeout_ret = 0;
@@ -1113,14 +893,8 @@ static bool stop_was_waiting(const struct thread_state *t, const struct user_reg
 		return false;
 	if (ret == timeout_ret)
 		return true;            /* slept until its timer fired */
-	struct schedstat ss;
-	return read_schedstat(t, &ss) && ss.arrivals != t->arrivals;
-}
-
-static void record_pause(struct sampler *s, uint64_t from, uint64_t done)
-{
-	s->pause_hist[pause_bucket(done - from)]++;
-	s->pause_count++;
+	struct procfs_schedstat ss;
+	return procfs_read_schedstat(t->schedstat_fd, &ss) && ss.arrivals != t->arrivals;
 }
 
 /* Unwind a captured stack of T and count it: t->weight periods (on-CPU:
@@ -1128,33 +902,17 @@ static void record_pause(struct sampler *s, uint64_t from, uint64_t done)
 static void count_captured(struct sampler *s, struct thread_state *t,
 			   const struct unwind_snapshot *snap)
 {
-	unsigned depth = 0;
-	enum unwind_result r = unwind_stack(t->proc->unwinder, snap, s->addrs, s->cfg.max_depth,
-					    &depth);
-	s->stats.unwind_results[r]++;
-	uint32_t flags = flags_for_result(r);
+	const uint64_t *addrs;
+	unsigned depth;
+	uint32_t flags;
 	t->unsampled_ns -= (int64_t)(t->weight * s->period_ns);
-	count_stack(s, t, flags, s->addrs, depth, t->weight);
+	recorder_count_snapshot(s->rec, t->proc, t->key, snap, t->weight, &addrs, &depth, &flags);
 	if (s->cfg.idle) {
-		memcpy(t->last_stack, s->addrs, depth * sizeof *s->addrs);
+		memcpy(t->last_stack, addrs, depth * sizeof *addrs);
 		t->last_depth = depth;
 		t->last_flags = flags;
 		t->has_last = true;
 	}
-}
-
-/* A stack copy failed: if the process refuses us its memory (it made
- * itself non-dumpable, or runs a set-user-ID program, and we lack
- * CAP_SYS_PTRACE), say so once: otherwise the profile is silently empty. */
-static void note_unreadable(struct sampler *s, const struct thread_state *t)
-{
-	if (errno != EPERM)
-		return;
-	if (s->stats.unreadable++ > 0)
-		return;
-	warn("cannot read the memory of process %d (%s): it is not dumpable (it called "
-	     "prctl(PR_SET_DUMPABLE, 0), or runs a set-user-ID or file-capability program); "
-	     "profile it as root or with CAP_SYS_PTRACE", (int)t->pid, t->proc->comm);
 }
 
 /* Late-sample hook, while the thread is stopped: copy it. */
@@ -1175,10 +933,8 @@ static void capture_late(void *ctx, pid_t tid)
 		s->stats.dropped_waking++;
 		return;
 	}
-	if (unwind_capture(t->proc->unwinder, tid, &regs, &s->late_snap) == 0)
+	if (recorder_capture(s->rec, t->proc, tid, &regs, &s->late_snap) == 0)
 		s->late_thread = t;
-	else
-		note_unreadable(s, t);
 }
 
 /* Late-sample hook, the thread resumed: unwind and count. */
@@ -1190,7 +946,7 @@ static void count_late(void *ctx)
 	if (!t)
 		return;
 	s->late_thread = NULL;
-	record_pause(s, s->late_seen_ns, clock_monotonic_ns());
+	recorder_record_pause(s->rec, s->late_seen_ns, clock_monotonic_ns());
 	s->stats.late++;
 	count_captured(s, t, &s->late_snap);
 }
@@ -1214,10 +970,8 @@ static void capture_thread(void *ctx, size_t index, pid_t tid)
 		s->stats.dropped_waking++;
 		s->round_dropped++;
 	} else {
-		s->captured[i] = unwind_capture(s->chosen[i]->proc->unwinder, tid, &regs,
-						&s->snaps[i]) == 0;
-		if (!s->captured[i])
-			note_unreadable(s, s->chosen[i]);
+		s->captured[i] = recorder_capture(s->rec, s->chosen[i]->proc, tid, &regs,
+						  &s->snaps[i]) == 0;
 	}
 	s->chosen[i]->seen_ns = seen;
 	s->chosen[i]->done_ns = clock_monotonic_ns();
@@ -1229,17 +983,17 @@ static void record_round_pause(struct sampler *s, struct thread_state *t)
 {
 	uint64_t from = s->round_start_ns;
 
-	struct schedstat ss;
+	struct procfs_schedstat ss;
 
 	if ((t->cpu == s->round_cpu || t->seen_ns - s->round_start_ns > PAUSE_CHECK_NS) &&
-	    read_schedstat(t, &ss)) {
+	    procfs_read_schedstat(t->schedstat_fd, &ss)) {
 		uint64_t delay = ss.run_delay_ns;
 		uint64_t waited = delay > t->run_delay_ns ? delay - t->run_delay_ns : 0;
 		uint64_t before = s->round_start_ns - s->tick_start_ns;
 		uint64_t after = waited > before ? waited - before : 0;
 		from += after < t->seen_ns - s->round_start_ns ? after : t->seen_ns - s->round_start_ns;
 	}
-	record_pause(s, from, t->done_ns);
+	recorder_record_pause(s->rec, from, t->done_ns);
 }
 
 /* The level idle threads go up to this tick: the smallest that keeps the
@@ -1337,7 +1091,7 @@ int sampler_tick(struct sampler *s, uint64_t next_tick_ns)
 	int ret = sampler_tick_locked(s);
 	s->in_tick = false;
 	release_retired(s);
-	release_gone_processes(s);
+	recorder_release_gone(s->rec);
 	/* target's table may change now: the tick holds no pointer into it */
 	for (size_t i = 0; i < s->ngone; i++)
 		target_thread_gone(s->target, s->gone[i]);
@@ -1349,8 +1103,8 @@ int sampler_tick(struct sampler *s, uint64_t next_tick_ns)
  * candidate if it may be running; in --idle mode count it or choose it. */
 static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now, size_t *nchosen)
 {
-	struct schedstat ss;
-	if (!read_schedstat(t, &ss)) {
+	struct procfs_schedstat ss;
+	if (!procfs_read_schedstat(t->schedstat_fd, &ss)) {
 		/* its /proc entry is gone: make sure target knows (the
 		 * report of its end may be lost), and forget it */
 		if (!t->retired && s->ngone < GONE_PER_TICK) {
@@ -1475,29 +1229,7 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 	return 0;
 }
 
-size_t sampler_nthreads(const struct sampler *s)
-{
-	return s->ninfos;
-}
-
-const struct sampler_thread_info *sampler_thread(const struct sampler *s, uint32_t key)
-{
-	return key < s->ninfos ? &s->infos[key] : NULL;
-}
-
-size_t sampler_nprocesses(const struct sampler *s)
-{
-	return s->nprocs;
-}
-
-struct procmaps *sampler_process_maps(const struct sampler *s, size_t i)
-{
-	return i < s->nprocs ? s->procs[i]->maps : NULL;
-}
-
 void sampler_get_stats(const struct sampler *s, struct sampler_stats *out)
 {
 	*out = s->stats;
-	out->pause_p50_ns = pause_percentile(s, 0.50);
-	out->pause_p99_ns = pause_percentile(s, 0.99);
 }

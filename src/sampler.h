@@ -1,4 +1,6 @@
-/* sampler: one tick of the hot path, and the threads seen.
+/* sampler: the ptrace sampling policy: one tick of the hot path, and the
+ * threads seen. What it samples goes through the recorder (recorder.h),
+ * which keeps the processes, thread keys, unwinding and counting.
  *
  * Each tick: read the schedstat of the threads due (kept-open /proc files,
  * pread; an idle thread is due seldomer the longer it sleeps), choose those
@@ -12,8 +14,8 @@
  * them in the stackmap. A chosen thread that was waiting for a CPU stops
  * after its round gave up on it: it is sampled then, through target's
  * late-sample hook (stats.late), and left out of the choice until then. After warm-up a tick allocates nothing and opens no
- * file except /proc thread state. Per process it keeps a procmaps and an
- * unwinder, updated on target events. */
+ * file except /proc thread state. Target events reach the recorder's
+ * processes through sampler_on_event. */
 #ifndef CSAMPLER_SAMPLER_H
 #define CSAMPLER_SAMPLER_H
 #include <stdbool.h>
@@ -21,10 +23,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "procmaps.h"
-#include "stackmap.h"
+#include "recorder.h"
 #include "target.h"
-#include "unwind.h"
 
 struct sampler_config {
 	unsigned rate;                  /* Hz */
@@ -35,49 +35,30 @@ struct sampler_config {
 	int verbose;
 };
 
-/* What a thread key in the stackmap stands for. */
-struct sampler_thread_info {
-	pid_t pid, tid;
-	char name[64];                  /* thread comm as read (raw; writers escape) */
-	char process[64];               /* comm of the process (thread group leader) */
-};
-
 struct sampler_stats {
 	uint64_t ticks, ticks_missed;
-	uint64_t samples;               /* periods counted (a sample of a thread read
-	                                 * with probability 1/k counts k) */
 	uint64_t threads_seen;
-	uint64_t unwind_results[UNWIND_NRESULTS];
-	uint64_t truncated;
 	uint64_t not_captured;          /* --idle: blocked threads counted without a stack */
 	uint64_t in_place;              /* --idle: blocked threads copied without a stop */
 	uint64_t fd_short;              /* threads not followed: out of file descriptors */
-	uint64_t unreadable;            /* stack copies refused (EPERM: not dumpable) */
 	uint64_t late;                  /* samples taken when a thread that was waiting for a
 	                                 * CPU got one, after its round gave up on it */
-	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample: interrupt to
-	                                      * resume (from its stop, for a thread
-	                                      * that was waiting for a CPU) */
 	uint64_t dropped_waking;        /* stops at the exit of a system call the thread
 	                                 * waited in: not counted (see sampler.c) */
 };
 
 struct sampler;
 
-struct sampler *sampler_new(struct target *t, struct stackmap *m, const struct sampler_config *cfg);
+/* A sampler of T's threads, recording through REC (the caller keeps
+ * owning both; REC outlives the sampler). Pauses are recorded from the
+ * interrupt to the resume (from its stop, for a thread that was waiting for
+ * a CPU). */
+struct sampler *sampler_new(struct target *t, struct recorder *rec,
+			    const struct sampler_config *cfg);
 void sampler_free(struct sampler *s);
 
 /* A target event (forward target's callback here). */
 void sampler_on_event(struct sampler *s, const struct target_event *ev);
-
-/* Count the samples of the following ticks in M (--top: one map per refresh
- * window); the caller keeps owning the previous map. */
-void sampler_set_stackmap(struct sampler *s, struct stackmap *m);
-
-/* Also record every sample with its time in TL (the timeline outputs), or
- * stop recording (NULL). The caller owns TL. */
-struct timeline;
-void sampler_set_timeline(struct sampler *s, struct timeline *tl);
 
 /* Sampling is over: close the threads' /proc files and the processes' task
  * directories (the descriptors go to symbolizing and writing). No tick after
@@ -91,11 +72,6 @@ int sampler_tick(struct sampler *s, uint64_t next_tick_ns);
 /* Account for ticks skipped because a tick overran. */
 void sampler_note_missed(struct sampler *s, uint64_t missed);
 
-size_t sampler_nthreads(const struct sampler *s);
-const struct sampler_thread_info *sampler_thread(const struct sampler *s, uint32_t key);
-/* Every process seen, with its mappings (for symbolization). */
-size_t sampler_nprocesses(const struct sampler *s);
-struct procmaps *sampler_process_maps(const struct sampler *s, size_t i);
 void sampler_get_stats(const struct sampler *s, struct sampler_stats *out);
 
 #endif

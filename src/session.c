@@ -140,8 +140,10 @@ int session_attach(struct session *s, size_t max_stacks,
 	error_set_cleanup(detach_on_die, s);
 	raise_fd_limit(o->verbose);
 	s->map = stackmap_new(max_stacks, o->max_depth);
-	s->sampler = s->map ? sampler_new(s->target, s->map, &sc) : NULL;
-	if (!s->map || !s->sampler) {
+	struct recorder_config rc = { .max_depth = o->max_depth, .verbose = o->verbose };
+	s->recorder = s->map ? recorder_new(s->map, &rc) : NULL;
+	s->sampler = s->recorder ? sampler_new(s->target, s->recorder, &sc) : NULL;
+	if (!s->sampler) {
 		warn_errno("cannot set up sampling");
 		session_detach(s);
 		return CS_EXIT_SYSTEM;
@@ -160,6 +162,7 @@ void session_end(struct session *s)
 {
 	error_set_cleanup(NULL, NULL);
 	sampler_free(s->sampler);
+	recorder_free(s->recorder);
 	stackmap_free(s->map);
 	target_free(s->target);
 	if (s->sigfd >= 0)

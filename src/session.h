@@ -10,7 +10,7 @@
  *      cleanly, and no stop signal acts on the caller while it writes;
  *   2. session_attach, in the tracer thread: attaches to or launches the
  *      target (not started yet: the caller calls target_start); makes the
- *      stackmap and the sampler, and feeds the sampler every target event
+ *      stackmap, the recorder and the sampler, and feeds the sampler every target event
  *      before ON_EVENT sees it; makes die() run ON_DIE (die's exit lets the
  *      target go as the tracer thread's does). It returns 0, or the exit
  *      status to return, the message printed and the target let go;
@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "options.h"
+#include "recorder.h"
 #include "sampler.h"
 #include "stackmap.h"
 #include "target.h"
@@ -31,8 +32,9 @@
 struct session {
 	const struct options *opt;
 	struct target *target;
-	struct stackmap *map;        /* the caller may swap it (sampler_set_stackmap) */
-	struct sampler *sampler;
+	struct stackmap *map;        /* the caller may swap it (recorder_set_stackmap) */
+	struct recorder *recorder;   /* processes, thread keys, what was counted */
+	struct sampler *sampler;     /* the ptrace policy, recording through recorder */
 	int sigfd;
 	sigset_t oldmask;
 	void (*on_event)(void *ctx, const struct target_event *ev);

@@ -33,7 +33,6 @@
  *     (see restart_interrupted_call). */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -66,9 +65,8 @@
 #define START_TIMEOUT_NS (30 * NS_PER_SEC)
 /* Reports handled by one target_poll before it yields back to the caller. */
 #define POLL_MAX_REPORTS 4096
-/* Passes over /proc/PID/task while attaching, and entries per pass. */
+/* Passes over /proc/PID/task while attaching (entries per pass: PROCFS_SCAN_MAX). */
 #define ATTACH_MAX_PASSES 1000
-#define SCAN_MAX_ENTRIES 1000000
 /* Threads named by SIGCHLDs, looked for before a full pass (next_report). */
 #define HINTS 16
 /* Remembered tids whose clone event must be ignored when it arrives late. */
@@ -144,77 +142,9 @@ static long pt(int req, pid_t tid, unsigned long addr, unsigned long data)
 	return ptrace((enum __ptrace_request)req, tid, (void *)addr, (void *)data);
 }
 
-/* Read a small /proc file whole into BUF (NUL-terminated). Length or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	size_t len = 0;
-	while (len + 1 < size) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	int saved = errno;
-	close(fd);
-	errno = saved;
-	buf[len] = '\0';
-	return len > 0 ? (ssize_t)len : -1;
-}
-
-/* The value after "NAME:" on its own line of a status file, or NULL. */
-static const char *status_field(const char *buf, const char *name)
-{
-	size_t nl = strlen(name);
-	const char *p = buf;
-	while (p && *p) {
-		if (strncmp(p, name, nl) == 0 && p[nl] == ':') {
-			p += nl + 1;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			return p;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return NULL;
-}
-
-static long status_long(const char *buf, const char *name, long dflt)
-{
-	const char *v = status_field(buf, name);
-	if (!v)
-		return dflt;
-	char *end;
-	errno = 0;
-	long x = strtol(v, &end, 10);
-	return (end == v || errno) ? dflt : x;
-}
-
-/* /proc/PID/status into BUF; false if the process is gone. */
-static bool read_status(pid_t pid, char *buf, size_t size)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	return read_small(path, buf, size) > 0;
-}
-
-/* /proc/PID/task/TID/status into BUF. */
-static bool read_task_status(pid_t pid, pid_t tid, char *buf, size_t size)
-{
-	char path[96];
-	snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	return read_small(path, buf, size) > 0;
-}
-
 static char state_letter(const char *status)
 {
-	const char *s = status_field(status, "State");
+	const char *s = procfs_status_field(status, "State");
 	return s ? *s : '?';
 }
 
@@ -226,13 +156,11 @@ static bool is_stop_signal(int sig)
 /* The comm of PID (for messages), or "?". Non-printable bytes become '?'. */
 static void read_comm(pid_t pid, char *out, size_t size)
 {
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-	if (read_small(path, out, size) < 0) {
+	procfs_read_comm(pid, out, size);
+	if (!out[0]) {
 		snprintf(out, size, "?");
 		return;
 	}
-	out[strcspn(out, "\n")] = '\0';
 	for (char *c = out; *c; c++)
 		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
 			*c = '?';
@@ -590,10 +518,10 @@ static bool call_restartable(unsigned long long nr)
 static bool signal_pending_unblocked(pid_t pid, pid_t tid)
 {
 	char buf[4096];
-	if (!read_task_status(pid, tid, buf, sizeof buf))
+	if (procfs_read_file(pid, tid, "status", buf, sizeof buf) <= 0)
 		return true;
-	const char *pnd = status_field(buf, "SigPnd"), *shd = status_field(buf, "ShdPnd");
-	const char *blk = status_field(buf, "SigBlk");
+	const char *pnd = procfs_status_field(buf, "SigPnd"), *shd = procfs_status_field(buf, "ShdPnd");
+	const char *blk = procfs_status_field(buf, "SigBlk");
 	if (!pnd || !shd || !blk)
 		return true;
 	unsigned long long pending = strtoull(pnd, NULL, 16) | strtoull(shd, NULL, 16);
@@ -763,9 +691,9 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 static pid_t read_tgid(pid_t tid)
 {
 	char buf[2048];
-	if (!read_status(tid, buf, sizeof buf))
+	if (procfs_read_file(tid, 0, "status", buf, sizeof buf) <= 0)
 		return 0;
-	return (pid_t)status_long(buf, "Tgid", 0);
+	return (pid_t)procfs_status_long(buf, "Tgid", 0);
 }
 
 /* Add a newly traced thread TID of PID (a new process when PID == TID and it
@@ -1004,18 +932,12 @@ static void rescan_tasks(struct target *t)
 {
 	if (t->detached || t->cfg.mode != TARGET_SEIZE_PER_SAMPLE || !process_known(t, t->main_pid))
 		return;
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/task", (int)t->main_pid);
-	DIR *d = opendir(path);
+	struct procfs_dir d;
+	bool listable = procfs_dir_open(&d, t->main_pid);
 	size_t listed = 0;
 	unsigned gen = ++t->scan_gen;
-	if (d) {
-		struct dirent *de;
-		while (listed < SCAN_MAX_ENTRIES && (de = readdir(d))) {
-			char *end;
-			long tid = strtol(de->d_name, &end, 10);
-			if (*end || tid <= 0)
-				continue;
+	if (listable) {
+		for (pid_t tid; (tid = procfs_dir_next(&d)) > 0;) {
 			listed++;
 			ssize_t i = row_find(t, (pid_t)tid);
 			if (i < 0) {
@@ -1027,14 +949,14 @@ static void rescan_tasks(struct target *t)
 			}
 			t->rows[i].scan_gen = gen;
 		}
-		closedir(d);
 	}
+	procfs_dir_close(&d);
 	/* A launched program stays listed until we reap it (handle_death). */
-	if (!t->launched && (!d || main_process_gone(t, listed))) {
+	if (!t->launched && (!listable || main_process_gone(t, listed))) {
 		remove_process(t, t->main_pid, true);
 		return;
 	}
-	if (!d)
+	if (!listable)
 		return;
 	for (size_t i = t->nrows; i-- > 0;)
 		if (t->rows[i].scan_gen != gen && !t->rows[i].traced)
@@ -1073,9 +995,9 @@ static bool is_self_or_ancestor(pid_t anc)
 	for (int depth = 0; depth < ANCESTRY_MAX && p > 0; depth++) {
 		if (p == anc)
 			return true;
-		if (!read_status(p, buf, sizeof buf))
+		if (procfs_read_file(p, 0, "status", buf, sizeof buf) <= 0)
 			return false;
-		p = (pid_t)status_long(buf, "PPid", 0);
+		p = (pid_t)procfs_status_long(buf, "PPid", 0);
 	}
 	return false;
 }
@@ -1083,9 +1005,9 @@ static bool is_self_or_ancestor(pid_t anc)
 static bool has_cap_sys_ptrace(void)
 {
 	char buf[4096];
-	if (!read_status(getpid(), buf, sizeof buf))
+	if (!(procfs_read_file(getpid(), 0, "status", buf, sizeof buf) > 0))
 		return false;
-	const char *v = status_field(buf, "CapEff");
+	const char *v = procfs_status_field(buf, "CapEff");
 	if (!v)
 		return false;
 	unsigned long long caps = strtoull(v, NULL, 16);
@@ -1095,7 +1017,7 @@ static bool has_cap_sys_ptrace(void)
 /* Do all of uid/euid/suid (or gid/...) of the status line NAME equal ID? */
 static bool ids_all_equal(const char *status, const char *name, unsigned long id)
 {
-	const char *v = status_field(status, name);
+	const char *v = procfs_status_field(status, name);
 	if (!v)
 		return false;
 	for (int k = 0; k < 3; k++) {
@@ -1113,7 +1035,7 @@ static void explain_eperm(pid_t pid)
 {
 	char st[4096], path[64], link[PATH_MAX];
 	bool cap = has_cap_sys_ptrace();
-	bool have_status = read_status(pid, st, sizeof st);
+	bool have_status = procfs_read_file(pid, 0, "status", st, sizeof st) > 0;
 	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
 	/* /proc/PID/exe needs the same owner/dumpable/capability check as
 	 * ptrace itself, without the attach-only Yama rule. */
@@ -1122,7 +1044,7 @@ static void explain_eperm(pid_t pid)
 	if (!basic_ok && have_status && !cap &&
 	    (!ids_all_equal(st, "Uid", (unsigned long)getuid()) ||
 	     !ids_all_equal(st, "Gid", (unsigned long)getgid()))) {
-		long uid = status_long(st, "Uid", -1);
+		long uid = procfs_status_long(st, "Uid", -1);
 		warn("cannot trace process %d: it belongs to uid %ld and csampler runs as uid %ld "
 		     "without CAP_SYS_PTRACE; run csampler as that user or as root",
 		     (int)pid, uid, (long)getuid());
@@ -1136,7 +1058,7 @@ static void explain_eperm(pid_t pid)
 		return;
 	}
 	char yama[32];
-	if (read_small("/proc/sys/kernel/yama/ptrace_scope", yama, sizeof yama) > 0) {
+	if (procfs_read("/proc/sys/kernel/yama/ptrace_scope", yama, sizeof yama) > 0) {
 		int scope = atoi(yama);
 		if (scope >= 3 || (scope >= 1 && !cap)) {
 			warn("cannot trace process %d: kernel.yama.ptrace_scope is %d (%s); %s", (int)pid,
@@ -1150,11 +1072,12 @@ static void explain_eperm(pid_t pid)
 			return;
 		}
 	}
-	if (read_status(getpid(), st, sizeof st) && status_long(st, "Seccomp", 0) != 0) {
+	if (procfs_read_file(getpid(), 0, "status", st, sizeof st) > 0 &&
+	    procfs_status_long(st, "Seccomp", 0) != 0) {
 		warn("cannot trace process %d: csampler runs under a seccomp filter (Seccomp: %ld in "
 		     "/proc/self/status) that refuses ptrace; run csampler outside that sandbox or "
 		     "allow ptrace in its filter",
-		     (int)pid, status_long(st, "Seccomp", 0));
+		     (int)pid, procfs_status_long(st, "Seccomp", 0));
 		return;
 	}
 	warn("cannot trace process %d: operation not permitted (refused by a security module "
@@ -1165,13 +1088,13 @@ static void explain_eperm(pid_t pid)
  * and sets *TGID (PID may name a thread: we profile its process). */
 static int check_attachable(pid_t pid, pid_t *tgid)
 {
-	char st[4096], path[64];
-	if (pid <= 0 || !read_status(pid, st, sizeof st)) {
+	char st[4096];
+	if (pid <= 0 || procfs_read_file(pid, 0, "status", st, sizeof st) <= 0) {
 		warn("no such process: %d", (int)pid);
 		return TARGET_ERR_NO_PROCESS;
 	}
-	*tgid = (pid_t)status_long(st, "Tgid", pid);
-	if (*tgid != pid && !read_status(*tgid, st, sizeof st)) {
+	*tgid = (pid_t)procfs_status_long(st, "Tgid", pid);
+	if (*tgid != pid && procfs_read_file(*tgid, 0, "status", st, sizeof st) <= 0) {
 		warn("no such process: %d", (int)pid);
 		return TARGET_ERR_NO_PROCESS;
 	}
@@ -1190,10 +1113,9 @@ static int check_attachable(pid_t pid, pid_t *tgid)
 		     "(x86-64) programs only", (int)pid);
 		return TARGET_ERR_BAD_TARGET;
 	}
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
 	char stat[1024];
 	struct procfs_stat ps;
-	if (read_small(path, stat, sizeof stat) > 0 && procfs_parse_stat(stat, &ps) &&
+	if (procfs_read_file(pid, 0, "stat", stat, sizeof stat) > 0 && procfs_parse_stat(stat, &ps) &&
 	    (ps.flags & PF_KTHREAD_FLAG)) {
 		warn("cannot profile process %d: it is a kernel thread", (int)pid);
 		return TARGET_ERR_BAD_TARGET;
@@ -1202,27 +1124,23 @@ static int check_attachable(pid_t pid, pid_t *tgid)
 	if (s == 'Z' || s == 'X') {
 		/* The leader may be a zombie while other threads run on. */
 		bool live = false;
-		snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-		DIR *d = opendir(path);
-		struct dirent *de;
+		struct procfs_dir d;
 		char tst[4096];
-		size_t seen = 0;
-		while (d && seen++ < SCAN_MAX_ENTRIES && !live && (de = readdir(d))) {
-			long tid = atol(de->d_name);
-			if (tid > 0 && read_task_status(pid, (pid_t)tid, tst, sizeof tst)) {
+		procfs_dir_open(&d, pid);
+		for (pid_t tid; !live && (tid = procfs_dir_next(&d)) > 0;) {
+			if (procfs_read_file(pid, tid, "status", tst, sizeof tst) > 0) {
 				char ts = state_letter(tst);
 				live = ts != 'Z' && ts != 'X';
 			}
 		}
-		if (d)
-			closedir(d);
+		procfs_dir_close(&d);
 		if (!live) {
 			warn("cannot profile process %d: it is a zombie (it has exited and waits for its "
 			     "parent to reap it)", (int)pid);
 			return TARGET_ERR_BAD_TARGET;
 		}
 	}
-	long tracer = status_long(st, "TracerPid", 0);
+	long tracer = procfs_status_long(st, "TracerPid", 0);
 	if (tracer > 0)
 		return already_traced(pid, (pid_t)tracer);
 	return 0;
@@ -1251,7 +1169,7 @@ static struct target *target_new(const struct target_config *cfg)
 static bool thread_exiting(pid_t pid, pid_t tid)
 {
 	char st[4096];
-	if (!read_task_status(pid, tid, st, sizeof st))
+	if (procfs_read_file(pid, tid, "status", st, sizeof st) <= 0)
 		return true;
 	char s = state_letter(st);
 	return s == 'Z' || s == 'X';
@@ -1262,8 +1180,8 @@ static bool thread_exiting(pid_t pid, pid_t tid)
 static bool traced_by_us(pid_t pid, pid_t tid)
 {
 	char st[4096];
-	return read_task_status(pid, tid, st, sizeof st) &&
-	       status_long(st, "TracerPid", 0) == (long)gettid(); /* the tracer thread */
+	return procfs_read_file(pid, tid, "status", st, sizeof st) > 0 &&
+	       procfs_status_long(st, "TracerPid", 0) == (long)gettid(); /* the tracer thread */
 }
 
 /* Seize every thread of PID, passing over /proc/PID/task until a pass finds
@@ -1273,24 +1191,15 @@ static bool traced_by_us(pid_t pid, pid_t tid)
  * line by the caller. */
 static int seize_all_threads(struct target *t, pid_t pid, bool child)
 {
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
 	for (int pass = 0; pass < ATTACH_MAX_PASSES; pass++) {
-		DIR *d = opendir(path);
-		if (!d) {
+		struct procfs_dir d;
+		if (!procfs_dir_open(&d, pid)) {
 			if (!child)
 				warn("no such process: %d (it exited while csampler attached)", (int)pid);
 			return TARGET_ERR_NO_PROCESS;
 		}
 		bool found_new = false;
-		struct dirent *de;
-		size_t seen = 0;
-		while (seen++ < SCAN_MAX_ENTRIES && (de = readdir(d))) {
-			char *end;
-			long ltid = strtol(de->d_name, &end, 10);
-			if (*end || ltid <= 0)
-				continue;
-			pid_t tid = (pid_t)ltid;
+		for (pid_t tid; (tid = procfs_dir_next(&d)) > 0;) {
 			if (row_find(t, tid) >= 0)
 				continue;
 			bool mine = pt(PTRACE_SEIZE, tid, 0, t->options) == 0;
@@ -1302,15 +1211,15 @@ static int seize_all_threads(struct target *t, pid_t pid, bool child)
 				 * that called pthread_exit): nothing new to attach */
 				if (err == ESRCH || thread_exiting(pid, tid))
 					continue;
-				closedir(d);
+				procfs_dir_close(&d);
 				if (child) {
 					errno = err;
 					return TARGET_ERR_PERMISSION;
 				}
 				if (err == EPERM) {
 					char st[4096];
-					long tracer = read_task_status(pid, tid, st, sizeof st) ?
-						      status_long(st, "TracerPid", 0) : 0;
+					long tracer = procfs_read_file(pid, tid, "status", st, sizeof st) > 0 ?
+						      procfs_status_long(st, "TracerPid", 0) : 0;
 					if (tracer > 0)
 						return already_traced(pid, (pid_t)tracer);
 					explain_eperm(pid);
@@ -1322,14 +1231,14 @@ static int seize_all_threads(struct target *t, pid_t pid, bool child)
 			}
 			ssize_t i = row_add(t, pid, tid, true);
 			if (i < 0) {
-				closedir(d);
+				procfs_dir_close(&d);
 				warn("out of memory while attaching");
 				return TARGET_ERR_RESOURCE;
 			}
 			t->rows[i].clone_seen = true;
 			found_new = true;
 		}
-		closedir(d);
+		procfs_dir_close(&d);
 		if (!found_new && child)
 			return 0;
 		if (!found_new)
@@ -1390,31 +1299,26 @@ static size_t attach_existing_children(struct target *t)
 {
 	size_t attached = 0;
 	for (int pass = 0; pass < ATTACH_MAX_PASSES; pass++) {
-		DIR *d = opendir("/proc");
-		if (!d)
+		struct procfs_dir d;
+		if (!procfs_dir_open(&d, 0))
 			return attached;
 		bool found = false;
-		struct dirent *de;
-		size_t seen = 0;
-		while (seen++ < PROCFS_SCAN_MAX && (de = readdir(d))) {
-			char *end;
-			long lpid = strtol(de->d_name, &end, 10);
-			if (*end || lpid <= 0 || lpid > INT_MAX || lpid == getpid() ||
-			    row_find(t, (pid_t)lpid) >= 0)
+		for (pid_t cpid; (cpid = procfs_dir_next(&d)) > 0;) {
+			if (cpid == getpid() || row_find(t, cpid) >= 0)
 				continue;
-			pid_t ppid = procfs_parent((pid_t)lpid);
+			pid_t ppid = procfs_parent(cpid);
 			if (ppid <= 0 || row_find(t, ppid) < 0)
 				continue;
-			int st = seize_all_threads(t, (pid_t)lpid, true);
+			int st = seize_all_threads(t, cpid, true);
 			if (st == TARGET_ERR_PERMISSION)
-				warn_errno("cannot follow child process %ld, which existed before "
-					   "csampler attached", lpid);
+				warn_errno("cannot follow child process %d, which existed before "
+					   "csampler attached", (int)cpid);
 			if (st == 0) {
 				attached++;
 				found = true;
 			}
 		}
-		closedir(d);
+		procfs_dir_close(&d);
 		if (!found)
 			break;
 	}
@@ -1625,8 +1529,8 @@ int target_launch(struct target **out, char *const argv[], const struct target_c
 	if (persistent && pt(PTRACE_SEIZE, child, 0, t->options) < 0) {
 		err = errno;
 		char status[4096];
-		pid_t tracer = err == EPERM && read_status(child, status, sizeof status) ?
-			       (pid_t)status_long(status, "TracerPid", 0) : 0;
+		pid_t tracer = err == EPERM && procfs_read_file(child, 0, "status", status, sizeof status) > 0 ?
+			       (pid_t)procfs_status_long(status, "TracerPid", 0) : 0;
 		/* The child waits on the pipe: closing it makes it exit. */
 		close(t->go_fd);
 		t->go_fd = -1;
@@ -1933,27 +1837,6 @@ void target_resume_threads(struct target *t, const pid_t *tids, size_t n, const 
 		if (i >= 0 && t->rows[i].state == RS_HELD)
 			resume_held(t, (size_t)i, tids[k]);
 	}
-}
-
-size_t target_read_cmdline(pid_t pid, char *buf, size_t size)
-{
-	char path[64];
-	size_t n = 0;
-	if (size == 0)
-		return 0;
-	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (f) {
-		n = fread(buf, 1, size - 1, f);
-		fclose(f);
-	}
-	while (n > 0 && buf[n - 1] == '\0')
-		n--;
-	for (size_t i = 0; i < n; i++)
-		if (buf[i] == '\0')
-			buf[i] = ' ';
-	buf[n] = '\0';
-	return n;
 }
 
 void target_thread_gone(struct target *t, pid_t tid)

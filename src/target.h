@@ -153,11 +153,6 @@ void target_resume_threads(struct target *t, const pid_t *tids, size_t n, const 
  * exit events. */
 void target_thread_gone(struct target *t, pid_t tid);
 
-/* PID's command line from /proc/PID/cmdline, arguments joined by spaces,
- * truncated to size-1 bytes (raw target text: callers escape it). Returns its
- * length (0 if unreadable). Needs no tracing. */
-size_t target_read_cmdline(pid_t pid, char *buf, size_t size);
-
 /* Stop being a tracer: forget every tracee (and let a launched program that
  * was never started exit); makes no ptrace call. The kernel detaches them
  * when the tracer thread exits, which the caller does next. Safe to call more

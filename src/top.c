@@ -41,6 +41,7 @@
 #include "escape.h"
 #include "names.h"
 #include "procmaps.h"
+#include "procfs.h"
 #include "sampler.h"
 #include "session.h"
 #include "stackmap.h"
@@ -200,8 +201,8 @@ static struct symbolizer *symbolizer_for(struct top *tp, pid_t pid)
 {
 	/* The newest process with that pid (a pid can be reused). */
 	const struct procmaps *pm = NULL;
-	for (size_t i = sampler_nprocesses(tp->s.sampler); i-- > 0;) {
-		const struct procmaps *p = sampler_process_maps(tp->s.sampler, i);
+	for (size_t i = recorder_nprocesses(tp->s.recorder); i-- > 0;) {
+		const struct procmaps *p = recorder_process_maps(tp->s.recorder, i);
 		if (p && procmaps_pid(p) == pid) {
 			pm = p;
 			break;
@@ -345,7 +346,7 @@ static int count_stack(void *ctx, const struct stackmap_entry *e)
 {
 	struct top *tp = ctx;
 	struct accum *a = &tp->acc;
-	const struct sampler_thread_info *ti = sampler_thread(tp->s.sampler, e->thread_key);
+	const struct recorder_thread *ti = recorder_thread(tp->s.recorder, e->thread_key);
 	pid_t pid = ti ? ti->pid : tp->pid;
 
 	tp->ring[tp->ring_next].samples += e->count;
@@ -425,7 +426,7 @@ static void reset_window(struct top *tp, uint64_t now)
 	struct stackmap *fresh = stackmap_new(stacks, tp->opt->max_depth);
 	if (fresh) {
 		struct stackmap *old = tp->s.map;
-		sampler_set_stackmap(tp->s.sampler, fresh);
+		recorder_set_stackmap(tp->s.recorder, fresh);
 		tp->s.map = fresh;
 		stackmap_free(old);
 	}
@@ -445,7 +446,7 @@ static int close_second(struct top *tp, uint64_t now)
 	if (!fresh)
 		return -1;
 	struct stackmap *old = tp->s.map;
-	sampler_set_stackmap(tp->s.sampler, fresh);
+	recorder_set_stackmap(tp->s.recorder, fresh);
 	tp->s.map = fresh;
 
 	struct second *sec = &tp->ring[tp->ring_next];
@@ -470,7 +471,7 @@ static int close_second(struct top *tp, uint64_t now)
 static void read_command(struct top *tp)
 {
 	char buf[4096];
-	target_read_cmdline(tp->pid, buf, sizeof buf);
+	procfs_read_cmdline(tp->pid, buf, sizeof buf);
 	escape_terminal(buf, tp->command, sizeof tp->command);
 }
 
@@ -486,8 +487,8 @@ static void draw(struct top *tp)
 	char line[TOP_NAME_MAX + 64], name[TOP_NAME_MAX];
 	const struct target_thread *tl;
 	size_t nthreads = target_done(tp->s.target) ? 0 : target_threads(tp->s.target, &tl);
-	struct sampler_stats st;
-	sampler_get_stats(tp->s.sampler, &st);
+	struct recorder_stats st;
+	recorder_get_stats(tp->s.recorder, &st);
 	double window_s = (double)tp->window_ns / 1e9;
 	double period_s = 1.0 / tp->opt->rate;
 
@@ -724,8 +725,8 @@ int top_run(const struct options *o)
 	if (status != 0)
 		goto out;
 
-	struct sampler_stats st;
-	sampler_get_stats(tp.s.sampler, &st);
+	struct recorder_stats st;
+	recorder_get_stats(tp.s.recorder, &st);
 	switch (tp.end) {
 	case LOOP_ERROR:
 		warn("--top stopped: sampling failed (out of memory or a poll error)");

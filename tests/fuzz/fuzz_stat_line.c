@@ -1,5 +1,6 @@
-/* libFuzzer harness for procfs_parse_stat (the text of /proc/TID/stat: any
- * bytes up to a NUL, the comm above all). Built and run by make fuzz
+/* libFuzzer harness for procfs' parsers of target-written text:
+ * procfs_parse_stat (the text of /proc/TID/stat: any bytes up to a NUL, the
+ * comm above all), procfs_parse_schedstat and procfs_status_field/long. Built and run by make fuzz
  * (tests/Makefile.am); replayed over corpus/stat_line/ by make check. */
 #include "config.h"
 
@@ -26,6 +27,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (st.comm[0] && !strstr(text, st.comm))
 			abort();
 	}
+	struct procfs_schedstat ss;
+	(void)procfs_parse_schedstat(text, &ss);
+	/* a status field's value is a piece of the text, after its name */
+	const char *v = procfs_status_field(text, "State");
+	if (v && (v < text || v > text + size))
+		abort();
+	(void)procfs_status_long(text, "TracerPid", -1);
 	free(text);
 	return 0;
 }

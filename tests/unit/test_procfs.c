@@ -2,7 +2,10 @@
  * a CPU, PF_ flags); a comm holding ") (", spaces and a newline, taken
  * from the first '(' to the last ')'; a comm longer than the field, cut;
  * lines cut short (no cpu: -1, no state: refused); non-numeric and
- * negative fields; a cpu field that overflows. */
+ * negative fields; a cpu field that overflows. procfs_parse_schedstat
+ * (overflow, short and negative lines), procfs_status_field/long, and the
+ * readers on this process's own files (status, comm, cmdline, task and
+ * process directories, a pipe that waits). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,6 +13,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -119,6 +123,89 @@ static void test_short_and_bad(void **state)
 	assert_int_equal(st.flags, 0);
 }
 
+static void test_schedstat(void **state)
+{
+	(void)state;
+	struct procfs_schedstat ss;
+	assert_true(procfs_parse_schedstat("123 456 7\n", &ss));
+	assert_true(ss.runtime_ns == 123 && ss.run_delay_ns == 456 && ss.arrivals == 7);
+	assert_true(procfs_parse_schedstat("18446744073709551615 0 0", &ss));
+	assert_true(ss.runtime_ns == UINT64_MAX);
+	assert_false(procfs_parse_schedstat("18446744073709551616 0 0", &ss));
+	assert_false(procfs_parse_schedstat("1 2", &ss));
+	assert_false(procfs_parse_schedstat("1 -2 3", &ss));
+	assert_false(procfs_parse_schedstat("", &ss));
+	assert_false(procfs_parse_schedstat("a b c", &ss));
+	/* this very thread's, read through a kept-open descriptor */
+	int fd = procfs_open_task_file(-1, getpid(), getpid(), "schedstat");
+	assert_true(fd >= 0);
+	assert_true(procfs_read_schedstat(fd, &ss));
+	assert_true(ss.runtime_ns > 0 && ss.arrivals > 0);
+	close(fd);
+}
+
+static void test_status(void **state)
+{
+	(void)state;
+	const char *text = "Name:\tx\nState:\tS (sleeping)\nTracerPid:\t42\nUid: 1\nBad:\tz\n";
+	assert_string_equal(procfs_status_field(text, "State"), "S (sleeping)\nTracerPid:\t42\nUid: 1\nBad:\tz\n");
+	assert_null(procfs_status_field(text, "Tracer"));
+	assert_null(procfs_status_field(text, "ate"));
+	assert_int_equal(procfs_status_long(text, "TracerPid", -1), 42);
+	assert_int_equal(procfs_status_long(text, "Bad", -1), -1);
+	assert_int_equal(procfs_status_long(text, "Gone", -7), -7);
+	assert_int_equal(procfs_status_long("", "Uid", 3), 3);
+}
+
+static void test_files(void **state)
+{
+	(void)state;
+	char buf[4096];
+	/* our own status and comm */
+	assert_true(procfs_read_file(getpid(), 0, "status", buf, sizeof buf) > 0);
+	assert_int_equal(procfs_status_long(buf, "Pid", -1), getpid());
+	assert_true(procfs_read_file(getpid(), getpid(), "status", buf, sizeof buf) > 0);
+	assert_int_equal(procfs_status_long(buf, "Pid", -1), getpid());
+	char comm[64];
+	procfs_read_comm(getpid(), comm, sizeof comm);
+	assert_string_equal(comm, "test_procfs");
+	/* cmdline: arguments joined with spaces, cut to the buffer */
+	size_t n = procfs_read_cmdline(getpid(), buf, sizeof buf);
+	assert_true(n > 0 && strstr(buf, "test_procfs") != NULL && strlen(buf) == n);
+	assert_int_equal(procfs_read_cmdline(getpid(), buf, 4), 3);
+	assert_int_equal(strlen(buf), 3);
+	/* a process that does not exist */
+	assert_true(procfs_read_file(INT32_MAX, 0, "status", buf, sizeof buf) < 0);
+	procfs_read_comm(INT32_MAX, comm, sizeof comm);
+	assert_string_equal(comm, "");
+	assert_int_equal(procfs_read_cmdline(INT32_MAX, buf, sizeof buf), 0);
+	/* our threads, and we are among the processes */
+	struct procfs_dir d;
+	assert_true(procfs_dir_open(&d, getpid()));
+	assert_int_equal(procfs_dir_next(&d), getpid());
+	assert_int_equal(procfs_dir_next(&d), 0);
+	procfs_dir_close(&d);
+	bool found = false;
+	assert_true(procfs_dir_open(&d, 0));
+	for (pid_t p; (p = procfs_dir_next(&d)) > 0;)
+		found |= p == getpid();
+	procfs_dir_close(&d);
+	assert_true(found);
+	assert_false(procfs_dir_open(&d, INT32_MAX));
+	assert_int_equal(procfs_dir_next(&d), 0);
+	procfs_dir_close(&d);
+	/* a pipe waits; a file does not */
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	assert_true(procfs_fd_waits(getpid(), fds[0]));
+	close(fds[0]);
+	close(fds[1]);
+	int f = open("/proc/self/status", O_RDONLY);
+	assert_false(procfs_fd_waits(getpid(), f));
+	close(f);
+	assert_false(procfs_fd_waits(getpid(), -1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -126,6 +213,9 @@ int main(void)
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_hostile_comm),
 		cmocka_unit_test(test_short_and_bad),
+		cmocka_unit_test(test_schedstat),
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,314 @@
+/* recorder: see recorder.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "clock.h"
+#include "error.h"
+#include "procfs.h"
+#include "recorder.h"
+#include "tempfile.h"
+#include "timeline.h"
+
+/* A log-linear histogram of pause times: 8 sub-buckets per power of two. */
+#define PAUSE_BUCKETS (64 * 8)
+
+struct recorder {
+	struct stackmap *map;
+	struct timeline *timeline;      /* or NULL: no time-ordered record */
+	struct recorder_config cfg;
+
+	struct recorder_process **procs;
+	size_t nprocs, procs_cap;
+	struct procmaps_files *files;   /* the processes' mapped files, each opened once */
+
+	struct recorder_thread *threads; /* by key */
+	size_t nthreads, threads_cap;
+
+	uint64_t *addrs;                /* the last unwound stack */
+	bool warned_spill;              /* a failed spill was reported */
+	bool warned_timeline;           /* a failed timeline write was reported */
+	uint64_t pause_hist[PAUSE_BUCKETS];
+	uint64_t pause_count;
+	struct recorder_stats stats;
+};
+
+static unsigned pause_bucket(uint64_t ns)
+{
+	if (ns < 8)
+		return (unsigned)ns;
+	unsigned msb = 63u - (unsigned)__builtin_clzll(ns);
+	unsigned sub = (unsigned)((ns >> (msb - 3)) & 7u);
+	unsigned b = (msb - 2) * 8 + sub;
+	return b < PAUSE_BUCKETS ? b : PAUSE_BUCKETS - 1;
+}
+
+static uint64_t pause_bucket_value(unsigned b)
+{
+	if (b < 8)
+		return b;
+	unsigned msb = b / 8 + 2, sub = b % 8;
+	return ((uint64_t)(8 + sub) << (msb - 3));
+}
+
+static uint64_t pause_percentile(const struct recorder *r, double q)
+{
+	if (r->pause_count == 0)
+		return 0;
+	uint64_t want = (uint64_t)(q * (double)r->pause_count);
+	uint64_t seen = 0;
+	for (unsigned b = 0; b < PAUSE_BUCKETS; b++) {
+		seen += r->pause_hist[b];
+		if (seen > want)
+			return pause_bucket_value(b);
+	}
+	return pause_bucket_value(PAUSE_BUCKETS - 1);
+}
+
+struct recorder *recorder_new(struct stackmap *m, const struct recorder_config *cfg)
+{
+	struct recorder *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->map = m;
+	r->cfg = *cfg;
+	r->addrs = malloc(cfg->max_depth * sizeof *r->addrs);
+	r->files = procmaps_files_new();
+	if (!r->addrs || !r->files) {
+		recorder_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void recorder_free(struct recorder *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nprocs; i++) {
+		unwind_free(r->procs[i]->unwinder);
+		procmaps_free(r->procs[i]->maps);
+		free(r->procs[i]);
+	}
+	free(r->procs);
+	procmaps_files_free(r->files);
+	free(r->threads);
+	free(r->addrs);
+	free(r);
+}
+
+void recorder_set_stackmap(struct recorder *r, struct stackmap *m)
+{
+	r->map = m;
+}
+
+void recorder_set_timeline(struct recorder *r, struct timeline *tl)
+{
+	r->timeline = tl;
+}
+
+/* ---- processes ------------------------------------------------------------- */
+
+struct recorder_process *recorder_find_process(struct recorder *r, pid_t pid)
+{
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (r->procs[i]->pid == pid && r->procs[i]->alive)
+			return r->procs[i];
+	return NULL;
+}
+
+struct recorder_process *recorder_add_process(struct recorder *r, pid_t pid)
+{
+	struct recorder_process *p = recorder_find_process(r, pid);
+	if (p)
+		return p;
+	if (array_grow(&r->procs, &r->procs_cap, r->nprocs + 1, sizeof *r->procs, 4) < 0)
+		return NULL;
+	p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->alive = true;
+	p->index = r->nprocs;
+	procfs_read_comm(pid, p->comm, sizeof p->comm);
+	p->maps = procmaps_new_shared(pid, r->files);
+	if (!p->maps) {
+		free(p);
+		return NULL;
+	}
+	if (procmaps_refresh(p->maps) < 0 && r->cfg.verbose)
+		warn_errno("cannot read the mappings of pid %d", (int)pid);
+	procmaps_load_perf_map(p->maps);
+	p->unwinder = unwind_new(p->maps, r->cfg.max_depth);
+	if (!p->unwinder) {
+		procmaps_free(p->maps);
+		free(p);
+		return NULL;
+	}
+	r->procs[r->nprocs++] = p;
+	return p;
+}
+
+void recorder_process_exec(struct recorder *r, struct recorder_process *p)
+{
+	(void)r;
+	procmaps_load_perf_map(p->maps);  /* the old image's JIT symbols, before they go */
+	procmaps_exec(p->maps);
+	procmaps_refresh(p->maps);
+	unwind_flush(p->unwinder);
+	procfs_read_comm(p->pid, p->comm, sizeof p->comm);
+}
+
+void recorder_process_exit(struct recorder *r, struct recorder_process *p)
+{
+	(void)r;
+	procmaps_load_perf_map(p->maps);
+	p->alive = false;
+	procmaps_gone(p->maps);
+}
+
+void recorder_release_gone(struct recorder *r)
+{
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (!r->procs[i]->alive && r->procs[i]->unwinder) {
+			unwind_free(r->procs[i]->unwinder);
+			r->procs[i]->unwinder = NULL;
+		}
+}
+
+/* ---- thread keys ------------------------------------------------------------- */
+
+uint32_t recorder_thread_key(struct recorder *r, const struct recorder_process *p, pid_t tid,
+			     const char *comm, uint32_t current)
+{
+	if (current < r->nthreads) {
+		const struct recorder_thread *cur = &r->threads[current];
+		if (cur->tid == tid && cur->pid == p->pid && strcmp(cur->name, comm) == 0 &&
+		    strcmp(cur->process, p->comm) == 0)
+			return current;
+	}
+	if (array_grow(&r->threads, &r->threads_cap, r->nthreads + 1, sizeof *r->threads, 64) < 0)
+		return UINT32_MAX;
+	struct recorder_thread *th = &r->threads[r->nthreads];
+	memset(th, 0, sizeof *th);
+	th->pid = p->pid;
+	th->tid = tid;
+	snprintf(th->name, sizeof th->name, "%s", comm);
+	snprintf(th->process, sizeof th->process, "%s", p->comm);
+	return (uint32_t)r->nthreads++;
+}
+
+void recorder_reserve_keys(struct recorder *r, size_t more)
+{
+	if (r->nthreads + more > r->threads_cap)
+		(void)array_grow(&r->threads, &r->threads_cap, r->nthreads + more, sizeof *r->threads, 64);
+}
+
+/* ---- capture and count ------------------------------------------------------------ */
+
+int recorder_capture(struct recorder *r, struct recorder_process *p, pid_t tid,
+		     const struct user_regs_struct *regs, struct unwind_snapshot *snap)
+{
+	if (unwind_capture(p->unwinder, tid, regs, snap) == 0)
+		return 0;
+	/* The process refuses us its memory (it made itself non-dumpable, or
+	 * runs a set-user-ID program, and we lack CAP_SYS_PTRACE): say so
+	 * once, or the profile is silently empty. */
+	if (errno == EPERM && r->stats.unreadable++ == 0)
+		warn("cannot read the memory of process %d (%s): it is not dumpable (it called "
+		     "prctl(PR_SET_DUMPABLE, 0), or runs a set-user-ID or file-capability program); "
+		     "profile it as root or with CAP_SYS_PTRACE", (int)p->pid, p->comm);
+	return -1;
+}
+
+void recorder_count(struct recorder *r, uint32_t key, uint32_t flags, const uint64_t *addrs,
+		    unsigned depth, unsigned count)
+{
+	if (key == UINT32_MAX)
+		return;
+	int ret = stackmap_insert(r->map, key, flags, addrs, depth, count);
+	if (ret < 0 && !r->warned_spill) {
+		r->warned_spill = true;
+		warn_errno("cannot write the spill file in %s (TMPDIR): samples that do not fit "
+			   "in memory are lost from now on (the summary counts them)", tempfile_dir());
+	}
+	if (ret != 0)
+		return;
+	r->stats.samples += count;
+	/* every stack the outputs mark [truncated]: cut by depth or window, or
+	 * stopped by the unwinder before its root */
+	if (flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW | STACK_UNWIND_ERROR))
+		r->stats.truncated += count;
+	if (!r->timeline)
+		return;
+	struct timeline_entry e = {
+		.time_ns = clock_monotonic_ns(),
+		.thread_key = key, .flags = flags, .count = count, .depth = depth, .addrs = addrs,
+	};
+	if (timeline_add(r->timeline, &e) < 0 && !r->warned_timeline) {
+		r->warned_timeline = true;
+		warn_errno("cannot write the timeline file in %s (TMPDIR): the timeline lacks "
+			   "samples from now on", tempfile_dir());
+	}
+}
+
+static uint32_t flags_for_result(enum unwind_result res)
+{
+	switch (res) {
+	case UNWIND_OK: return 0;
+	case UNWIND_DEPTH: return STACK_TRUNCATED_DEPTH;
+	case UNWIND_WINDOW: return STACK_TRUNCATED_WINDOW;
+	default: return STACK_UNWIND_ERROR;
+	}
+}
+
+void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uint32_t key,
+			     const struct unwind_snapshot *snap, unsigned count,
+			     const uint64_t **addrs, unsigned *depth, uint32_t *flags)
+{
+	*depth = 0;
+	enum unwind_result res = unwind_stack(p->unwinder, snap, r->addrs, r->cfg.max_depth, depth);
+	r->stats.unwind_results[res]++;
+	*flags = flags_for_result(res);
+	*addrs = r->addrs;
+	recorder_count(r, key, *flags, r->addrs, *depth, count);
+}
+
+void recorder_record_pause(struct recorder *r, uint64_t from_ns, uint64_t done_ns)
+{
+	r->pause_hist[pause_bucket(done_ns - from_ns)]++;
+	r->pause_count++;
+}
+
+/* ---- what was recorded --------------------------------------------------------- */
+
+size_t recorder_nthreads(const struct recorder *r)
+{
+	return r->nthreads;
+}
+
+const struct recorder_thread *recorder_thread(const struct recorder *r, uint32_t key)
+{
+	return key < r->nthreads ? &r->threads[key] : NULL;
+}
+
+size_t recorder_nprocesses(const struct recorder *r)
+{
+	return r->nprocs;
+}
+
+struct procmaps *recorder_process_maps(const struct recorder *r, size_t i)
+{
+	return i < r->nprocs ? r->procs[i]->maps : NULL;
+}
+
+void recorder_get_stats(const struct recorder *r, struct recorder_stats *out)
+{
+	*out = r->stats;
+	out->pause_p50_ns = pause_percentile(r, 0.50);
+	out->pause_p99_ns = pause_percentile(r, 0.99);
+}

@@ -1,0 +1,114 @@
+/* recorder: what any sampling backend needs to turn a stopped thread into
+ * counted samples, whatever stopped it (the ptrace policy in sampler.h today;
+ * a perf_event backend would use it the same way).
+ *
+ * It keeps every process seen, each with its mappings (procmaps; a file many
+ * processes map is opened once) and its unwinder; gives each (pid, tid,
+ * thread name, process name) a dense thread key, the stackmap's; copies a
+ * stopped thread's registers and stack window (recorder_capture), unwinds a
+ * copy and counts it in the stackmap, and in the timeline when one is set
+ * (recorder_count_snapshot); and keeps the counters and pause times the
+ * summary reports. It makes no ptrace call and reads no thread state: the
+ * backend says which thread, when, and how many periods a sample stands for.
+ * Nothing it does while counting allocates once keys are reserved
+ * (recorder_reserve_keys). */
+#ifndef CSAMPLER_RECORDER_H
+#define CSAMPLER_RECORDER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "procmaps.h"
+#include "stackmap.h"
+#include "unwind.h"
+
+struct recorder_config {
+	unsigned max_depth;             /* frames unwound at most */
+	int verbose;
+};
+
+/* A process seen. Its index (0, 1, ... in the order seen) stays its own. */
+struct recorder_process {
+	pid_t pid;
+	bool alive;
+	size_t index;
+	char comm[64];                  /* raw; writers escape */
+	struct procmaps *maps;
+	struct unwinder *unwinder;      /* NULL once gone and released */
+};
+
+/* What a thread key in the stackmap stands for. */
+struct recorder_thread {
+	pid_t pid, tid;
+	char name[64];                  /* thread comm as read (raw; writers escape) */
+	char process[64];               /* comm of the process (thread group leader) */
+};
+
+struct recorder_stats {
+	uint64_t samples;               /* periods counted (a sample of a thread read
+	                                 * with probability 1/k counts k) */
+	uint64_t unwind_results[UNWIND_NRESULTS];
+	uint64_t truncated;             /* periods of stacks the outputs mark [truncated] */
+	uint64_t unreadable;            /* stack copies refused (EPERM: not dumpable) */
+	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample (recorder_record_pause) */
+};
+
+struct recorder;
+
+struct recorder *recorder_new(struct stackmap *m, const struct recorder_config *cfg);
+void recorder_free(struct recorder *r);
+
+/* Count the following samples in M (--top: one map per refresh window); the
+ * caller keeps owning the previous map. */
+void recorder_set_stackmap(struct recorder *r, struct stackmap *m);
+/* Also record every sample with its time in TL, or stop (NULL). The caller
+ * owns TL. */
+struct timeline;
+void recorder_set_timeline(struct recorder *r, struct timeline *tl);
+
+/* The live process PID, added (its mappings read) if not seen yet; NULL
+ * out of memory. */
+struct recorder_process *recorder_add_process(struct recorder *r, pid_t pid);
+/* The live process PID, or NULL. */
+struct recorder_process *recorder_find_process(struct recorder *r, pid_t pid);
+/* P replaced its program (exec): its mappings, unwinder caches and name. */
+void recorder_process_exec(struct recorder *r, struct recorder_process *p);
+/* P exited: its mappings are kept for symbolizing. */
+void recorder_process_exit(struct recorder *r, struct recorder_process *p);
+/* Free the unwinders of the processes gone (once no copy of theirs waits
+ * to be unwound). */
+void recorder_release_gone(struct recorder *r);
+
+/* The key of thread TID of P named COMM; CURRENT (the thread's last key, or
+ * UINT32_MAX) when it still matches. UINT32_MAX out of memory. */
+uint32_t recorder_thread_key(struct recorder *r, const struct recorder_process *p, pid_t tid,
+			     const char *comm, uint32_t current);
+/* Room for MORE keys, made between ticks. */
+void recorder_reserve_keys(struct recorder *r, size_t more);
+
+/* Copy the registers REGS and stack window of stopped thread TID of P into
+ * SNAP. 0, or -1 (the process refuses its memory: said once). */
+int recorder_capture(struct recorder *r, struct recorder_process *p, pid_t tid,
+		     const struct user_regs_struct *regs, struct unwind_snapshot *snap);
+/* Unwind SNAP of P and count it for KEY, standing for COUNT periods. The
+ * addresses, their depth and the stack's flags are left in *ADDRS, *DEPTH
+ * and *FLAGS (valid until the next call) for a backend that reuses them. */
+void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uint32_t key,
+			     const struct unwind_snapshot *snap, unsigned count,
+			     const uint64_t **addrs, unsigned *depth, uint32_t *flags);
+/* Count a stack already unwound (or none: DEPTH 0 with STACK_NOT_CAPTURED). */
+void recorder_count(struct recorder *r, uint32_t key, uint32_t flags, const uint64_t *addrs,
+		    unsigned depth, unsigned count);
+/* A target thread was paused from FROM_NS to DONE_NS (CLOCK_MONOTONIC). */
+void recorder_record_pause(struct recorder *r, uint64_t from_ns, uint64_t done_ns);
+
+size_t recorder_nthreads(const struct recorder *r);
+const struct recorder_thread *recorder_thread(const struct recorder *r, uint32_t key);
+/* Every process seen, with its mappings (for symbolization). */
+size_t recorder_nprocesses(const struct recorder *r);
+struct procmaps *recorder_process_maps(const struct recorder *r, size_t i);
+void recorder_get_stats(const struct recorder *r, struct recorder_stats *out);
+
+#endif
