@@ -11,10 +11,13 @@
  * interrupted (no EINTR). The copy knows sp and pc only (unwind.h).
  *
  * blocked_parse is pure (fuzzed); blocked_capture reads /proc and the
- * thread's memory. */
+ * thread's memory. blocked_call_waits tells the system calls a thread waits
+ * in from those it computes in. */
 #ifndef CSAMPLER_BLOCKED_H
 #define CSAMPLER_BLOCKED_H
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/user.h>
 #include <sys/types.h>
 
 #include "unwind.h"
@@ -41,5 +44,14 @@ enum blocked_state blocked_parse(const char *text, struct blocked_syscall *out);
  * BLOCKED_MALFORMED if its files cannot be read (it is gone). */
 enum blocked_state blocked_capture(struct unwinder *u, pid_t tid, int syscall_fd, int schedstat_fd,
 				   struct unwind_snapshot *snap, struct blocked_syscall *out);
+
+/* Whether system call NR (x86_64 numbers) with registers R, made by a
+ * thread of process PID, waits for something or was held by ptrace: its
+ * exit is where a thread wakes up or is let go, not where it computes.
+ * *TIMEOUT_RET: the return value that says the wait ran out (INT64_MIN:
+ * none tells). A wait with a zero timeout (a poll) never sleeps. read and
+ * readv wait only on pipes, sockets and the like (PID's descriptor, in
+ * /proc): on files they are work, and a thread in one was running. */
+bool blocked_call_waits(pid_t pid, long nr, const struct user_regs_struct *r, int64_t *timeout_ret);
 
 #endif

@@ -1,12 +1,20 @@
 /* Unit tests for blocked_parse: the three shapes the kernel prints in
  * /proc/TID/syscall (in a call: number, six arguments, sp, pc; blocked
  * outside one: -1, sp, pc; "running"), and text it never prints refused:
- * too few or too many fields, trailing garbage, a number out of range. */
+ * too few or too many fields, trailing garbage, a number out of range.
+ * blocked_call_waits: the waits (with the return value of their timeout),
+ * polls that never sleep, reads that wait on a pipe but not on a file, and
+ * calls that compute. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "blocked.h"
 
@@ -70,6 +78,57 @@ static void test_refused(void **state)
 	assert_int_equal(blocked_parse("- 0x1 0x2\n", &bs), BLOCKED_MALFORMED);
 }
 
+static bool waits(long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, int64_t *ret)
+{
+	struct user_regs_struct r;
+	memset(&r, 0, sizeof r);
+	r.rdi = a0;
+	r.rsi = a1;
+	r.rdx = a2;
+	r.r10 = a3;
+	return blocked_call_waits(getpid(), nr, &r, ret);
+}
+
+static void test_call_waits(void **state)
+{
+	(void)state;
+	int64_t ret;
+	/* futex: the wait operations time out with -ETIMEDOUT, a wake computes */
+	assert_true(waits(SYS_futex, 0, 0 /* FUTEX_WAIT */, 0, 0, &ret));
+	assert_int_equal(ret, -110);
+	assert_true(waits(SYS_futex, 0, 128 + 9 /* WAIT_BITSET_PRIVATE */, 0, 0, &ret));
+	assert_false(waits(SYS_futex, 0, 1 /* FUTEX_WAKE */, 0, 0, &ret));
+	/* epoll_wait and poll: a zero timeout is a poll that never sleeps */
+	assert_true(waits(SYS_epoll_wait, 3, 0, 1, 100, &ret));
+	assert_int_equal(ret, 0);
+	assert_false(waits(SYS_epoll_wait, 3, 0, 1, 0, &ret));
+	assert_true(waits(SYS_poll, 0, 1, 100, 0, &ret));
+	assert_false(waits(SYS_poll, 0, 1, 0, 0, &ret));
+	assert_true(waits(SYS_nanosleep, 0, 0, 0, 0, &ret));
+	assert_int_equal(ret, 0);
+	assert_true(waits(SYS_rt_sigtimedwait, 0, 0, 0, 0, &ret));
+	assert_int_equal(ret, -11);
+	/* waits without a timeout to tell by */
+	assert_true(waits(SYS_accept4, 0, 0, 0, 0, &ret));
+	assert_true(ret == INT64_MIN);
+	assert_true(waits(SYS_clone, 0, 0, 0, 0, &ret));
+	/* read waits on a pipe, computes on a file */
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	assert_true(waits(SYS_read, (uint64_t)fds[0], 0, 0, 0, &ret));
+	int f = open("/proc/self/stat", O_RDONLY);
+	assert_true(f >= 0);
+	assert_false(waits(SYS_read, (uint64_t)f, 0, 0, 0, &ret));
+	assert_false(waits(SYS_read, (uint64_t)-1, 0, 0, 0, &ret));
+	close(f);
+	close(fds[0]);
+	close(fds[1]);
+	/* calls that compute */
+	assert_false(waits(SYS_getpid, 0, 0, 0, 0, &ret));
+	assert_false(waits(SYS_write, 1, 0, 0, 0, &ret));
+	assert_false(waits(SYS_mmap, 0, 0, 0, 0, &ret));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -77,6 +136,7 @@ int main(void)
 		cmocka_unit_test(test_outside_a_call),
 		cmocka_unit_test(test_running),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_call_waits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,151 @@
+/* sampler_internal: what the sampler's two files share (not an interface:
+ * sampler.h is). sampler_threads.c keeps the threads seen: their slots and
+ * tid index, their /proc files within the descriptor budget, the processes'
+ * task directories, the timing wheel that says when each is read next, and
+ * the target events that add and retire them. sampler.c takes the ticks:
+ * it reads the threads due, chooses, stops them in rounds through target,
+ * and records through the recorder. */
+#ifndef CSAMPLER_SAMPLER_INTERNAL_H
+#define CSAMPLER_SAMPLER_INTERNAL_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "recorder.h"
+#include "sampler.h"
+#include "target.h"
+#include "tidmap.h"
+#include "unwind.h"
+
+/* Idle threads are all read every tick while their reads stay within
+ * IDLE_READS_PER_SEC (a read costs about 3 us: 4000 a second are 1.2% of a
+ * core); with more, an idle one is read with probability 2^-k (see
+ * threads_schedule_read), k at most the level that keeps the expected idle reads
+ * within that, and so that 2^k <= IDLE_MAX_SKIP and 2^k periods <=
+ * IDLE_MAX_SKIP_NS (the most one sample may stand for: it bounds the
+ * variance). 10,000 sleeping threads at 999 Hz: k = 10, ~10 reads a tick. */
+#define IDLE_READS_PER_SEC 4000u
+#define IDLE_MAX_LEVEL 10
+#define IDLE_MAX_SKIP (1u << IDLE_MAX_LEVEL)
+#define IDLE_MAX_SKIP_NS 2000000000u
+
+/* The timing wheel of reads: a thread due at tick k is in bucket k mod
+ * WHEEL (one due later stays there for another turn). */
+#define WHEEL 4096u
+#define NO_SLOT UINT32_MAX
+
+struct thread_state {
+	pid_t pid, tid;               /* tid 0: free slot */
+	int schedstat_fd, stat_fd, syscall_fd;
+	uint64_t runtime_ns;          /* last read */
+	uint64_t arrivals;            /* times it got a CPU, as of the last read */
+	int64_t unsampled_ns;         /* run time not yet stood for by samples */
+	uint64_t late_until_ns;       /* a late stop is expected until then */
+	bool idle;                    /* did not run at its last read, nor was running */
+	unsigned level;               /* its next read was drawn with p = 2^-level */
+	bool woke;                    /* it ran while we sampled (level grows by one) */
+	unsigned weight;              /* periods this tick's sample counts */
+	uint64_t due;                 /* the tick of its next read */
+	uint32_t wnext, wprev;        /* its wheel bucket's list (slots), or NO_SLOT */
+	bool queued;                  /* in the wheel */
+	bool running;                 /* its stat said 'R' at the last read */
+	int cpu;                      /* the CPU its stat named at that read, -1: unknown */
+	bool ran;                     /* its run time or arrivals moved at the last read */
+	bool fresh;                   /* not read yet */
+	uint64_t run_delay_ns;        /* time it waited for a CPU, as of the tick's read */
+	uint64_t seen_ns, done_ns;    /* the round saw it stopped, then was done copying */
+	uint32_t key;                 /* current thread key */
+	struct recorder_process *proc;
+	/* --idle: the last captured stack, reused while the thread sleeps */
+	uint64_t *last_stack;
+	unsigned last_depth;
+	uint32_t last_flags;
+	bool has_last;
+	bool retired;                 /* gone during a tick; released after it */
+};
+
+/* A tick samples in at most this many rounds (see the choice in the tick). */
+#define MAX_ROUNDS 3
+
+/* Descriptors left to everything but the threads' /proc files (mappings,
+ * the spill file, symbolizing and writing start after those are closed). */
+#define FD_RESERVE 96
+
+/* Threads whose /proc entry was found gone in one tick, told to target
+ * after it (more wait for the next tick). */
+#define GONE_PER_TICK 16
+
+struct sampler {
+	struct target *target;
+	struct recorder *rec;           /* processes, thread keys, unwinding and counting */
+	struct sampler_config cfg;
+	uint64_t period_ns;
+	unsigned max_per_tick;
+	unsigned max_skip_level;       /* an idle thread is read with p >= 2^-level */
+	unsigned idle_level;           /* this tick: idle threads go up to this level */
+	size_t nidle;                  /* threads idle as of their last read */
+	double log_miss[IDLE_MAX_LEVEL + 1]; /* log(1 - 2^-level): geometric gaps */
+	uint32_t wheel[WHEEL];         /* bucket heads (slots), NO_SLOT if empty */
+	uint32_t *due;                 /* scratch: the slots due this tick */
+	unsigned ncpus;                /* online CPUs */
+	uint64_t rng;                  /* xorshift64: which idle threads are read */
+
+	int *task_dirs;                /* by process index: /proc/PID/task while it is
+	                                * alive (-1: none) */
+	size_t task_dirs_cap;
+	int no_task_dir;               /* task_dir_of a process without room */
+
+	struct thread_state *threads;  /* slots; tid 0 = free */
+	size_t nthreads_cap, nused;
+	uint32_t *free_slots;          /* stack of free slots */
+	size_t nfree;
+	struct tidmap tids;            /* tid -> slot */
+	struct target_thread *pending; /* threads seen by target, added at the next tick */
+	size_t npending, pending_cap;
+	bool pending_lost;             /* out of memory for pending: take target's list */
+
+	/* per tick scratch, grown at warm-up */
+	size_t scratch_cap;
+	pid_t *chosen_tids;
+	struct thread_state **chosen;
+	bool *captured;                /* the round stopped and copied it */
+	size_t round_base;             /* chosen[] index of the round's first thread */
+	size_t round_dropped;          /* stops of the round found waiting */
+	struct unwind_snapshot *snaps;  /* one per thread of a round (chosen index) */
+	size_t nsnaps;
+	struct unwind_snapshot late_snap;  /* the late stop being sampled */
+	struct unwind_snapshot blocked_snap; /* --idle: a blocked thread read in place */
+	struct thread_state *late_thread;  /* its thread, between capture and done */
+	uint64_t late_seen_ns;
+
+	bool in_tick;                  /* target events now are deferred */
+	pid_t gone[GONE_PER_TICK];     /* listed by target, /proc entry gone: told after the tick */
+	size_t nfds, max_fds;          /* threads' /proc files open, and the most the fd
+	                                * limit allows (leaving FD_RESERVE) */
+	size_t ngone;
+	size_t nretired;               /* threads marked retired in this tick */
+	uint64_t tick_start_ns;
+	uint64_t round_start_ns;
+	uint64_t next_tick_ns;         /* the next tick's instant, 0: none */
+	int round_cpu;                 /* the CPU csampler ran the round on (-1: unknown) */
+	struct sampler_stats stats;
+};
+
+/* ---- sampler_threads.c -------------------------------------------------------- */
+
+struct thread_state *threads_find(struct sampler *s, pid_t tid);
+size_t threads_take_due(struct sampler *s, uint64_t now);
+void threads_schedule_read(struct sampler *s, struct thread_state *t, uint64_t now);
+bool threads_open_file(struct sampler *s, struct thread_state *t, const char *name, int *fd);
+void threads_close_file(struct sampler *s, int *fd);
+void threads_close_files(struct sampler *s, struct thread_state *t);
+int threads_grow_scratch(struct sampler *s, size_t want);
+void threads_reserve_next_tick(struct sampler *s);
+void threads_queue(struct sampler *s, pid_t pid, pid_t tid);
+int threads_add_pending(struct sampler *s, uint64_t now);
+void threads_retire(struct sampler *s, struct thread_state *t);
+void threads_release_retired(struct sampler *s);
+bool threads_read_stat(struct sampler *s, struct thread_state *t, char *state);
+void threads_set_idle_level(struct sampler *s);
+
+#endif

@@ -1,0 +1,478 @@
+/* sampler_threads: the threads a sampler follows (see sampler_internal.h).
+ *
+ * Per thread it keeps /proc files open and reads them with pread:
+ * schedstat (run time, run delay and arrivals on a CPU) from the start;
+ * stat (state and comm) once it is a candidate; syscall (--idle) once it
+ * is read where it waits. A thread waits in a timing wheel for the tick of
+ * its next read (threads_schedule_read: the coins of sampler.c's idle
+ * reads are drawn as geometric gaps), so a tick costs the threads it
+ * reads, not every thread. Threads are added as target reports them (at
+ * attach, then as they start), at the next tick; room for what a tick may
+ * add is made between ticks (threads_reserve_next_tick). */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "array.h"
+#include "clock.h"
+#include "error.h"
+#include "procfs.h"
+#include "sampler_internal.h"
+
+/* ---- processes --------------------------------------------------------------- */
+
+/* Process P's /proc/PID/task descriptor (-1: none). */
+static int *task_dir_of(struct sampler *s, const struct recorder_process *p)
+{
+	if (p->index >= s->task_dirs_cap) {
+		s->no_task_dir = -1;  /* (no room was made for it: out of memory) */
+		return &s->no_task_dir;
+	}
+	return &s->task_dirs[p->index];
+}
+
+/* The live process PID (the recorder's), with its task directory open. */
+static struct recorder_process *process_get(struct sampler *s, pid_t pid)
+{
+	struct recorder_process *p = recorder_add_process(s->rec, pid);
+	if (!p)
+		return NULL;
+	if (p->index >= s->task_dirs_cap) {
+		size_t was = s->task_dirs_cap;
+		if (array_grow(&s->task_dirs, &s->task_dirs_cap, p->index + 1, sizeof *s->task_dirs,
+			       4) < 0)
+			return NULL;
+		for (size_t i = was; i < s->task_dirs_cap; i++)
+			s->task_dirs[i] = -2;  /* not opened yet */
+	}
+	int *dir = task_dir_of(s, p);
+	if (*dir == -2) {
+		*dir = s->nfds < s->max_fds ? procfs_open_task_dir(pid) : -1;
+		s->nfds += *dir >= 0;
+	}
+	return p;
+}
+
+/* ---- threads ------------------------------------------------------------------ */
+
+static uint32_t slot_of(const struct sampler *s, const struct thread_state *t)
+{
+	return (uint32_t)(t - s->threads);
+}
+
+struct thread_state *threads_find(struct sampler *s, pid_t tid)
+{
+	uint32_t slot;
+	return tidmap_get(&s->tids, tid, &slot) ? &s->threads[slot] : NULL;
+}
+
+/* ---- the wheel of reads ------------------------------------------------------------ */
+
+static void wheel_insert(struct sampler *s, struct thread_state *t, uint64_t due)
+{
+	uint32_t slot = slot_of(s, t), *head = &s->wheel[due % WHEEL];
+	t->due = due;
+	t->wprev = NO_SLOT;
+	t->wnext = *head;
+	if (*head != NO_SLOT)
+		s->threads[*head].wprev = slot;
+	*head = slot;
+	t->queued = true;
+}
+
+static void wheel_remove(struct sampler *s, struct thread_state *t)
+{
+	if (!t->queued)
+		return;
+	if (t->wprev != NO_SLOT)
+		s->threads[t->wprev].wnext = t->wnext;
+	else
+		s->wheel[t->due % WHEEL] = t->wnext;
+	if (t->wnext != NO_SLOT)
+		s->threads[t->wnext].wprev = t->wprev;
+	t->queued = false;
+}
+
+/* Take the threads due at tick NOW out of the wheel into s->due. */
+size_t threads_take_due(struct sampler *s, uint64_t now)
+{
+	uint32_t slot = s->wheel[now % WHEEL];
+	size_t n = 0;
+	while (slot != NO_SLOT) {
+		struct thread_state *t = &s->threads[slot];
+		uint32_t next = t->wnext;
+		if (t->due <= now) {
+			wheel_remove(s, t);
+			s->due[n++] = slot;
+		}
+		slot = next;
+	}
+	return n;
+}
+
+/* When to read T next, after a read at tick NOW that found it idle or not.
+ * A thread that ran is read at the next tick. An idle one goes one level
+ * up (to the tick's cap): its next read is drawn with probability 2^-level
+ * at each tick, as a geometric gap, so the draw is made before the thread
+ * is looked at and a sample then counts 2^level periods (Horvitz-Thompson:
+ * the expectation stays its CPU time). The longer a thread sleeps, the
+ * seldomer it is read: a process with 10,000 sleeping threads costs a few
+ * dozen reads per tick. */
+void threads_schedule_read(struct sampler *s, struct thread_state *t, uint64_t now)
+{
+	uint64_t gap = 1;
+	if (t->ran)
+		t->woke = true;
+	if (s->cfg.idle || !t->idle) {
+		t->level = 0;
+	} else {
+		/* A thread found asleep that we never saw run (a process met
+		 * with thousands of them) goes to the top level at once. */
+		if (t->level < s->idle_level && t->woke)
+			t->level++;
+		else
+			t->level = s->idle_level;
+		if (t->level > 0) {
+			/* u in (0, 1]: the gap is 1 + floor(log(u) / log(1 - p)) */
+			double u = (double)((clock_xorshift64(&s->rng) >> 11) + 1) / 9007199254740992.0;
+			double g = log(u) / s->log_miss[t->level];
+			gap = g < (double)(1u << 30) ? 1 + (uint64_t)g : 1u << 30;
+		}
+	}
+	wheel_insert(s, t, now + gap);
+}
+
+/* A thread cannot be followed for want of file descriptors: say so once. */
+static void warn_fd_short(struct sampler *s, pid_t tid)
+{
+	struct rlimit rl;
+	s->stats.fd_short++;
+	if (s->stats.fd_short > 1)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		warn("cannot follow thread %d and others: out of file descriptors (the limit is "
+		     "%llu; csampler keeps 1 per thread, 2 for one that runs): raise it with "
+		     "'ulimit -n' (as root, also the hard limit)", (int)tid,
+		     (unsigned long long)rl.rlim_cur);
+	else
+		warn_errno("cannot follow thread %d and others", (int)tid);
+}
+
+/* Open NAME of thread T's /proc directory into *FD, within the budget. */
+bool threads_open_file(struct sampler *s, struct thread_state *t, const char *name, int *fd)
+{
+	if (*fd >= 0)
+		return true;
+	if (s->nfds >= s->max_fds) {
+		warn_fd_short(s, t->tid);
+		errno = EMFILE;
+		return false;
+	}
+	*fd = procfs_open_task_file(*task_dir_of(s, t->proc), t->pid, t->tid, name);
+	if (*fd < 0) {
+		if (errno == EMFILE || errno == ENFILE)
+			warn_fd_short(s, t->tid);
+		return false;
+	}
+	s->nfds++;
+	return true;
+}
+
+void threads_close_file(struct sampler *s, int *fd)
+{
+	if (*fd < 0)
+		return;
+	close(*fd);
+	*fd = -1;
+	s->nfds--;
+}
+
+void threads_close_files(struct sampler *s, struct thread_state *t)
+{
+	threads_close_file(s, &t->schedstat_fd);
+	threads_close_file(s, &t->stat_fd);
+	threads_close_file(s, &t->syscall_fd);
+}
+
+static void thread_release(struct sampler *s, struct thread_state *t)
+{
+	if (!t->tid)
+		return;
+	threads_close_files(s, t);
+	wheel_remove(s, t);
+	tidmap_remove(&s->tids, t->tid);
+	s->nidle -= t->idle;
+	free(t->last_stack);
+	memset(t, 0, sizeof *t);
+	t->schedstat_fd = t->stat_fd = t->syscall_fd = -1;
+	s->free_slots[s->nfree++] = slot_of(s, t);
+	s->nused--;
+}
+
+int threads_grow_scratch(struct sampler *s, size_t want)
+{
+	if (want <= s->scratch_cap)
+		return 0;
+	size_t cap = s->scratch_cap ? s->scratch_cap : 8;
+	while (cap < want)
+		cap *= 2;
+	pid_t *tids = realloc(s->chosen_tids, cap * sizeof *tids);
+	if (tids)
+		s->chosen_tids = tids;
+	struct thread_state **ch = realloc(s->chosen, cap * sizeof *ch);
+	if (ch)
+		s->chosen = ch;
+	bool *cp = realloc(s->captured, cap * sizeof *cp);
+	if (cp)
+		s->captured = cp;
+	uint32_t *due = realloc(s->due, cap * sizeof *due);
+	if (due)
+		s->due = due;
+	if (!tids || !ch || !cp || !due)
+		return -1;
+	s->scratch_cap = cap;
+	return 0;
+}
+
+/* Make room for WANT more threads up front: thread_add must not move the
+ * table while a tick holds pointers into it. */
+static int reserve_thread_slots(struct sampler *s, size_t want)
+{
+	if (s->nfree >= want)
+		return 0;
+	size_t cap = s->nthreads_cap ? s->nthreads_cap : 16;
+	while (cap - s->nused < want)
+		cap *= 2;
+	struct thread_state *nt = realloc(s->threads, cap * sizeof *nt);
+	if (!nt)
+		return -1;
+	s->threads = nt;
+	uint32_t *fs = realloc(s->free_slots, cap * sizeof *fs);
+	if (!fs)
+		return -1;
+	s->free_slots = fs;
+	memset(nt + s->nthreads_cap, 0, (cap - s->nthreads_cap) * sizeof *nt);
+	/* the new slots are taken lowest first */
+	for (size_t i = cap; i-- > s->nthreads_cap;)
+		s->free_slots[s->nfree++] = (uint32_t)i;
+	s->nthreads_cap = cap;
+	if (tidmap_reserve(&s->tids, cap) < 0 || threads_grow_scratch(s, cap) < 0)
+		return -1;
+	return 0;
+}
+
+/* Room for what the next tick may add: a slot per queued thread, a key per
+ * thread it may read (new, or renamed), and queue space for threads that
+ * start during it. Made between ticks, never while a tick holds pointers
+ * into the slots, so a tick allocates nothing however threads churn; where
+ * this fails, the tick tries again itself. */
+void threads_reserve_next_tick(struct sampler *s)
+{
+	if (s->in_tick)
+		return;
+	(void)reserve_thread_slots(s, s->npending);
+	recorder_reserve_keys(s->rec, s->nused + s->npending + 64);
+	if (s->npending + 64 > s->pending_cap)
+		(void)array_grow(&s->pending, &s->pending_cap, s->npending + 64, sizeof *s->pending, 64);
+}
+
+static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
+{
+	struct recorder_process *proc = process_get(s, pid);
+	if (!proc || s->nfree == 0)
+		return NULL;  /* (reserve_thread_slots was called) */
+	struct thread_state *t = &s->threads[s->free_slots[s->nfree - 1]];
+	memset(t, 0, sizeof *t);
+	t->pid = pid;
+	t->tid = tid;
+	t->proc = proc;
+	t->key = UINT32_MAX;
+	t->schedstat_fd = t->stat_fd = t->syscall_fd = -1;
+	t->cpu = -1;
+	if (!threads_open_file(s, t, "schedstat", &t->schedstat_fd)) {
+		/* Gone already: keep nothing, and make sure target knows. */
+		if (errno == ENOENT && s->ngone < GONE_PER_TICK)
+			s->gone[s->ngone++] = tid;
+		t->tid = 0;
+		return NULL;
+	}
+	if (s->cfg.idle) {
+		t->last_stack = malloc(s->cfg.max_depth * sizeof *t->last_stack);
+		if (!t->last_stack) {
+			threads_close_file(s, &t->schedstat_fd);
+			t->tid = 0;
+			return NULL;
+		}
+	}
+	s->nfree--;
+	s->nused++;
+	tidmap_put(&s->tids, tid, slot_of(s, t));  /* reserved: no allocation */
+	/* Whether it runs now, the next read of its state tells; its first
+	 * read (read_thread) takes its run time as it is. */
+	t->fresh = true;
+	t->running = true;
+	s->stats.threads_seen++;
+	return t;
+}
+
+/* Target saw thread TID of PID: add it at the next tick. */
+void threads_queue(struct sampler *s, pid_t pid, pid_t tid)
+{
+	if (array_grow(&s->pending, &s->pending_cap, s->npending + 1, sizeof *s->pending, 64) < 0) {
+		s->pending_lost = true;
+		return;
+	}
+	s->pending[s->npending++] = (struct target_thread){ .pid = pid, .tid = tid };
+}
+
+/* Target says TID (or every thread of PID, TID 0) is gone: forget it if it
+ * waits to be added (a thread that lived less than a tick). */
+static void unqueue_thread(struct sampler *s, pid_t pid, pid_t tid)
+{
+	for (size_t i = s->npending; i-- > 0;)
+		if (tid ? s->pending[i].tid == tid : s->pending[i].pid == pid)
+			s->pending[i] = s->pending[--s->npending];
+}
+
+/* Add the threads target saw since the last tick, each read at once. */
+int threads_add_pending(struct sampler *s, uint64_t now)
+{
+	if (s->pending_lost) {
+		/* a list was lost to memory: take target's whole list */
+		const struct target_thread *tl;
+		size_t n = target_threads(s->target, &tl);
+		s->npending = 0;
+		s->pending_lost = false;
+		for (size_t i = 0; i < n; i++)
+			if (!threads_find(s, tl[i].tid))
+				threads_queue(s, tl[i].pid, tl[i].tid);
+	}
+	if (reserve_thread_slots(s, s->npending) < 0)
+		return -1;
+	for (size_t i = 0; i < s->npending; i++) {
+		pid_t pid = s->pending[i].pid, tid = s->pending[i].tid;
+		struct thread_state *t = threads_find(s, tid);
+		if (t && t->pid == pid)
+			continue;
+		if (t)
+			thread_release(s, t);  /* its tid was taken by another process */
+		t = thread_add(s, pid, tid);
+		if (t)
+			wheel_insert(s, t, now);
+	}
+	s->npending = 0;
+	return 0;
+}
+
+void sampler_close_threads(struct sampler *s)
+{
+	for (size_t i = 0; i < s->nthreads_cap; i++)
+		if (s->threads[i].tid)
+			threads_close_files(s, &s->threads[i]);
+	for (size_t i = 0; i < s->task_dirs_cap; i++)
+		threads_close_file(s, &s->task_dirs[i]);
+}
+
+/* A thread is gone (event). During a tick the thread may be among the chosen
+ * ones, so it is only marked and released when the tick ends. */
+void threads_retire(struct sampler *s, struct thread_state *t)
+{
+	if (!s->in_tick) {
+		thread_release(s, t);
+	} else if (!t->retired) {
+		t->retired = true;
+		s->nretired++;
+	}
+}
+
+void threads_release_retired(struct sampler *s)
+{
+	if (!s->nretired)
+		return;
+	for (size_t i = 0; i < s->nthreads_cap; i++)
+		if (s->threads[i].tid && s->threads[i].retired)
+			thread_release(s, &s->threads[i]);
+	s->nretired = 0;
+}
+
+void sampler_on_event(struct sampler *s, const struct target_event *ev)
+{
+	struct recorder_process *p;
+	struct thread_state *t;
+
+	switch (ev->kind) {
+	case TARGET_EV_PROCESS_NEW:
+		process_get(s, ev->pid);
+		break;
+	case TARGET_EV_EXEC:
+		p = recorder_find_process(s->rec, ev->pid);
+		if (!p) {
+			process_get(s, ev->pid);
+			break;
+		}
+		recorder_process_exec(s->rec, p);
+		/* The surviving thread may have changed its tid to the pid and its
+		 * /proc files now describe the new image: add it again. */
+		for (size_t i = 0; i < s->nthreads_cap; i++)
+			if (s->threads[i].tid && s->threads[i].pid == ev->pid)
+				threads_retire(s, &s->threads[i]);
+		unqueue_thread(s, ev->pid, 0);
+		threads_queue(s, ev->pid, ev->pid);
+		break;
+	case TARGET_EV_PROCESS_EXIT:
+		p = recorder_find_process(s->rec, ev->pid);
+		if (p) {
+			recorder_process_exit(s->rec, p);
+			threads_close_file(s, task_dir_of(s, p));
+		}
+		for (size_t i = 0; i < s->nthreads_cap; i++)
+			if (s->threads[i].tid && s->threads[i].pid == ev->pid)
+				threads_retire(s, &s->threads[i]);
+		unqueue_thread(s, ev->pid, 0);
+		if (!s->in_tick)
+			recorder_release_gone(s->rec);
+		break;
+	case TARGET_EV_THREAD_NEW:
+		threads_queue(s, ev->pid, ev->tid);
+		threads_reserve_next_tick(s);
+		break;
+	case TARGET_EV_THREAD_EXIT:
+		t = threads_find(s, ev->tid);
+		if (t)
+			threads_retire(s, t);
+		else
+			unqueue_thread(s, ev->pid, ev->tid);
+		break;
+	}
+}
+
+/* Refresh a thread's state, CPU and name from its stat file. false if gone. */
+bool threads_read_stat(struct sampler *s, struct thread_state *t, char *state)
+{
+	char buf[512];
+	struct procfs_stat st;
+	if (!threads_open_file(s, t, "stat", &t->stat_fd) ||
+	    procfs_pread_text(t->stat_fd, buf, sizeof buf) <= 0 || !procfs_parse_stat(buf, &st))
+		return false;
+	*state = st.state;
+	t->cpu = st.cpu;
+	t->key = recorder_thread_key(s->rec, t->proc, t->tid, st.comm, t->key);
+	return true;
+}
+
+/* The level idle threads go up to this tick: the smallest that keeps the
+ * expected reads of the idle ones within IDLE_READS_PER_SEC. */
+void threads_set_idle_level(struct sampler *s)
+{
+	unsigned level = 0, budget = IDLE_READS_PER_SEC / s->cfg.rate;
+	if (budget == 0)
+		budget = 1;
+	while (level < s->max_skip_level && (s->nidle >> level) > budget)
+		level++;
+	s->idle_level = level;
+}
