@@ -1,0 +1,130 @@
+/* target_internal: what target's three files share (not an interface:
+ * target.h is). target.c keeps the table of rows (one per traced thread)
+ * and the sampling rounds' stops and resumes; target_events.c waits for
+ * ptrace reports and acts on each (new threads and processes, exec, exits,
+ * signal re-injection, group-stop, a call our interrupt ended with EINTR);
+ * target_attach.c begins tracing (the checks and messages of attach, the
+ * launch handshake). The functions below are documented where they are
+ * defined; tg_ marks them as target's own. */
+#ifndef CSAMPLER_TARGET_INTERNAL_H
+#define CSAMPLER_TARGET_INTERNAL_H
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "target.h"
+#include "tidmap.h"
+
+#define NS_PER_SEC 1000000000LL
+/* How long target_stop_threads waits for the slowest thread to stop. */
+#define COLLECT_TIMEOUT_NS (20 * 1000000LL)
+/* How long a sampling round polls for stops before it sleeps. */
+#define SPIN_NS (50 * 1000LL)
+/* How long target_start waits for the launched program's execve. */
+#define START_TIMEOUT_NS (30 * NS_PER_SEC)
+/* Reports handled by one target_poll before it yields back to the caller. */
+#define POLL_MAX_REPORTS 4096
+/* Passes over /proc/PID/task while attaching (entries per pass: PROCFS_SCAN_MAX). */
+#define ATTACH_MAX_PASSES 1000
+/* Threads named by SIGCHLDs, looked for before a full pass (next_report). */
+#define HINTS 16
+/* Remembered tids whose clone event must be ignored when it arrives late. */
+#define GHOSTS 64
+/* How far up the parent chain we look for our own ancestors. */
+#define ANCESTRY_MAX 4096
+#define CAP_SYS_PTRACE_BIT 19
+#define PF_KTHREAD_FLAG 0x00200000UL
+
+enum row_state { RS_RUNNING, RS_GROUP_STOP, RS_COLLECT, RS_HELD };
+
+struct row {
+	enum row_state state;
+	bool traced;          /* we are its tracer right now */
+	bool intr_out;        /* interrupted (or newly attached), no stop seen yet */
+	bool sample_out;      /* a sampling round gave up waiting for its interrupt-stop */
+	bool clone_seen;      /* its parent's clone event was handled (or it was seized) */
+	bool held_trap;       /* HELD at an interrupt-stop (ours) */
+	int sig;              /* HELD: signal to re-inject on resume */
+	unsigned long long restart_ip; /* a call restarted at that ip, not re-entered yet */
+	unsigned scan_gen;    /* per-sample mode: last /proc scan that listed it */
+};
+
+struct target {
+	struct target_config cfg;
+	pid_t main_pid;
+	bool launched, started, detached;
+	int exit_status;              /* launch mode, once the program is reaped */
+	int go_fd, err_fd;            /* launch handshake pipes until target_start */
+	char *cmd_name;               /* launch: argv[0], for messages */
+	unsigned long options;        /* PTRACE_O_* for persistent seizing */
+
+	struct row *rows;
+	struct target_thread *pub;    /* parallel to rows */
+	size_t nrows, cap;
+	struct tidmap index;          /* tid -> row */
+	size_t ncollect;              /* rows in RS_COLLECT */
+	unsigned scan_gen;
+	int stat_fd;                  /* per-sample attach: /proc/PID/stat of the main process */
+
+	pid_t ghosts[GHOSTS];
+	unsigned ghost_next;
+	sigset_t sigchld;
+	pid_t hints[HINTS];           /* threads a SIGCHLD taken named (next_report) */
+	pid_t *expect;                /* threads that owe us a stop (tg_expect_stop) */
+	size_t nexpect, expect_cap;
+	size_t nhints;
+	bool hints_lost;              /* more SIGCHLD than hints, or one naming nobody */
+	bool maybe_hidden;            /* a SIGCHLD was taken since the last full pass */
+	bool in_full_pass;            /* a waitpid(-1) pass is under way */
+	long long next_full_ns;       /* the next full pass is due then */
+	unsigned long long restarted;  /* calls tg_restart_interrupted_call restarted */
+	struct user_regs_struct regs;  /* of thread regs_tid (0: none), read at its stop */
+	pid_t regs_tid;
+
+	/* target_set_late_sample */
+	void (*late_fn)(void *ctx, pid_t tid);
+	void (*late_done)(void *ctx);
+	void *late_ctx;
+};
+
+/* ---- target.c -------------------------------------------------------------- */
+
+bool tg_elf_is_32bit(const char *path);
+void tg_emit(struct target *t, enum target_event_kind kind, pid_t pid, pid_t tid);
+void tg_ghost_add(struct target *t, pid_t tid);
+bool tg_ghost_take(struct target *t, pid_t tid);
+bool tg_is_stop_signal(int sig);
+long long tg_now_ns(void);
+bool tg_process_is_32bit(pid_t pid);
+bool tg_process_known(const struct target *t, pid_t pid);
+long tg_ptrace(int req, pid_t tid, unsigned long addr, unsigned long data);
+void tg_read_comm(pid_t pid, char *out, size_t size);
+void tg_remove_process(struct target *t, pid_t pid, bool announce);
+void tg_resume_held(struct target *t, size_t i, pid_t tid);
+ssize_t tg_row_add(struct target *t, pid_t pid, pid_t tid, bool traced);
+ssize_t tg_row_find(const struct target *t, pid_t tid);
+void tg_row_remove(struct target *t, size_t i, bool announce);
+void tg_row_set_state(struct target *t, size_t i, enum row_state st);
+char tg_state_letter(const char *status);
+
+/* ---- target_events.c ------------------------------------------------------- */
+
+void tg_detach_now(struct target *t, ssize_t i, pid_t tid, int sig);
+int tg_drain_all(struct target *t);
+void tg_expect_stop(struct target *t, pid_t tid);
+void tg_handle_report(struct target *t, pid_t tid, int status);
+void tg_note_sigchld(struct target *t, pid_t sender);
+pid_t tg_read_tgid(pid_t tid);
+bool tg_report_may_wait(const struct target *t);
+void tg_rescan_tasks(struct target *t);
+void tg_restart_interrupted_call(struct target *t, size_t i, pid_t tid);
+bool tg_sigchld_pending(void);
+pid_t tg_wait_report_spin(struct target *t, int *status, long long deadline,
+			      long long spin_ns, const pid_t *tids, size_t n, size_t nspin);
+
+/* ---- target_attach.c ------------------------------------------------------- */
+
+
+#endif
