@@ -33,12 +33,11 @@
 #include "error.h"
 #include "procmaps.h"
 #include "session.h"
-#include "symbolize.h"
+#include "symcache.h"
 #include "target.h"
 #include "tracer.h"
 #include "unwind.h"
 
-#define DUMP_MAX_FRAMES_PER_ADDRESS 64
 /* Rounds of target_stop_threads for threads slow to stop, and the wait
  * between two rounds. */
 #define DUMP_STOP_ROUNDS 20
@@ -194,10 +193,10 @@ static int compare_threads(const void *a, const void *b)
 
 struct printer {
 	FILE *out;
-	struct symbolizer *sym;
+	struct symcache *symbols;
+	pid_t pid;
 	char *buf;                   /* escape buffer */
 	size_t bufsz;
-	struct symbol_frame frames[DUMP_MAX_FRAMES_PER_ADDRESS];
 };
 
 static void print_thread_header(struct printer *pr, pid_t pid, const struct dump_thread *th)
@@ -230,22 +229,23 @@ static void print_thread_header(struct printer *pr, pid_t pid, const struct dump
 static unsigned print_address(struct printer *pr, uint64_t addr, unsigned frame_no)
 {
 	FILE *out = pr->out;
-	size_t n = pr->sym ? symbolizer_lookup(pr->sym, addr, pr->frames, DUMP_MAX_FRAMES_PER_ADDRESS) : 0;
-	struct symbol_module mod;
-	bool have_mod = pr->sym && symbolizer_module(pr->sym, addr, &mod) && mod.path && mod.path[0];
+	struct symcache_result r;
+	bool found = symcache_lookup(pr->symbols, pr->pid, addr, &r) == 0 && r.found;
+	const struct symbol_module *mod = &r.module;
+	bool have_mod = found && r.has_module && mod->path && mod->path[0];
 
-	if (n == 0) {
+	if (!found) {
 		fprintf(out, "#%-2u 0x%016llx in ??", frame_no++, (unsigned long long)addr_value(addr));
 		if (have_mod) {
 			fputs(" [", out);
-			put_escaped(out, mod.path, &pr->buf, &pr->bufsz);
+			put_escaped(out, mod->path, &pr->buf, &pr->bufsz);
 			fputc(']', out);
 		}
 		fputc('\n', out);
 		return frame_no;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct symbol_frame *f = &pr->frames[i];
+	for (size_t i = 0; i < r.n; i++) {
+		const struct symbol_frame *f = &r.frames[i];
 		fprintf(out, "#%-2u 0x%016llx in ", frame_no++, (unsigned long long)addr_value(addr));
 		put_escaped(out, f->function ? f->function : "??", &pr->buf, &pr->bufsz);
 		if (f->file) {
@@ -261,7 +261,7 @@ static unsigned print_address(struct printer *pr, uint64_t addr, unsigned frame_
 			fputs(" [jit]", out);
 		if (have_mod) {
 			fputs(" [", out);
-			put_escaped(out, mod.path, &pr->buf, &pr->bufsz);
+			put_escaped(out, mod->path, &pr->buf, &pr->bufsz);
 			fputc(']', out);
 		}
 		fputc('\n', out);
@@ -496,7 +496,7 @@ int dump_run(const struct options *o, FILE *out)
 {
 	struct dump d = { .opt = o };
 	uint64_t *addrs = NULL;
-	struct printer pr = { .out = out };
+	struct printer pr = { .out = out, .pid = o->pid };
 
 	int status = tracer_run(dump_snapshot, &d);
 	if (status < 0) {
@@ -519,13 +519,11 @@ int dump_run(const struct options *o, FILE *out)
 	if (procmaps_refresh(d.pm) < 0 && o->verbose)
 		warn_errno("cannot reread the mappings of pid %d", (int)o->pid);
 	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };
-	pr.sym = symbolizer_new(d.pm, &so);
-	if (!pr.sym)
-		warn_errno("cannot symbolize pid %d; printing addresses", (int)o->pid);
+	pr.symbols = symcache_new(&so, 1);
 	pr.bufsz = 256;
 	pr.buf = malloc(pr.bufsz);
 	addrs = calloc(o->max_depth ? o->max_depth : 1, sizeof *addrs);
-	if (!pr.buf || !addrs) {
+	if (!pr.symbols || symcache_add_process(pr.symbols, d.pm) < 0 || !pr.buf || !addrs) {
 		warn_errno("cannot print the snapshot");
 		status = CS_EXIT_SYSTEM;
 		goto out;
@@ -541,8 +539,7 @@ int dump_run(const struct options *o, FILE *out)
 		status = CS_EXIT_OUTPUT;
 	}
 out:
-	if (pr.sym)
-		symbolizer_free(pr.sym);
+	symcache_free(pr.symbols);
 	free(pr.buf);
 	for (size_t i = 0; i < d.ninit; i++)
 		unwind_snapshot_fini(&d.threads[i].snap);

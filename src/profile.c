@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "intern.h"
 #include "profile.h"
 #include "recstore.h"
 
@@ -28,14 +29,8 @@ struct index_table {
 	size_t n;
 };
 
-struct string_pool {
-	char **str;
-	size_t n, cap;
-	struct index_table table;
-};
-
 struct profile_priv {
-	struct string_pool strings;
+	struct intern strings;
 	size_t functions_cap, mappings_cap, locations_cap, lines_cap, threads_cap;
 	struct index_table functions, mappings, locations, threads;
 	struct recstore store;
@@ -48,16 +43,6 @@ static uint64_t hash_mix(uint64_t h, uint64_t v)
 	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
 	h *= 0xff51afd7ed558ccdull;
 	return h ^ (h >> 32);
-}
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;     /* FNV-1a */
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
 }
 
 static uint32_t hash_fold(uint64_t h)
@@ -168,47 +153,16 @@ static void table_free(struct index_table *t)
 
 /* ---- strings ------------------------------------------------------------ */
 
-struct string_key {
-	const char *s;
-	size_t len;
-};
-
-static bool string_equal(const struct profile *p, uint32_t index, const void *key)
-{
-	const struct profile_priv *pv = p->priv;
-	const struct string_key *k = key;
-	const char *s = pv->strings.str[index];
-	return strncmp(s, k->s, k->len) == 0 && s[k->len] == '\0';
-}
-
 /* The interned copy of s (NULL is ""), or NULL on ENOMEM. */
 static const char *intern(struct profile *p, const char *s)
 {
 	struct profile_priv *pv = p->priv;
-	struct string_pool *sp = &pv->strings;
-	struct string_key k;
-	uint32_t h, i;
-	char *copy;
-
 	if (!s)
 		s = "";
-	k.s = s;
-	k.len = strlen(s);
-	h = hash_fold(hash_bytes(s, k.len));
-	i = table_find(p, &sp->table, h, string_equal, &k);
-	if (i != PROFILE_NONE)
-		return sp->str[i];
-	if (sp->n >= PROFILE_NONE - 1 || GROW(sp->str, sp->cap, sp->n, 1) < 0)
-		return NULL;
-	copy = strdup(s);
-	if (!copy)
-		return NULL;
-	if (table_insert(&sp->table, h, (uint32_t)sp->n) < 0) {
-		free(copy);
-		return NULL;
-	}
-	sp->str[sp->n++] = copy;
-	return copy;
+	const char *c = intern_string(&pv->strings, s, strlen(s));
+	if (!c)
+		errno = ENOMEM;
+	return c;
 }
 
 static uint64_t hash_ptr(uint64_t h, const void *ptr)
@@ -240,10 +194,7 @@ void profile_free(struct profile *p)
 	if (!p)
 		return;
 	pv = p->priv;
-	for (size_t i = 0; i < pv->strings.n; i++)
-		free(pv->strings.str[i]);
-	free(pv->strings.str);
-	table_free(&pv->strings.table);
+	intern_free(&pv->strings);
 	table_free(&pv->functions);
 	table_free(&pv->mappings);
 	table_free(&pv->locations);

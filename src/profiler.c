@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "address.h"
+#include "addrmap.h"
 #include "array.h"
 #include "error.h"
 #include "procfs.h"
@@ -25,14 +26,13 @@
 #include "sampler.h"
 #include "session.h"
 #include "stackmap.h"
-#include "symbolize.h"
+#include "symcache.h"
 #include "target.h"
 #include "tempfile.h"
 #include "timeline.h"
 #include "tracer.h"
 #include "write.h"
 
-#define MAX_FRAMES_PER_ADDRESS 64
 
 struct run {
 	const struct options *opt;
@@ -100,140 +100,11 @@ static int sample_loop(struct run *r)
 
 /* ---- from raw stacks to a profile --------------------------------------------------- */
 
-/* (pid, stored address) -> location index, for one symbolization per address. */
-struct loc_cache {
-	struct loc_slot { uint64_t addr; int32_t pid; uint32_t loc; } *slots;
-	size_t cap, used;
-};
-
-static uint32_t *loc_cache_slot(struct loc_cache *c, int32_t pid, uint64_t addr)
-{
-	if (c->used * 2 >= c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 4096;
-		struct loc_slot *ns = malloc(ncap * sizeof *ns);
-		if (!ns)
-			return NULL;
-		for (size_t i = 0; i < ncap; i++)
-			ns[i].loc = PROFILE_NONE;
-		for (size_t i = 0; i < c->cap; i++) {
-			if (c->slots[i].loc == PROFILE_NONE)
-				continue;
-			size_t h = (c->slots[i].addr * 0x9E3779B97F4A7C15ull ^ (uint64_t)c->slots[i].pid) & (ncap - 1);
-			while (ns[h].loc != PROFILE_NONE)
-				h = (h + 1) & (ncap - 1);
-			ns[h] = c->slots[i];
-		}
-		free(c->slots);
-		c->slots = ns;
-		c->cap = ncap;
-	}
-	size_t h = (addr * 0x9E3779B97F4A7C15ull ^ (uint64_t)pid) & (c->cap - 1);
-	while (c->slots[h].loc != PROFILE_NONE) {
-		if (c->slots[h].addr == addr && c->slots[h].pid == pid)
-			return &c->slots[h].loc;
-		h = (h + 1) & (c->cap - 1);
-	}
-	c->slots[h].addr = addr;
-	c->slots[h].pid = pid;
-	c->used++;
-	return &c->slots[h].loc;  /* loc == PROFILE_NONE: new */
-}
-
-/* (binary's build-id, file offset of the address, activation bit) -> its
- * lines: processes that run the same binaries (a --children run of many
- * short-lived processes) look each code address up once, and a process
- * whose addresses were all seen never loads its binaries' DWARF (libc's
- * debug file took ~10 MB per process). */
-struct frame_cache {
-	struct frame_slot {
-		const char *build_id;    /* NULL: empty; owned by a symbolizer */
-		uint64_t offset;         /* file offset, bit 63 the activation bit */
-		uint32_t first, n;       /* lines[first, first + n) */
-		bool jit;
-		bool resolved;           /* every frame has a real name */
-	} *slots;
-	size_t cap, used;
-	struct profile_line *lines;
-	size_t nlines, lines_cap;
-};
-
-static uint64_t frame_hash(const char *build_id, uint64_t offset)
-{
-	uint64_t h = offset * 0x9E3779B97F4A7C15ull;
-	for (const char *p = build_id; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001B3ull;
-	return h;
-}
-
-/* The slot of (BUILD_ID, OFFSET): found (build_id set) or empty; NULL on ENOMEM. */
-static struct frame_slot *frame_cache_slot(struct frame_cache *c, const char *build_id,
-					   uint64_t offset)
-{
-	if (c->used * 2 >= c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 1024;
-		struct frame_slot *ns = calloc(ncap, sizeof *ns);
-		if (!ns)
-			return NULL;
-		for (size_t i = 0; i < c->cap; i++) {
-			if (!c->slots[i].build_id)
-				continue;
-			size_t h = frame_hash(c->slots[i].build_id, c->slots[i].offset) & (ncap - 1);
-			while (ns[h].build_id)
-				h = (h + 1) & (ncap - 1);
-			ns[h] = c->slots[i];
-		}
-		free(c->slots);
-		c->slots = ns;
-		c->cap = ncap;
-	}
-	size_t h = frame_hash(build_id, offset) & (c->cap - 1);
-	while (c->slots[h].build_id) {
-		if (c->slots[h].offset == offset && strcmp(c->slots[h].build_id, build_id) == 0)
-			break;
-		h = (h + 1) & (c->cap - 1);
-	}
-	return &c->slots[h];
-}
-
-/* Remember LINES for an empty SLOT. */
-static void frame_cache_put(struct frame_cache *c, struct frame_slot *slot,
-			    const struct symbol_module *mod, uint64_t offset,
-			    const struct profile_line *lines, size_t n, bool jit, bool resolved)
-{
-	if (array_grow(&c->lines, &c->lines_cap, c->nlines + n, sizeof *c->lines, 4096) < 0)
-		return;
-	memcpy(&c->lines[c->nlines], lines, n * sizeof *lines);
-	*slot = (struct frame_slot){ .build_id = mod->build_id, .offset = offset,
-				     .first = (uint32_t)c->nlines, .n = (uint32_t)n, .jit = jit,
-				     .resolved = resolved };
-	c->nlines += n;
-	c->used++;
-}
-
-/* A mapping of a binary (build-id, file offset, size) whose symbolizer
- * looked an address up first: another process's address in the same
- * mapping is looked up there (translated), so a binary's debug information
- * is loaded once, not once per process. */
-struct donor {
-	const char *build_id;
-	uint64_t offset, size, start;
-	struct symbolizer *sym;
-};
-
 struct build {
 	struct run *run;
 	struct profile *profile;
-	struct symbolizer **syms;    /* parallel to the recorder's processes, made at
-	                              * their first address (most of a --children
-	                              * run's processes have no sample) */
-	bool *sym_tried;
-	pid_t *sym_pids;
-	size_t nsyms;
-	const struct symbolize_options *so;
-	struct loc_cache cache;
-	struct frame_cache frames;
-	struct donor *donors;
-	size_t ndonors, donors_cap;
+	struct symcache *symbols;    /* the recorder's processes, symbolized once */
+	struct addrmap locations;    /* (pid, address) -> profile location */
 	uint32_t *locs;
 	uint32_t blocked_loc;        /* "[blocked]" pseudo location, lazily made */
 	struct mapping_seen {        /* per profile mapping: what its locations got */
@@ -242,45 +113,6 @@ struct build {
 	size_t seen_cap;
 	int error;
 };
-
-static struct symbolizer *symbolizer_for(struct build *b, pid_t pid)
-{
-	/* The newest process with that pid (a pid can be reused). */
-	for (size_t i = b->nsyms; i-- > 0;) {
-		if (b->sym_pids[i] != pid)
-			continue;
-		if (!b->sym_tried[i]) {
-			b->sym_tried[i] = true;
-			b->syms[i] = symbolizer_new(recorder_process_maps(b->run->s.recorder, i), b->so);
-			if (!b->syms[i] && b->run->opt->verbose)
-				warn_errno("cannot symbolize pid %d", (int)pid);
-		}
-		return b->syms[i];
-	}
-	return NULL;
-}
-
-/* The symbolizer to look ADDR (in MOD, of SYM's process) up in, and the
- * address there: a donor that mapped the same part of the same binary, or
- * SYM itself (which becomes the donor). */
-static struct symbolizer *lookup_in(struct build *b, struct symbolizer *sym,
-				    const struct symbol_module *mod, uint64_t *addr)
-{
-	if (!mod->build_id || !*mod->build_id)
-		return sym;
-	uint64_t size = mod->limit - mod->start;
-	for (size_t i = 0; i < b->ndonors; i++) {
-		struct donor *d = &b->donors[i];
-		if (d->offset == mod->offset && d->size == size && strcmp(d->build_id, mod->build_id) == 0) {
-			*addr = (addr_value(*addr) - mod->start + d->start) | (*addr & ADDR_ACTIVATION);
-			return d->sym;
-		}
-	}
-	if (array_grow(&b->donors, &b->donors_cap, b->ndonors + 1, sizeof *b->donors, 64) == 0)
-		b->donors[b->ndonors++] = (struct donor){ .build_id = mod->build_id,
-			.offset = mod->offset, .size = size, .start = mod->start, .sym = sym };
-	return sym;
-}
 
 /* The profile mapping of MOD (its has_* flags are set at the end). */
 static uint32_t add_mapping(struct build *b, const struct symbol_module *mod)
@@ -336,70 +168,29 @@ static void set_mapping_flags(struct build *b)
 
 static uint32_t location_for(struct build *b, pid_t pid, uint64_t addr)
 {
-	uint32_t *slot = loc_cache_slot(&b->cache, pid, addr);
+	uint32_t *slot = addrmap_slot(&b->locations, pid, addr);
 	if (!slot)
 		return PROFILE_NONE;
-	if (*slot != PROFILE_NONE)
+	if (*slot != ADDRMAP_EMPTY)
 		return *slot;
-
-	struct symbolizer *sym = symbolizer_for(b, pid);
-	struct symbol_frame frames[MAX_FRAMES_PER_ADDRESS];
-	struct profile_line lines[MAX_FRAMES_PER_ADDRESS];
-	size_t n = 0;
-	uint32_t mapping = PROFILE_NONE;
-	bool jit = false;
-	char unknown[32];
-
-	struct symbol_module mod;
-	struct frame_slot *known = NULL;
-	uint64_t offset = 0;
-	/* the mapping's identity first (cheap): an address of a binary seen in
-	 * another process takes its lines and facts from the cache */
-	if (sym && symbolizer_module(sym, addr, &mod)) {
-		if (mod.build_id && *mod.build_id && addr_value(addr) >= mod.start) {
-			offset = (addr_value(addr) - mod.start + mod.offset) |
-				 (addr & ADDR_ACTIVATION);
-			known = frame_cache_slot(&b->frames, mod.build_id, offset);
-		}
-		struct symbolizer *where = sym;
-		uint64_t there = addr;
-		if (!known || !known->build_id)
-			where = lookup_in(b, sym, &mod, &there);
-		mapping = add_mapping(b, &mod);
-		if (known && known->build_id) {
-			const struct profile_line *kl = &b->frames.lines[known->first];
-			note_mapping_seen(b, mapping, kl, known->n, known->resolved);
-			*slot = profile_add_location(b->profile, addr_lookup_pc(addr), mapping, kl,
-						     known->n, known->jit);
-			return *slot;
-		}
-		n = symbolizer_lookup(where, there, frames, MAX_FRAMES_PER_ADDRESS);
-	} else if (sym) {
-		n = symbolizer_lookup(sym, addr, frames, MAX_FRAMES_PER_ADDRESS);
-	}
-	if (n == 0) {
-		known = NULL;  /* its name is the process's address: not shared */
-		snprintf(unknown, sizeof unknown, "0x%llx", (unsigned long long)addr_value(addr));
-		frames[0] = (struct symbol_frame){ .function = unknown, .system_name = unknown };
-		n = 1;
-	}
-	bool resolved = true;
-	for (size_t i = 0; i < n; i++) {
-		resolved &= frames[i].resolved;
-		lines[i].function = profile_add_function(b->profile, frames[i].function,
-							 frames[i].system_name ? frames[i].system_name : frames[i].function,
-							 frames[i].file ? frames[i].file : "", frames[i].decl_line);
-		lines[i].line = frames[i].line;
-		jit |= frames[i].jit;
+	struct symcache_result r;
+	if (symcache_lookup(b->symbols, pid, addr, &r) < 0)
+		return PROFILE_NONE;
+	uint32_t mapping = r.has_module ? add_mapping(b, &r.module) : PROFILE_NONE;
+	struct profile_line lines[SYMCACHE_MAX_FRAMES];
+	for (size_t i = 0; i < r.n; i++) {
+		const struct symbol_frame *f = &r.frames[i];
+		lines[i].function = profile_add_function(b->profile, f->function,
+							 f->system_name ? f->system_name : f->function,
+							 f->file ? f->file : "", f->decl_line);
+		lines[i].line = f->line;
 		if (lines[i].function == PROFILE_NONE)
 			return PROFILE_NONE;
 	}
-	if (known)
-		frame_cache_put(&b->frames, known, &mod, offset, lines, n, jit, resolved);
-	note_mapping_seen(b, mapping, lines, n, resolved);
+	note_mapping_seen(b, mapping, lines, r.n, r.resolved);
 	/* a caller's location is its call instruction (the return address - 1),
 	 * as pprof and every tool that looks the address up again expect */
-	*slot = profile_add_location(b->profile, addr_lookup_pc(addr), mapping, lines, n, jit);
+	*slot = profile_add_location(b->profile, addr_lookup_pc(addr), mapping, lines, r.n, r.jit);
 	return *slot;
 }
 
@@ -514,14 +305,13 @@ static const struct procmaps_entry *main_program_text(const struct procmaps *pm)
 static void add_main_mapping(struct build *b)
 {
 	pid_t pid = target_main_pid(b->run->s.target);
-	for (size_t i = b->nsyms; i-- > 0;) {
-		if (b->sym_pids[i] != pid)
+	for (size_t i = recorder_nprocesses(b->run->s.recorder); i-- > 0;) {
+		const struct procmaps *pm = recorder_process_maps(b->run->s.recorder, i);
+		if (procmaps_pid(pm) != pid)
 			continue;
-		const struct procmaps_entry *text =
-			main_program_text(recorder_process_maps(b->run->s.recorder, i));
-		struct symbolizer *sym = text ? symbolizer_for(b, pid) : NULL;
+		const struct procmaps_entry *text = main_program_text(pm);
 		struct symbol_module mod;
-		if (sym && symbolizer_module(sym, text->start | ADDR_ACTIVATION, &mod))
+		if (text && symcache_module(b->symbols, pid, text->start | ADDR_ACTIVATION, &mod))
 			add_mapping(b, &mod);
 		return;
 	}
@@ -529,17 +319,15 @@ static void add_main_mapping(struct build *b)
 
 static struct profile *build_profile(struct run *r, const struct symbolize_options *so)
 {
-	struct build b = { .run = r, .blocked_loc = PROFILE_NONE, .so = so };
+	struct build b = { .run = r, .blocked_loc = PROFILE_NONE };
 	b.profile = profile_new();
-	b.nsyms = recorder_nprocesses(r->s.recorder);
-	b.syms = calloc(b.nsyms + 1, sizeof *b.syms);
-	b.sym_pids = calloc(b.nsyms + 1, sizeof *b.sym_pids);
-	b.sym_tried = calloc(b.nsyms + 1, sizeof *b.sym_tried);
+	b.symbols = symcache_new(so, r->opt->verbose);
 	b.locs = malloc((r->opt->max_depth + 1) * sizeof *b.locs);
-	if (!b.profile || !b.syms || !b.sym_pids || !b.sym_tried || !b.locs)
+	if (!b.profile || !b.symbols || !b.locs)
 		goto fail;
-	for (size_t i = 0; i < b.nsyms; i++)
-		b.sym_pids[i] = procmaps_pid(recorder_process_maps(r->s.recorder, i));
+	for (size_t i = 0; i < recorder_nprocesses(r->s.recorder); i++)
+		if (symcache_add_process(b.symbols, recorder_process_maps(r->s.recorder, i)) < 0)
+			goto fail;
 	add_main_mapping(&b);
 	/* with a timeline output, one sample per sample taken, in time order */
 	int walk = r->timeline ? timeline_foreach(r->timeline, add_timeline_entry, &b)
@@ -565,16 +353,9 @@ fail:
 	profile_free(b.profile);
 	b.profile = NULL;
 done:
-	for (size_t i = 0; i < b.nsyms; i++)
-		symbolizer_free(b.syms[i]);
-	free(b.syms);
-	free(b.sym_tried);
-	free(b.sym_pids);
+	symcache_free(b.symbols);
+	addrmap_free(&b.locations);
 	free(b.locs);
-	free(b.cache.slots);
-	free(b.frames.slots);
-	free(b.frames.lines);
-	free(b.donors);
 	free(b.seen);
 	return b.profile;
 }

@@ -38,75 +38,14 @@
 #include <unistd.h>
 
 #include "address.h"
+#include "intern.h"
 
 #define SYM_NAME_MAX 4096          /* bytes kept of any name or path */
 #define SYM_DEMANGLE_INPUT_MAX 16384 /* longer mangled names are not demangled */
 #define SYM_MAX_CHAIN 64           /* frames kept per address (inline depth) */
 #define SYM_PAGE 4096u
-#define SYM_ARENA_CHUNK (64u * 1024u)
 
 /* ---- string interning ------------------------------------------------------ */
-
-struct arena_chunk {
-	struct arena_chunk *next;
-	size_t used, size;
-	char data[];
-};
-
-struct intern_table {
-	struct arena_chunk *chunks;
-	const char **slots;            /* open addressing; NULL = empty */
-	size_t nslots, count;
-};
-
-static uint64_t hash_bytes(const char *p, size_t n)
-{
-	uint64_t h = UINT64_C(14695981039346656037);
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)p[i];
-		h *= UINT64_C(1099511628211);
-	}
-	return h;
-}
-
-static char *arena_alloc(struct intern_table *t, size_t n)
-{
-	struct arena_chunk *c = t->chunks;
-	if (c == NULL || c->size - c->used < n) {
-		size_t size = n > SYM_ARENA_CHUNK ? n : SYM_ARENA_CHUNK;
-		c = malloc(sizeof *c + size);
-		if (c == NULL)
-			return NULL;
-		c->used = 0;
-		c->size = size;
-		c->next = t->chunks;
-		t->chunks = c;
-	}
-	char *p = c->data + c->used;
-	c->used += n;
-	return p;
-}
-
-static bool intern_grow(struct intern_table *t)
-{
-	size_t n = t->nslots ? t->nslots * 2 : 1024;
-	const char **slots = calloc(n, sizeof *slots);
-	if (slots == NULL)
-		return false;
-	for (size_t i = 0; i < t->nslots; i++) {
-		const char *s = t->slots[i];
-		if (s == NULL)
-			continue;
-		size_t j = hash_bytes(s, strlen(s)) & (n - 1);
-		while (slots[j] != NULL)
-			j = (j + 1) & (n - 1);
-		slots[j] = s;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = n;
-	return true;
-}
 
 /* Length of S capped at SYM_NAME_MAX - 1, cut on a UTF-8 character boundary. */
 static size_t capped_length(const char *s, size_t n)
@@ -120,43 +59,14 @@ static size_t capped_length(const char *s, size_t n)
 }
 
 /* The interned copy of the first N bytes of S (capped); NULL only when out of memory. */
-static const char *intern_n(struct intern_table *t, const char *s, size_t n)
+static const char *intern_n(struct intern *t, const char *s, size_t n)
 {
-	n = capped_length(s, n);
-	if ((t->count + 1) * 2 > t->nslots && !intern_grow(t))
-		return NULL;
-	size_t j = hash_bytes(s, n) & (t->nslots - 1);
-	while (t->slots[j] != NULL) {
-		const char *e = t->slots[j];
-		if (strncmp(e, s, n) == 0 && e[n] == '\0')
-			return e;
-		j = (j + 1) & (t->nslots - 1);
-	}
-	char *p = arena_alloc(t, n + 1);
-	if (p == NULL)
-		return NULL;
-	memcpy(p, s, n);
-	p[n] = '\0';
-	t->slots[j] = p;
-	t->count++;
-	return p;
+	return intern_string(t, s, capped_length(s, n));
 }
 
-static const char *intern(struct intern_table *t, const char *s)
+static const char *intern(struct intern *t, const char *s)
 {
 	return intern_n(t, s, strnlen(s, SYM_NAME_MAX));
-}
-
-static void intern_free(struct intern_table *t)
-{
-	while (t->chunks != NULL) {
-		struct arena_chunk *next = t->chunks->next;
-		free(t->chunks);
-		t->chunks = next;
-	}
-	free(t->slots);
-	t->slots = NULL;
-	t->nslots = t->count = 0;
 }
 
 /* ---- modules --------------------------------------------------------------- */
@@ -242,7 +152,7 @@ struct symbolizer {
 	struct symbol_frame *frames;
 	size_t nframes, frames_cap;
 
-	struct intern_table strings;
+	struct intern strings;
 };
 
 static const char *basename_of(const char *path)

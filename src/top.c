@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "address.h"
+#include "addrmap.h"
 #include "array.h"
 #include "clock.h"
 #include "dump.h"
@@ -45,7 +46,7 @@
 #include "sampler.h"
 #include "session.h"
 #include "stackmap.h"
-#include "symbolize.h"
+#include "symcache.h"
 #include "target.h"
 #include "top.h"
 #include "tracer.h"
@@ -53,24 +54,9 @@
 #include "write.h"
 
 #define TOP_WINDOW_SECONDS 10
-#define TOP_MAX_FRAMES_PER_ADDRESS 64
 #define TOP_WINDOW_STACKS 4096         /* per-second stackmap; more spills, exactly */
 #define TOP_NAME_MAX 1024              /* escaped function names are cut here */
 #define LINE_MARK '\001'                /* first byte of a source line's name */
-
-/* (pid, stored address) -> the function ids of its frames, innermost first. */
-struct addr_slot {
-	uint64_t addr;
-	pid_t pid;
-	uint32_t first, n;                 /* in pool; n == 0: empty slot */
-};
-
-struct addr_cache {
-	struct addr_slot *slots;
-	size_t cap, used;
-	uint32_t *pool;
-	size_t npool, pool_cap;
-};
 
 struct fn_count {
 	uint32_t fn;
@@ -94,12 +80,6 @@ struct accum {
 	size_t ntouched, touched_cap;
 };
 
-struct proc_symbolizer {
-	const struct procmaps *pm;
-	uint64_t generation;
-	struct symbolizer *sym;
-};
-
 enum loop_end { LOOP_QUIT, LOOP_EXITED, LOOP_DURATION, LOOP_ERROR };
 
 struct top {
@@ -109,11 +89,11 @@ struct top {
 	pid_t pid;
 	char command[512];                 /* escaped */
 
-	struct name_table fns;             /* function names (escaped); ids are indexes */
-	struct addr_cache cache;
-	struct proc_symbolizer *syms;
-	size_t nsyms, syms_cap;
-	struct symbol_frame frames[TOP_MAX_FRAMES_PER_ADDRESS];
+	struct intern fns;             /* function names (escaped); ids are indexes */
+	struct symcache *symbols;          /* made at the first second */
+	struct addrmap addresses;          /* (pid, address) -> its ids in ids[] */
+	uint32_t *ids;                     /* per address: n, then n (function, line) pairs */
+	size_t nids, ids_cap;
 	uint32_t blocked_fn;               /* "[blocked]", or UINT32_MAX until needed */
 	uint32_t no_stack_fn;              /* "[no stack]", or UINT32_MAX until needed */
 
@@ -170,7 +150,7 @@ static uint32_t fn_intern(struct top *tp, const char *raw)
 	/* the counts have a slot for a new id before the id exists */
 	if (accum_reserve(&tp->acc, tp->fns.n + 1) < 0)
 		return UINT32_MAX;
-	int64_t id = name_table_intern(&tp->fns, name, strlen(name));
+	int64_t id = intern_index(&tp->fns, name, strlen(name));
 	return id < 0 ? UINT32_MAX : (uint32_t)id;
 }
 
@@ -191,80 +171,27 @@ static uint32_t line_intern(struct top *tp, const struct symbol_frame *f, const 
 	escape_terminal(raw + 1, name + 1, sizeof name - 1);
 	if (accum_reserve(&tp->acc, tp->fns.n + 1) < 0)
 		return UINT32_MAX;
-	int64_t id = name_table_intern(&tp->fns, name, strlen(name));
+	int64_t id = intern_index(&tp->fns, name, strlen(name));
 	return id < 0 ? UINT32_MAX : (uint32_t)id;
 }
 
 /* ---- symbolization, cached per address ----------------------------------------------- */
 
-static struct symbolizer *symbolizer_for(struct top *tp, pid_t pid)
+/* Look the recorder's processes up from now on, those seen since the last
+ * second too (symcache makes a symbolizer again where a library was
+ * loaded). -1 out of memory. */
+static int symbols_follow(struct top *tp)
 {
-	/* The newest process with that pid (a pid can be reused). */
-	const struct procmaps *pm = NULL;
-	for (size_t i = recorder_nprocesses(tp->s.recorder); i-- > 0;) {
-		const struct procmaps *p = recorder_process_maps(tp->s.recorder, i);
-		if (p && procmaps_pid(p) == pid) {
-			pm = p;
-			break;
-		}
+	if (!tp->symbols) {
+		struct symbolize_options so = { .no_inline = tp->opt->no_inline,
+						.addresses_only = tp->opt->addresses };
+		tp->symbols = symcache_new(&so, tp->opt->verbose);
+		if (!tp->symbols)
+			return -1;
 	}
-	if (!pm)
-		return NULL;
-	for (size_t i = 0; i < tp->nsyms; i++)
-		if (tp->syms[i].pm == pm)
-			return tp->syms[i].sym;
-	if (array_grow(&tp->syms, &tp->syms_cap, tp->nsyms + 1, sizeof *tp->syms, 16) < 0)
-		return NULL;
-	struct symbolize_options so = { .no_inline = tp->opt->no_inline,
-					.addresses_only = tp->opt->addresses };
-	struct proc_symbolizer *ps = &tp->syms[tp->nsyms++];
-	ps->pm = pm;
-	ps->generation = procmaps_generation(pm);
-	ps->sym = symbolizer_new(pm, &so);
-	return ps->sym;
-}
-
-/* A library was loaded since a symbolizer was made: make it again, so the
- * addresses stored since are found. Cached addresses stay valid (their names
- * are copies; mappings are never forgotten). */
-static void symbolizers_refresh(struct top *tp)
-{
-	struct symbolize_options so = { .no_inline = tp->opt->no_inline,
-					.addresses_only = tp->opt->addresses };
-	for (size_t i = 0; i < tp->nsyms; i++) {
-		struct proc_symbolizer *ps = &tp->syms[i];
-		uint64_t gen = procmaps_generation(ps->pm);
-		if (gen == ps->generation && ps->sym)
-			continue;
-		if (ps->sym)
-			symbolizer_free(ps->sym);
-		ps->sym = symbolizer_new(ps->pm, &so);
-		ps->generation = gen;
-	}
-}
-
-static size_t addr_hash(pid_t pid, uint64_t addr, size_t cap)
-{
-	return (size_t)((addr * 0x9E3779B97F4A7C15ull) ^ (uint64_t)(uint32_t)pid) & (cap - 1);
-}
-
-static int addr_cache_grow(struct addr_cache *c)
-{
-	size_t ncap = c->cap ? c->cap * 2 : 4096;
-	struct addr_slot *ns = calloc(ncap, sizeof *ns);
-	if (!ns)
-		return -1;
-	for (size_t i = 0; i < c->cap; i++) {
-		if (c->slots[i].n == 0)
-			continue;
-		size_t h = addr_hash(c->slots[i].pid, c->slots[i].addr, ncap);
-		while (ns[h].n)
-			h = (h + 1) & (ncap - 1);
-		ns[h] = c->slots[i];
-	}
-	free(c->slots);
-	c->slots = ns;
-	c->cap = ncap;
+	for (size_t i = symcache_nprocesses(tp->symbols); i < recorder_nprocesses(tp->s.recorder); i++)
+		if (symcache_add_process(tp->symbols, recorder_process_maps(tp->s.recorder, i)) < 0)
+			return -1;
 	return 0;
 }
 
@@ -273,44 +200,31 @@ static int addr_cache_grow(struct addr_cache *c)
  * allocation failure. */
 static const uint32_t *lookup_address(struct top *tp, pid_t pid, uint64_t addr, uint32_t *n)
 {
-	struct addr_cache *c = &tp->cache;
-	if ((c->used + 1) * 2 > c->cap && addr_cache_grow(c) < 0)
+	uint32_t *slot = addrmap_slot(&tp->addresses, pid, addr);
+	if (!slot)
 		return NULL;
-	size_t h = addr_hash(pid, addr, c->cap);
-	while (c->slots[h].n) {
-		if (c->slots[h].addr == addr && c->slots[h].pid == pid) {
-			*n = c->slots[h].n;
-			return c->pool + c->slots[h].first;
-		}
-		h = (h + 1) & (c->cap - 1);
-	}
-
-	struct symbolizer *sym = symbolizer_for(tp, pid);
-	size_t nf = sym ? symbolizer_lookup(sym, addr, tp->frames, TOP_MAX_FRAMES_PER_ADDRESS) : 0;
-	char unknown[32];
-	if (nf == 0) {
-		snprintf(unknown, sizeof unknown, "0x%llx", (unsigned long long)addr_value(addr));
-		tp->frames[0] = (struct symbol_frame){ .function = unknown };
-		nf = 1;
-	}
-	if (c->npool + 2 * nf > UINT32_MAX ||
-	    array_grow(&c->pool, &c->pool_cap, c->npool + 2 * nf, sizeof *c->pool, 16) < 0)
-		return NULL;
-	uint32_t first = (uint32_t)c->npool;
-	for (size_t i = 0; i < nf; i++) {
-		const struct symbol_frame *f = &tp->frames[i];
-		const char *fn = f->function ? f->function : "??";
-		uint32_t id = fn_intern(tp, fn);
-		uint32_t line = line_intern(tp, f, fn);
-		if (id == UINT32_MAX || line == UINT32_MAX)
+	if (*slot == ADDRMAP_EMPTY) {
+		struct symcache_result r;
+		if (symcache_lookup(tp->symbols, pid, addr, &r) < 0 || tp->nids + 1 + 2 * r.n >= UINT32_MAX ||
+		    array_grow(&tp->ids, &tp->ids_cap, tp->nids + 1 + 2 * r.n, sizeof *tp->ids, 4096) < 0)
 			return NULL;
-		c->pool[c->npool++] = id;
-		c->pool[c->npool++] = line;
+		uint32_t first = (uint32_t)tp->nids;
+		tp->ids[first] = (uint32_t)r.n;
+		for (size_t i = 0; i < r.n; i++) {
+			const struct symbol_frame *f = &r.frames[i];
+			const char *fn = f->function ? f->function : "??";
+			uint32_t id = fn_intern(tp, fn);
+			uint32_t line = line_intern(tp, f, fn);
+			if (id == UINT32_MAX || line == UINT32_MAX)
+				return NULL;
+			tp->ids[first + 1 + 2 * i] = id;
+			tp->ids[first + 2 + 2 * i] = line;
+		}
+		tp->nids += 1 + 2 * r.n;
+		*slot = first;
 	}
-	c->slots[h] = (struct addr_slot){ .addr = addr, .pid = pid, .first = first, .n = (uint32_t)nf };
-	c->used++;
-	*n = (uint32_t)nf;
-	return c->pool + first;
+	*n = tp->ids[*slot];
+	return &tp->ids[*slot + 1];
 }
 
 /* ---- counting ------------------------------------------------------------------------ */
@@ -393,12 +307,12 @@ static int compare_rows(const void *x, const void *y, void *ctx)
 		return a1 < b1 ? 1 : -1;
 	if (a2 != b2)
 		return a2 < b2 ? 1 : -1;
-	return strcmp(tp->fns.names[a->fn], tp->fns.names[b->fn]);
+	return strcmp(tp->fns.strs[a->fn], tp->fns.strs[b->fn]);
 }
 
 static bool is_line_row(const struct top *tp, const struct fn_count *r)
 {
-	return tp->fns.names[r->fn][0] == LINE_MARK;
+	return tp->fns.strs[r->fn][0] == LINE_MARK;
 }
 
 /* Sum the ring into the sorted rows. */
@@ -454,8 +368,7 @@ static int close_second(struct top *tp, uint64_t now)
 	sec->n = 0;
 	sec->duration_ns = now - tp->second_start_ns;
 	tp->second_start_ns = now;
-	symbolizers_refresh(tp);
-	int r = stackmap_foreach(old, count_stack, tp);
+	int r = symbols_follow(tp) < 0 ? -1 : stackmap_foreach(old, count_stack, tp);
 	stackmap_free(old);
 	if (accum_drain(&tp->acc, &sec->counts, &sec->n, &sec->cap) < 0 || r != 0)
 		return -1;
@@ -519,7 +432,7 @@ static void draw(struct top *tp)
 			const struct fn_count *r = &tp->rows[i];
 			if (is_line_row(tp, r) != tp->by_line)
 				continue;
-			const char *n = tp->fns.names[r->fn] + (tp->by_line ? 1 : 0);
+			const char *n = tp->fns.strs[r->fn] + (tp->by_line ? 1 : 0);
 			if (!tp->full_names) {
 				names_shorten(n, name, sizeof name);
 				n = name;
@@ -649,13 +562,10 @@ static enum loop_end top_loop(struct top *tp, uint64_t start_ns)
 
 static void top_free(struct top *tp)
 {
-	for (size_t i = 0; i < tp->nsyms; i++)
-		if (tp->syms[i].sym)
-			symbolizer_free(tp->syms[i].sym);
-	free(tp->syms);
-	name_table_free(&tp->fns);
-	free(tp->cache.slots);
-	free(tp->cache.pool);
+	symcache_free(tp->symbols);
+	addrmap_free(&tp->addresses);
+	free(tp->ids);
+	intern_free(&tp->fns);
 	for (size_t i = 0; i < TOP_WINDOW_SECONDS; i++)
 		free(tp->ring[i].counts);
 	free(tp->acc.self);

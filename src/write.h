@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "escape.h"
+#include "intern.h"
 #include "profile.h"
 
 enum output_format {
@@ -107,18 +108,6 @@ const char *write_base_name(const char *path);
  * "[0xADDR]" written into buf. Not escaped. */
 const char *write_frame_name(const struct profile *p, const struct profile_location *l,
 			     uint32_t function, char *buf, size_t bufsz);
-
-/* Interned names: each distinct byte string gets the next index from 0 and
- * a NUL-terminated copy in names[]. */
-struct name_table {
-	char **names;
-	size_t n, cap;
-	uint32_t *slot;          /* index + 1, 0 = empty; nslots a power of two */
-	size_t nslots;
-};
-/* The index of NAME[0, LEN), added if new; -1 on ENOMEM. */
-int64_t name_table_intern(struct name_table *t, const char *name, size_t len);
-void name_table_free(struct name_table *t);
 
 /* Frame-by-frame order of two folded lines (';' sorts before any name byte). */
 int folded_line_compare(const char *a, const char *b);

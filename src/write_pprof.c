@@ -27,11 +27,11 @@
 #include "write.h"
 
 /* The index of S (NULL is "") in the string table, adding it; -1 on ENOMEM. */
-static int64_t string_index(struct name_table *t, const char *s)
+static int64_t string_index(struct intern *t, const char *s)
 {
 	if (!s)
 		s = "";
-	return name_table_intern(t, s, strlen(s));
+	return intern_index(t, s, strlen(s));
 }
 
 /* ---- building the message ----------------------------------------------- */
@@ -39,7 +39,7 @@ static int64_t string_index(struct name_table *t, const char *s)
 /* Everything the message points into, freed together. */
 struct pprof_build {
 	Perftools__Profiles__Profile msg;
-	struct name_table strings;
+	struct intern strings;
 	Perftools__Profiles__ValueType value_types[3], *sample_type[2];
 	int64_t comment[1];
 	Perftools__Profiles__Mapping *mappings, **mapping_ptrs;
@@ -61,7 +61,7 @@ static void *alloc_array(size_t n, size_t size, bool *failed)
 
 static void pprof_build_free(struct pprof_build *b)
 {
-	name_table_free(&b->strings);
+	intern_free(&b->strings);
 	free(b->mappings);
 	free(b->mapping_ptrs);
 	free(b->functions);
@@ -210,7 +210,7 @@ static int pprof_build(struct pprof_build *b, const struct profile *p)
 	}
 
 	m->n_string_table = b->strings.n;
-	m->string_table = b->strings.names;
+	m->string_table = b->strings.strs;
 	return 0;
 fail:
 	errno = ENOMEM;

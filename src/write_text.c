@@ -33,7 +33,7 @@ struct func_stat {
 
 /* One entry per distinct frame name: bounded by the code, not by the stacks. */
 struct func_table {
-	struct name_table names;
+	struct intern names;
 	struct func_stat *f;     /* parallel to names */
 	size_t n, cap;
 };
@@ -41,14 +41,14 @@ struct func_table {
 /* The stat of NAME, added if new; NULL on ENOMEM. */
 static struct func_stat *func_find(struct func_table *t, const char *name, size_t len)
 {
-	int64_t i = name_table_intern(&t->names, name, len);
+	int64_t i = intern_index(&t->names, name, len);
 
 	if (i < 0)
 		return NULL;
 	if ((size_t)i == t->n) {
 		if (array_grow(&t->f, &t->cap, t->n + 1, sizeof *t->f, 128) < 0)
 			return NULL;
-		t->f[t->n++] = (struct func_stat){ t->names.names[i], len, 0, 0, 0, PROFILE_NONE,
+		t->f[t->n++] = (struct func_stat){ t->names.strs[i], len, 0, 0, 0, PROFILE_NONE,
 						   PROFILE_NONE };
 	}
 	return &t->f[i];
@@ -310,7 +310,7 @@ static int count_stack(void *ctx, const struct folded_stack *st)
 
 static void text_report_free(struct text_report *r)
 {
-	name_table_free(&r->t.names);
+	intern_free(&r->t.names);
 	free(r->t.f);
 	for (size_t i = 0; i < r->top.n; i++) {
 		free(r->top.s[i].line);

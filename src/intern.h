@@ -1,0 +1,33 @@
+/* intern: one copy of each distinct string, with a dense index (0, 1, ...
+ * in the order first seen); and hash_bytes, the one hash of text in the
+ * project (FNV-1a, 64 bits).
+ *
+ * The copies live in an arena until intern_free: NUL-terminated, never
+ * moved, strs[i] the i-th (an array pprof's string_table can point at).
+ * Lookup is open addressing on hash_bytes; a string may hold any byte but
+ * NUL. Pure, unit-tested. Zero-initialize a table before use. */
+#ifndef CSAMPLER_INTERN_H
+#define CSAMPLER_INTERN_H
+#include <stddef.h>
+#include <stdint.h>
+
+uint64_t hash_bytes(const void *p, size_t n);
+
+struct intern_chunk;
+
+struct intern {
+	char **strs;                 /* by index */
+	size_t n, cap;
+	uint32_t *slot;              /* index + 1, 0 = empty; nslots a power of two */
+	size_t nslots;
+	struct intern_chunk *chunks;
+};
+
+/* The index of S[0, LEN), added if new; -1 out of memory (or past 2^32 - 2
+ * strings). */
+int64_t intern_index(struct intern *t, const char *s, size_t len);
+/* The interned copy of S[0, LEN); NULL out of memory. */
+const char *intern_string(struct intern *t, const char *s, size_t len);
+void intern_free(struct intern *t);
+
+#endif
