@@ -19,18 +19,13 @@
 #include "config.h"
 
 #include "array.h"
-#include "symbolize.h"
+#include "symbolize_internal.h"
 
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
-#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <libiberty/demangle.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,12 +33,6 @@
 #include <unistd.h>
 
 #include "address.h"
-#include "intern.h"
-
-#define SYM_NAME_MAX 4096          /* bytes kept of any name or path */
-#define SYM_DEMANGLE_INPUT_MAX 16384 /* longer mangled names are not demangled */
-#define SYM_MAX_CHAIN 64           /* frames kept per address (inline depth) */
-#define SYM_PAGE 4096u
 
 /* ---- string interning ------------------------------------------------------ */
 
@@ -59,101 +48,15 @@ static size_t capped_length(const char *s, size_t n)
 }
 
 /* The interned copy of the first N bytes of S (capped); NULL only when out of memory. */
-static const char *intern_n(struct intern *t, const char *s, size_t n)
+const char *sym_intern_n(struct intern *t, const char *s, size_t n)
 {
 	return intern_string(t, s, capped_length(s, n));
 }
 
-static const char *intern(struct intern *t, const char *s)
+const char *sym_intern(struct intern *t, const char *s)
 {
-	return intern_n(t, s, strnlen(s, SYM_NAME_MAX));
+	return sym_intern_n(t, s, strnlen(s, SYM_NAME_MAX));
 }
-
-/* ---- modules --------------------------------------------------------------- */
-
-/* A function symbol of a module (name owned by libelf's string table). */
-struct sym_entry {
-	uint64_t addr, size;
-	const char *name;
-	int rank;                      /* sized > global > weak > local */
-};
-
-/* The address ranges of the functions (DW_TAG_subprogram) of one CU. */
-struct func_range {
-	uint64_t lo, hi;               /* DWARF addresses, [lo, hi) */
-	Dwarf_Die die;
-};
-
-/* A code range [lo, hi) of the CU whose DIE is at die_offset. */
-struct cu_span {
-	uint64_t lo, hi, die_offset;
-};
-
-struct cu_index {
-	uint64_t cu_offset;
-	struct func_range *funcs;      /* sorted by lo */
-	size_t n, cap;
-};
-
-struct sym_module {
-	const char *path;              /* interned, as the target sees it */
-	uint64_t inode;
-	unsigned dev_major, dev_minor;
-	uint64_t bias, low, high;
-	Dwfl_Module *dwfl_mod;         /* NULL when the file could not be opened */
-	int pending_fd;                /* handed to libdwfl by find_elf */
-	Elf *pending_elf;
-	char *pending_name;
-	const char *build_id;          /* interned lowercase hex, or NULL */
-	bool is_vdso;
-	void *image;                   /* the vdso image elf_memory reads */
-	struct sym_entry *syms;        /* function symbols sorted by address */
-	size_t nsyms;
-	bool syms_built;
-	struct cu_index *cus;          /* per-CU function ranges, sorted by CU offset */
-	size_t ncus, cus_cap;
-	struct cu_span *spans;         /* every CU's code ranges, sorted (cu_by_ranges) */
-	size_t nspans;
-	bool spans_built;
-	struct qname_slot {            /* qualified_name's answers by DIE offset */
-		uint64_t die_offset;   /* 0: empty */
-		const char *name;
-	} *qnames;
-	size_t qnames_cap, qnames_used;
-};
-
-/* Which module a procmaps entry resolved to (by the entry's identity). */
-struct entry_link {
-	uint64_t start, end, offset, inode;
-	size_t module;                 /* index into modules, or SIZE_MAX: none */
-};
-
-struct cache_slot {
-	uint64_t pc;                   /* key; 0 = empty (pc 0 is never cached) */
-	uint32_t first, count;         /* frames[first .. first+count) */
-};
-
-struct symbolizer {
-	const struct procmaps *pm;
-	struct symbolize_options opt;
-	Dwfl *dwfl;
-	Dwfl_Callbacks callbacks;
-	char *debuginfo_path;
-	int root_fd;                   /* our dup of the target's root, or -1 */
-	bool foreign_root;             /* root_fd is not our own / */
-
-	struct sym_module **modules;
-	size_t nmodules, modules_cap;
-	struct entry_link *links;
-	size_t nlinks, links_cap;
-
-	struct cache_slot *cache;
-	size_t cache_slots, cache_count;
-	struct symbol_frame *frames;
-	size_t nframes, frames_cap;
-
-	struct intern strings;
-};
 
 static const char *basename_of(const char *path)
 {
@@ -233,7 +136,7 @@ static const char *elf_build_id_hex(struct symbolizer *s, Elf *elf)
 	char hex[129];
 	for (ssize_t i = 0; i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)bits)[i]);
-	return intern_n(&s->strings, hex, 2 * (size_t)n);
+	return sym_intern_n(&s->strings, hex, 2 * (size_t)n);
 }
 
 static bool same_file_identity(const struct procmaps_entry *a, const struct procmaps_entry *b)
@@ -391,7 +294,7 @@ static struct sym_module *module_for_entry(struct symbolizer *s, const struct pr
 	}
 
 	struct sym_module *m = calloc(1, sizeof *m);
-	const char *path = intern(&s->strings, e->path);
+	const char *path = sym_intern(&s->strings, e->path);
 	if (m == NULL || path == NULL) {
 		free(m);
 		goto fail;
@@ -447,7 +350,7 @@ char *symbolize_demangle(const char *name)
 
 /* Strip "@VERSION" / "@@VERSION" from an ELF symbol name, then set the
  * frame's names (demangled display name, mangled system name). */
-static bool frame_set_names(struct symbolizer *s, struct symbol_frame *f, const char *raw)
+bool sym_frame_set_names(struct symbolizer *s, struct symbol_frame *f, const char *raw)
 {
 	if (raw == NULL || raw[0] == '\0')
 		return false;
@@ -455,14 +358,14 @@ static bool frame_set_names(struct symbolizer *s, struct symbol_frame *f, const 
 	const char *at = memchr(raw, '@', n);
 	if (at != NULL && at != raw)
 		n = (size_t)(at - raw);
-	const char *mangled = intern_n(&s->strings, raw, n);
+	const char *mangled = sym_intern_n(&s->strings, raw, n);
 	if (mangled == NULL)
 		return false;
 	char *demangled = symbolize_demangle(mangled);
 	f->system_name = mangled;
 	f->function = mangled;
 	if (demangled != NULL) {
-		const char *d = intern(&s->strings, demangled);
+		const char *d = sym_intern(&s->strings, demangled);
 		free(demangled);
 		if (d != NULL)
 			f->function = d;
@@ -486,597 +389,9 @@ static void frame_set_unresolved(struct symbolizer *s, struct symbol_frame *f,
 	else
 		snprintf(buf, sizeof buf, "%s+0x%" PRIx64, basename_of(e->path),
 			 pc - e->start + e->offset);
-	const char *name = intern(&s->strings, buf);
+	const char *name = sym_intern(&s->strings, buf);
 	f->function = f->system_name = name != NULL ? name : "[unknown]";
 	f->resolved = false;
-}
-
-static const char *die_string_attr(Dwarf_Die *die, unsigned attr)
-{
-	Dwarf_Attribute a;
-	if (dwarf_attr_integrate(die, attr, &a) == NULL)
-		return NULL;
-	return dwarf_formstring(&a);
-}
-
-/* The declaration DIE behind DIE: through DW_AT_abstract_origin (an inline
- * instance) and DW_AT_specification (a definition out of its class). */
-static Dwarf_Die declaration_of(Dwarf_Die *die)
-{
-	Dwarf_Die d = *die, next;
-	for (int k = 0; k < 8; k++) {
-		Dwarf_Attribute a;
-		if ((dwarf_attr(&d, DW_AT_abstract_origin, &a) == NULL &&
-		     dwarf_attr(&d, DW_AT_specification, &a) == NULL) ||
-		    dwarf_formref_die(&a, &next) == NULL)
-			break;
-		d = next;
-	}
-	return d;
-}
-
-/* Append "name::" for SCOPE to BUF (of SIZE, at *LEN) if it names a scope. */
-static void append_scope(char *buf, size_t size, size_t *len, Dwarf_Die *scope)
-{
-	const char *name;
-	switch (dwarf_tag(scope)) {
-	case DW_TAG_namespace:
-		name = dwarf_diename(scope) ? dwarf_diename(scope) : "(anonymous namespace)";
-		break;
-	case DW_TAG_class_type: case DW_TAG_structure_type: case DW_TAG_union_type:
-		/* GCC names no lambda's closure type */
-		name = dwarf_diename(scope) ? dwarf_diename(scope) : "{lambda}";
-		break;
-	case DW_TAG_subprogram:   /* a local class's, a lambda's function */
-		name = dwarf_diename(scope);
-		break;
-	default:
-		return;
-	}
-	if (name != NULL && *len < size) {
-		int w = snprintf(buf + *len, size - *len, "%s::", name);
-		*len += w > 0 ? (size_t)w : 0;
-	}
-}
-
-/* NAME qualified by the namespaces, classes and functions around the
- * declaration of DIE ("std::_Function_handler<...>::_M_invoke"), for a C++
- * function DWARF gives no linkage name (GCC leaves it off the abstract
- * instances of inlined templates and lambdas). Cached per declaration:
- * finding a DIE's scopes walks its unit. */
-static const char *qualified_name(struct symbolizer *s, struct sym_module *m, Dwarf_Die *die,
-				  const char *name)
-{
-	Dwarf_Die cu;
-	int lang = dwarf_diecu(die, &cu, NULL, NULL) != NULL ? dwarf_srclang(&cu) : -1;
-	if (lang != DW_LANG_C_plus_plus && lang != DW_LANG_C_plus_plus_03 &&
-	    lang != DW_LANG_C_plus_plus_11 && lang != DW_LANG_C_plus_plus_14)
-		return name;
-	Dwarf_Die decl = declaration_of(die);
-	uint64_t off = dwarf_dieoffset(&decl);
-	if (off == 0 || off == (uint64_t)-1)
-		return name;
-	if (m->qnames_used * 2 >= m->qnames_cap) {
-		size_t ncap = m->qnames_cap ? m->qnames_cap * 2 : 64;
-		struct qname_slot *nq = calloc(ncap, sizeof *nq);
-		if (nq == NULL)
-			return name;
-		for (size_t i = 0; i < m->qnames_cap; i++) {
-			if (m->qnames[i].die_offset == 0)
-				continue;
-			size_t h = (m->qnames[i].die_offset * 0x9E3779B97F4A7C15ull) & (ncap - 1);
-			while (nq[h].die_offset != 0)
-				h = (h + 1) & (ncap - 1);
-			nq[h] = m->qnames[i];
-		}
-		free(m->qnames);
-		m->qnames = nq;
-		m->qnames_cap = ncap;
-	}
-	size_t h = (off * 0x9E3779B97F4A7C15ull) & (m->qnames_cap - 1);
-	while (m->qnames[h].die_offset != 0) {
-		if (m->qnames[h].die_offset == off)
-			return m->qnames[h].name;
-		h = (h + 1) & (m->qnames_cap - 1);
-	}
-	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes_die(&decl, &scopes);
-	char buf[SYM_NAME_MAX];
-	size_t len = 0;
-	for (int i = n - 2; i >= 1; i--)  /* [0] is the DIE, [n - 1] its unit */
-		append_scope(buf, sizeof buf, &len, &scopes[i]);
-	free(scopes);
-	const char *q = name;
-	if (len > 0 && len < sizeof buf) {
-		snprintf(buf + len, sizeof buf - len, "%s", name);
-		q = intern(&s->strings, buf);
-		if (q == NULL)
-			q = name;
-	}
-	m->qnames[h] = (struct qname_slot){ off, q };
-	m->qnames_used++;
-	return q;
-}
-
-static const char *cu_file_name(Dwarf_Die *cu, Dwarf_Word idx)
-{
-	Dwarf_Files *files;
-	size_t nfiles;
-	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles)
-		return NULL;
-	return dwarf_filesrc(files, idx, NULL, NULL);
-}
-
-#define SYM_MAX_SYMBOLS (1u << 22)   /* symbols indexed per module */
-#define SYM_MAX_CU_FUNCS (1u << 20)  /* function ranges indexed per CU */
-#define SYM_MAX_DIE_DEPTH 64
-#define SYM_MAX_CHILDREN (1u << 20)  /* children examined per DIE */
-#define SYM_MAX_UNITS (1u << 20)     /* units read per module by cu_by_ranges */
-#define SYM_MAX_SPANS (1u << 22)     /* CU ranges kept per module */
-#define SYM_MAX_SECTIONS (1u << 16)  /* section headers read per file */
-
-static int compare_syms(const void *pa, const void *pb)
-{
-	const struct sym_entry *a = pa, *b = pb;
-	if (a->addr != b->addr)
-		return a->addr < b->addr ? -1 : 1;
-	if (a->rank != b->rank)
-		return b->rank - a->rank;
-	/* aliases of one function: the public name (malloc, not __libc_malloc),
-	 * as perf chooses: fewer leading underscores, then the shorter */
-	size_t ua = strspn(a->name, "_"), ub = strspn(b->name, "_");
-	if (ua != ub)
-		return ua < ub ? -1 : 1;
-	size_t la = strlen(a->name), lb = strlen(b->name);
-	if (la != lb)
-		return la < lb ? -1 : 1;
-	return strcmp(a->name, b->name);
-}
-
-/* Index M's function symbols once: libdwfl's own lookup scans the whole table
- * for every address, which costs milliseconds in a large library. */
-static void module_index_symbols(struct sym_module *m)
-{
-	m->syms_built = true;
-	int n = dwfl_module_getsymtab(m->dwfl_mod);
-	if (n <= 1)
-		return;
-	if ((unsigned)n > SYM_MAX_SYMBOLS)
-		n = SYM_MAX_SYMBOLS;
-	m->syms = malloc((size_t)n * sizeof *m->syms);
-	if (m->syms == NULL)
-		return;
-	size_t k = 0;
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		GElf_Word shndx;
-		const char *name = dwfl_module_getsym_info(m->dwfl_mod, i, &sym, &addr, &shndx, NULL, NULL);
-		if (name == NULL || name[0] == '\0' || sym.st_shndx == SHN_UNDEF || addr == 0)
-			continue;
-		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
-			continue;
-		int rank = (sym.st_size > 0 ? 4 : 0) +
-			   (bind == STB_GLOBAL ? 3 : bind == STB_WEAK ? 2 : 1);
-		m->syms[k++] = (struct sym_entry){ addr, sym.st_size, name, rank };
-	}
-	qsort(m->syms, k, sizeof *m->syms, compare_syms);
-	/* one name per address: the best ranked sorts first */
-	size_t w = 0;
-	for (size_t i = 0; i < k; i++)
-		if (w == 0 || m->syms[w - 1].addr != m->syms[i].addr)
-			m->syms[w++] = m->syms[i];
-	m->nsyms = w;
-}
-
-/* The dynamic symbol that relocation sections of ELF bind to the GOT slot
- * at SLOT (a file address), or NULL. The file is the target's: counts and
- * indexes are bounded by the sections' own sizes. */
-static const char *got_slot_symbol(Elf *elf, uint64_t slot)
-{
-	Elf_Scn *scn = NULL;
-	size_t nscn = 0;
-	while ((scn = elf_nextscn(elf, scn)) != NULL && nscn++ < SYM_MAX_SECTIONS) {
-		GElf_Shdr sh, symsh;
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_RELA || sh.sh_entsize == 0)
-			continue;
-		Elf_Scn *symscn = elf_getscn(elf, sh.sh_link);
-		Elf_Data *rd = elf_getdata(scn, NULL);
-		Elf_Data *sd = symscn != NULL ? elf_getdata(symscn, NULL) : NULL;
-		if (rd == NULL || sd == NULL || gelf_getshdr(symscn, &symsh) == NULL ||
-		    symsh.sh_entsize == 0)
-			continue;
-		size_t nrel = rd->d_size / sh.sh_entsize, nsym = sd->d_size / symsh.sh_entsize;
-		for (size_t i = 0; i < nrel && i < SYM_MAX_SYMBOLS; i++) {
-			GElf_Rela r;
-			GElf_Sym sym;
-			if (gelf_getrela(rd, (int)i, &r) == NULL || r.r_offset != slot)
-				continue;
-			size_t k = GELF_R_SYM(r.r_info);
-			if (k == 0 || k >= nsym || gelf_getsym(sd, (int)k, &sym) == NULL)
-				return NULL;
-			return elf_strptr(elf, symsh.sh_link, sym.st_name);
-		}
-	}
-	return NULL;
-}
-
-/* Names PC as "symbol@plt" when it lies in a PLT section (.plt, .plt.sec,
- * .plt.got) of module M's file, from the entry's indirect jump (jmp
- * *disp(%rip), ff 25) to its GOT slot and the relocation of that slot, as
- * perf does ("[plt]": the lazy-binding stub); the symbol table only has the
- * sizeless _init before them. */
-static bool frame_set_plt_name(struct symbolizer *s, struct sym_module *m, struct symbol_frame *f,
-			       uint64_t pc)
-{
-	GElf_Addr bias;
-	Elf *elf = dwfl_module_getelf(m->dwfl_mod, &bias);
-	size_t shstrndx;
-	if (elf == NULL || elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return false;
-	uint64_t a = pc - bias;
-	Elf_Scn *scn = NULL;
-	size_t nscn = 0;
-	while ((scn = elf_nextscn(elf, scn)) != NULL && nscn++ < SYM_MAX_SECTIONS) {
-		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR) || a < sh.sh_addr || a - sh.sh_addr >= sh.sh_size)
-			continue;
-		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name == NULL || strncmp(name, ".plt", 4) != 0)
-			return false;
-		uint64_t ent = sh.sh_entsize >= 8 && sh.sh_entsize <= 64 ? sh.sh_entsize : 16;
-		uint64_t at = (a - sh.sh_addr) / ent * ent;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		if (d == NULL || d->d_buf == NULL || at + ent > d->d_size)
-			return false;
-		const unsigned char *b = (const unsigned char *)d->d_buf + at;
-		for (uint64_t i = 0; i + 6 <= ent; i++) {
-			if (b[i] != 0xff || b[i + 1] != 0x25)
-				continue;
-			int32_t disp;
-			memcpy(&disp, b + i + 2, sizeof disp);
-			const char *sym = got_slot_symbol(elf, sh.sh_addr + at + i + 6 + (uint64_t)(int64_t)disp);
-			if (sym == NULL || !frame_set_names(s, f, sym))
-				break;  /* the lazy-binding stub (PLT0) */
-			char buf[SYM_NAME_MAX + 8];
-			snprintf(buf, sizeof buf, "%s@plt", f->function);
-			const char *fn = intern(&s->strings, buf);
-			snprintf(buf, sizeof buf, "%s@plt", f->system_name);
-			const char *sn = intern(&s->strings, buf);
-			if (fn == NULL || sn == NULL)
-				return false;
-			f->function = fn;
-			f->system_name = sn;
-			return true;
-		}
-		const char *plt = intern(&s->strings, "[plt]");
-		if (plt == NULL)
-			return false;
-		f->function = f->system_name = plt;
-		f->resolved = true;
-		return true;
-	}
-	return false;
-}
-
-/* The best-ranked function symbol at exactly ADDR, or NULL. */
-static const struct sym_entry *symtab_at(struct sym_module *m, uint64_t addr)
-{
-	if (!m->syms_built)
-		module_index_symbols(m);
-	size_t lo = 0, hi = m->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->syms[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->nsyms && m->syms[lo].addr == addr ? &m->syms[lo] : NULL;
-}
-
-/* The function symbol containing PC (a sized one, else the nearest sizeless
- * one before it); NULL if none. */
-static const char *symtab_name(struct sym_module *m, uint64_t pc)
-{
-	if (!m->syms_built)
-		module_index_symbols(m);
-	size_t lo = 0, hi = m->nsyms;
-	while (lo < hi) { /* first symbol above pc */
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->syms[mid].addr <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return NULL;
-	for (size_t k = lo, steps = 0; k > 0 && steps < 32; k--, steps++) {
-		const struct sym_entry *e = &m->syms[k - 1];
-		if (e->size > 0 && pc - e->addr < e->size)
-			return e->name;
-	}
-	const struct sym_entry *prev = &m->syms[lo - 1];
-	return prev->size == 0 ? prev->name : NULL;
-}
-
-static bool cu_index_push(struct cu_index *ci, uint64_t lo, uint64_t hi, const Dwarf_Die *die)
-{
-	if (ci->n == ci->cap) {
-		if (ci->cap >= SYM_MAX_CU_FUNCS)
-			return false;
-		if (array_grow(&ci->funcs, &ci->cap, ci->n + 1, sizeof *ci->funcs, 64) < 0)
-			return false;
-	}
-	ci->funcs[ci->n++] = (struct func_range){ lo, hi, *die };
-	return true;
-}
-
-/* Collect the code ranges of the subprograms under DIE: at CU level, in
- * namespaces, classes and modules, and nested in other functions. */
-static void cu_index_collect(struct cu_index *ci, Dwarf_Die *die, int depth)
-{
-	Dwarf_Die child;
-	if (depth > SYM_MAX_DIE_DEPTH || dwarf_child(die, &child) != 0)
-		return;
-	size_t visited = 0;
-	do {
-		int tag = dwarf_tag(&child);
-		if (tag == DW_TAG_subprogram) {
-			Dwarf_Addr base, lo, hi;
-			ptrdiff_t off = 0;
-			for (int r = 0; r < 4096 && (off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0; r++)
-				if (hi > lo && !cu_index_push(ci, lo, hi, &child))
-					return;
-			cu_index_collect(ci, &child, depth + 1);
-		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
-			   tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
-			   tag == DW_TAG_module || tag == DW_TAG_interface_type) {
-			cu_index_collect(ci, &child, depth + 1);
-		}
-	} while (++visited < SYM_MAX_CHILDREN && dwarf_siblingof(&child, &child) == 0);
-}
-
-static int compare_ranges(const void *pa, const void *pb)
-{
-	const struct func_range *a = pa, *b = pb;
-	if (a->lo != b->lo)
-		return a->lo < b->lo ? -1 : 1;
-	/* the wider (outer) function first, so a nested one wins the search */
-	return a->hi > b->hi ? -1 : a->hi < b->hi ? 1 : 0;
-}
-
-/* The function index of CU, built on first use. */
-static struct cu_index *cu_index_get(struct sym_module *m, Dwarf_Die *cu)
-{
-	uint64_t off = dwarf_dieoffset(cu);
-	size_t lo = 0, hi = m->ncus;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->cus[mid].cu_offset < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < m->ncus && m->cus[lo].cu_offset == off)
-		return &m->cus[lo];
-	if (array_grow(&m->cus, &m->cus_cap, m->ncus + 1, sizeof *m->cus, 16) < 0)
-		return NULL;
-	memmove(&m->cus[lo + 1], &m->cus[lo], (m->ncus - lo) * sizeof *m->cus);
-	m->ncus++;
-	struct cu_index *ci = &m->cus[lo];
-	*ci = (struct cu_index){ .cu_offset = off };
-	cu_index_collect(ci, cu, 0);
-	qsort(ci->funcs, ci->n, sizeof *ci->funcs, compare_ranges);
-	return ci;
-}
-
-/* The innermost function DIE of CI whose code contains PC (DWARF address). */
-static bool cu_index_find(const struct cu_index *ci, uint64_t pc, Dwarf_Die *out)
-{
-	size_t lo = 0, hi = ci->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ci->funcs[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t k = lo, steps = 0; k > 0 && steps < 64; k--, steps++) {
-		const struct func_range *f = &ci->funcs[k - 1];
-		if (pc < f->hi) {
-			*out = f->die;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Scopes from FUNC down to the innermost block containing PC; the inlined
- * instances among them into CHAIN, outermost first (CHAIN[0] = FUNC). */
-static size_t inline_chain(Dwarf_Die *func, uint64_t pc, Dwarf_Die *chain, size_t max)
-{
-	size_t n = 0;
-	chain[n++] = *func;
-	Dwarf_Die cur = *func;
-	for (int depth = 0; depth < 4 * SYM_MAX_DIE_DEPTH; depth++) {
-		Dwarf_Die child;
-		bool descended = false;
-		if (dwarf_child(&cur, &child) != 0)
-			break;
-		size_t visited = 0;
-		do {
-			int tag = dwarf_tag(&child);
-			if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
-			     tag == DW_TAG_try_block || tag == DW_TAG_catch_block) &&
-			    dwarf_haspc(&child, pc) == 1) {
-				if (tag == DW_TAG_inlined_subroutine && n < max)
-					chain[n++] = child;
-				cur = child;
-				descended = true;
-				break;
-			}
-		} while (++visited < SYM_MAX_CHILDREN && dwarf_siblingof(&child, &child) == 0);
-		if (!descended)
-			break;
-	}
-	return n;
-}
-
-static int compare_spans(const void *a, const void *b)
-{
-	const struct cu_span *x = a, *y = b;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* Read every compile unit's code ranges of DW once (bounded: the file is
- * the target's). */
-static void build_spans(struct sym_module *m, Dwarf *dw)
-{
-	size_t cap = 0, units = 0;
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie;
-	uint8_t unit_type;
-	m->spans_built = true;
-	while (units++ < SYM_MAX_UNITS &&
-	       dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie, NULL) == 0) {
-		if (unit_type != DW_UT_compile && unit_type != DW_UT_partial)
-			continue;
-		Dwarf_Addr base, start, end;
-		ptrdiff_t off = 0;
-		while (m->nspans < SYM_MAX_SPANS &&
-		       (off = dwarf_ranges(&cudie, off, &base, &start, &end)) > 0) {
-			if (end <= start)
-				continue;
-			if (array_grow(&m->spans, &cap, m->nspans + 1, sizeof *m->spans, 64) < 0)
-				return;
-			m->spans[m->nspans++] = (struct cu_span){ start, end, dwarf_dieoffset(&cudie) };
-		}
-	}
-	qsort(m->spans, m->nspans, sizeof *m->spans, compare_spans);
-}
-
-/* The compile unit of PC (a DWARF address) from the units' own ranges, for
- * files without .debug_aranges, where libdw (0.188) finds no unit: Go
- * programs. */
-static Dwarf_Die *cu_by_ranges(struct sym_module *m, Dwarf *dw, uint64_t pc, Dwarf_Die *out)
-{
-	if (!m->spans_built)
-		build_spans(m, dw);
-	size_t lo = 0, hi = m->nspans;
-	while (lo < hi) {   /* the first span starting after pc */
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->spans[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || pc >= m->spans[lo - 1].hi)
-		return NULL;
-	return dwarf_offdie(dw, m->spans[lo - 1].die_offset, out);
-}
-
-/* The compile unit of PC in module M (*BIAS: DWARF address = pc - bias). */
-static Dwarf_Die *module_cu(struct sym_module *m, uint64_t pc, Dwarf_Addr *bias, Dwarf_Die *mem)
-{
-	Dwarf_Die *cu = dwfl_module_addrdie(m->dwfl_mod, pc, bias);
-	if (cu != NULL)
-		return cu;
-	Dwarf *dw = dwfl_module_getdwarf(m->dwfl_mod, bias);
-	return dw != NULL ? cu_by_ranges(m, dw, pc - *bias, mem) : NULL;
-}
-
-/* The source file and line of PC in module M (CU: its unit, or NULL). */
-static const char *module_line(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr bias, uint64_t pc,
-			       int *line)
-{
-	*line = 0;
-	Dwfl_Line *dl = dwfl_module_getsrc(m->dwfl_mod, pc);
-	if (dl != NULL)
-		return dwfl_lineinfo(dl, NULL, line, NULL, NULL, NULL);
-	/* libdwfl looks the unit up through .debug_aranges only */
-	Dwarf_Die mem;
-	if (cu == NULL)
-		cu = module_cu(m, pc, &bias, &mem);
-	Dwarf_Line *l = cu != NULL ? dwarf_getsrc_die(cu, pc - bias) : NULL;
-	if (l == NULL || dwarf_lineno(l, line) != 0)
-		return NULL;
-	return dwarf_linesrc(l, NULL, NULL);
-}
-
-/* A function whose DWARF name looks internal (glibc's __GI___libc_malloc,
- * the asm label of a hidden alias) is named by the best symbol at its
- * entry when that one has fewer leading underscores (malloc). */
-static void public_name(struct sym_module *m, Dwarf_Die *func, Dwarf_Addr bias,
-			const char **linkage, const char **plain)
-{
-	const char *name = *linkage != NULL ? *linkage : *plain;
-	Dwarf_Addr entry;
-	if (name == NULL || strncmp(name, "__", 2) != 0 || dwarf_entrypc(func, &entry) != 0)
-		return;
-	const struct sym_entry *e = symtab_at(m, entry + bias);
-	if (e != NULL && strspn(e->name, "_") < strspn(name, "_")) {
-		*linkage = e->name;
-		*plain = NULL;
-	}
-}
-
-/* Frames of PC in module M from DWARF, innermost first. Returns how many
- * were written (0 when DWARF knows no function at PC). */
-static size_t dwarf_frames(struct symbolizer *s, struct sym_module *m, uint64_t pc,
-			   struct symbol_frame *out, size_t max)
-{
-	Dwarf_Addr bias;
-	Dwarf_Die cu_mem;
-	Dwarf_Die *cu = module_cu(m, pc, &bias, &cu_mem);
-	if (cu == NULL)
-		return 0;
-	struct cu_index *ci = cu_index_get(m, cu);
-	Dwarf_Die func;
-	if (ci == NULL || !cu_index_find(ci, pc - bias, &func))
-		return 0;
-	Dwarf_Die chain[SYM_MAX_CHAIN];
-	size_t depth = inline_chain(&func, pc - bias, chain, max < SYM_MAX_CHAIN ? max : SYM_MAX_CHAIN);
-
-	int line;
-	const char *file = module_line(m, cu, bias, pc, &line);
-	size_t n = 0;
-	for (size_t i = depth; i-- > 0;) { /* innermost first */
-		Dwarf_Die *scope = &chain[i];
-		struct symbol_frame *f = &out[n++];
-		memset(f, 0, sizeof *f);
-		const char *linkage = die_string_attr(scope, DW_AT_linkage_name);
-		if (linkage == NULL)
-			linkage = die_string_attr(scope, DW_AT_MIPS_linkage_name);
-		const char *plain = linkage == NULL ? die_string_attr(scope, DW_AT_name) : NULL;
-		if (plain != NULL)
-			plain = qualified_name(s, m, scope, plain);
-		if (i == 0)
-			public_name(m, scope, bias, &linkage, &plain);
-		if (!frame_set_names(s, f, linkage) && !frame_set_names(s, f, plain))
-			f->function = f->system_name = NULL; /* filled by the caller */
-		f->file = file != NULL ? intern(&s->strings, file) : NULL;
-		f->line = f->file != NULL ? line : 0;
-		int decl = 0;
-		if (dwarf_decl_line(scope, &decl) == 0)
-			f->decl_line = decl;
-		f->inlined = i > 0;
-		if (!f->inlined)
-			break;
-		/* The next (outer) frame is at this inline instance's call site. */
-		Dwarf_Attribute a;
-		Dwarf_Word v;
-		file = NULL;
-		line = 0;
-		if (dwarf_attr(scope, DW_AT_call_file, &a) != NULL && dwarf_formudata(&a, &v) == 0)
-			file = cu_file_name(cu, v);
-		if (dwarf_attr(scope, DW_AT_call_line, &a) != NULL && dwarf_formudata(&a, &v) == 0 &&
-		    v <= INT32_MAX)
-			line = (int)v;
-	}
-	return n;
 }
 
 static size_t module_frames(struct symbolizer *s, struct sym_module *m,
@@ -1085,15 +400,15 @@ static size_t module_frames(struct symbolizer *s, struct sym_module *m,
 {
 	size_t n = 0;
 	if (m != NULL && m->dwfl_mod != NULL)
-		n = dwarf_frames(s, m, pc, out, max);
+		n = sym_dwarf_frames(s, m, pc, out, max);
 	if (n == 0) {
 		memset(&out[0], 0, sizeof out[0]);
 		n = 1;
 		if (m != NULL && m->dwfl_mod != NULL) {
 			int line;
-			const char *file = module_line(m, NULL, 0, pc, &line);
+			const char *file = sym_module_line(m, NULL, 0, pc, &line);
 			if (file != NULL) {
-				out[0].file = intern(&s->strings, file);
+				out[0].file = sym_intern(&s->strings, file);
 				out[0].line = out[0].file != NULL ? line : 0;
 			}
 		}
@@ -1102,7 +417,7 @@ static size_t module_frames(struct symbolizer *s, struct sym_module *m,
 	struct symbol_frame *outer = &out[n - 1];
 	if (outer->function == NULL &&
 	    !(m != NULL && m->dwfl_mod != NULL &&
-	      (frame_set_plt_name(s, m, outer, pc) || frame_set_names(s, outer, symtab_name(m, pc)))))
+	      (sym_frame_set_plt_name(s, m, outer, pc) || sym_frame_set_names(s, outer, sym_symtab_name(m, pc)))))
 		frame_set_unresolved(s, outer, e, pc);
 	for (size_t i = 0; i < n; i++)
 		if (out[i].function == NULL)
@@ -1116,14 +431,14 @@ static size_t jit_frame(struct symbolizer *s, uint64_t pc, struct symbol_frame *
 	if (j == NULL || j->name == NULL)
 		return 0;
 	memset(f, 0, sizeof *f);
-	const char *name = intern(&s->strings, j->name);
+	const char *name = sym_intern(&s->strings, j->name);
 	if (name == NULL)
 		return 0;
 	char *demangled = symbolize_demangle(name);
 	f->system_name = name;
 	f->function = name;
 	if (demangled != NULL) {
-		const char *d = intern(&s->strings, demangled);
+		const char *d = sym_intern(&s->strings, demangled);
 		free(demangled);
 		if (d != NULL)
 			f->function = d;
@@ -1247,7 +562,7 @@ bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module
 	if (e == NULL)
 		return false;
 	memset(out, 0, sizeof *out);
-	const char *path = intern(&s->strings, e->path);
+	const char *path = sym_intern(&s->strings, e->path);
 	out->path = path != NULL ? path : "";
 	out->start = e->start;
 	out->limit = e->end;
