@@ -1,0 +1,97 @@
+/* procmaps_internal: what procmaps' files share (not an interface:
+ * procmaps.h is). procmaps.c keeps the mappings and their files,
+ * procmaps_parse.c parses a maps line and a perf-map line (pure, fuzzed),
+ * procmaps_jit.c reads a process's perf map of JIT symbols. */
+#ifndef CSAMPLER_PROCMAPS_INTERNAL_H
+#define CSAMPLER_PROCMAPS_INTERNAL_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "procmaps.h"
+
+#define PROCMAPS_MAX_ENTRIES (1u << 20)
+#define PROCMAPS_MAX_BYTES ((size_t)256 << 20)
+#define MAPS_BUF_INITIAL (64 * 1024)
+#define MAX_FILES 4096
+#define VDSO_MAX_BYTES ((size_t)1 << 20)
+#define MAX_JIT_SYMBOLS (1u << 20)
+#define PERF_MAP_MAX_BYTES ((off_t)256 << 20)
+#define PERF_LINE_MAX (PROCMAPS_PATH_MAX + 64)
+#define CUR_WALK_BACK 8
+#define JIT_WALK_BACK 16
+#define DELETED_SUFFIX " (deleted)"
+
+struct node {
+	struct procmaps_entry e;  /* first: entry pointers are node pointers */
+	uint64_t seq;             /* order of discovery */
+	uint64_t seen;            /* refresh epoch that last saw it */
+	char path[];
+};
+
+struct open_file {
+	uint64_t inode;
+	unsigned dev_major, dev_minor;
+	int fd;
+	bool shared;      /* a reference into pm->shared (procmaps_files) */
+};
+
+/* Files open for many processes at once (procmaps_files): a mapped file by
+ * device and inode, a root directory by device, inode and mount namespace. */
+struct shared_file {
+	uint64_t inode, mntns;   /* mntns: roots only (0 for files) */
+	unsigned dev_major, dev_minor;
+	bool root;
+	int fd;
+	size_t refs;
+};
+
+struct procmaps_files {
+	struct shared_file *v;
+	size_t n, cap;
+};
+
+struct jit_entry {
+	struct procmaps_jit_symbol sym;  /* first: returned by procmaps_find_jit */
+	uint64_t seq;
+};
+
+/* Threads looked at to find a live one once the main thread has exited. */
+#define LIVE_TASK_SCAN 4096
+
+struct procmaps {
+	struct procmaps_files *shared;  /* or NULL */
+	bool root_shared;               /* root_fd is a reference into shared */
+	pid_t pid;
+	pid_t proc_pid;   /* the /proc entry read: pid, or a live thread once the main one exited */
+	pid_t nspid;
+	uid_t ruid, euid;
+	int root_fd;
+	int maps_fd;
+	struct node **all;
+	uint64_t *maxend;
+	size_t n, cap;
+	struct node **cur;
+	size_t ncur, curcap;
+	struct open_file *files;
+	size_t nfiles, filescap;
+	uint64_t generation;
+	uint64_t epoch;
+	uint64_t seq;
+	char *buf;
+	size_t bufcap;
+	char scratch[PROCMAPS_PATH_MAX];
+	void *vdso;
+	size_t vdso_len;
+	uint64_t vdso_start;
+	struct jit_entry *jit;
+	size_t njit, jitcap;
+	uint64_t jit_seq;
+};
+
+/* PATH opened under ROOT_FD (resolved as if ROOT_FD were /), read-only
+ * with FLAGS; a descriptor or -1. */
+int pm_open_in_root(int root_fd, const char *path, int flags);
+
+#endif
