@@ -32,79 +32,22 @@
  * caches are warm. */
 #include "config.h"
 
-#include <dwarf.h>
 #include <errno.h>
-#include <gelf.h>
 #include <libelf.h>
-#include <libunwind.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "address.h"
-#include "array.h"
-#include "unwind.h"
+#include "unwind_internal.h"
 
 /* libunwind exports the remote-table search but no header declares it. */
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
 					       unw_dyn_info_t *di, unw_proc_info_t *pi,
 					       int need_unwind_info, void *arg);
 
-#define PAGE_SIZE_CACHED 4096u
-#define PAGE_CACHE_SLOTS 1024u              /* 4 MiB of immutable pages */
-#define RS_CACHE_SIZE 16384                 /* libunwind's register-state cache */
-#define EH_FRAME_HDR_MAX (64u << 20)        /* refuse larger .eh_frame_hdr */
-#define MODULES_MAX 4096u
-#define REFRESH_INTERVAL_NS 50000000ull     /* at most one maps reread per 50 ms */
-#define FP_FRAME_MAX (1u << 20)             /* a frame-pointer step spans at most 1 MiB */
-
-/* One executable mapping with what find_proc_info needs. */
-struct module {
-	/* key: the mapping */
-	uint64_t map_start, map_end, map_offset, inode;
-	unsigned dev_major, dev_minor;
-	bool has_table;          /* false: no usable CFI table (no info) */
-	uint64_t text_start, text_end;   /* the executable PT_LOAD, in the target */
-	uint64_t hdr_addr;       /* .eh_frame_hdr in the target (table base) */
-	uint64_t table_addr;     /* its binary-search table in the target */
-	size_t nfde;
-	int32_t *table;          /* nfde pairs (start offset, fde offset) */
-};
-
-struct unwinder {
-	struct procmaps *pm;
-	unsigned max_depth;
-	unw_addr_space_t as;
-	uint64_t generation;     /* of pm when the caches were last valid */
-	uint64_t last_refresh_ns;
-
-	struct module *modules;
-	size_t nmodules, modules_cap;
-	size_t last_module;
-
-	uint64_t *page_tags;     /* page address + 1 (0: empty) */
-	uint8_t *pages;          /* PAGE_CACHE_SLOTS * PAGE_SIZE_CACHED */
-};
-
-/* The state of one unwind_stack call, libunwind's "arg". */
-struct unwind_ctx {
-	struct unwinder *u;
-	const struct unwind_snapshot *s;
-	struct user_regs_struct regs;    /* registers of the cursor's first frame */
-	uint64_t stack_end;              /* end of the mapping holding the stack */
-	const uint8_t *vdso;
-	uint64_t vdso_start;
-	size_t vdso_len;
-	bool refreshed;                  /* procmaps_refresh already tried */
-	bool window_hit;                 /* needed stack beyond the copy */
-	bool no_info;                    /* the last find_proc_info found no CFI */
-	bool rbp_known;                  /* sp/pc-only snapshot: rbp was found since */
-};
-
-static uint64_t monotonic_ns(void)
+uint64_t uw_monotonic_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
@@ -197,206 +140,6 @@ static bool read_target(struct unwind_ctx *c, uint64_t addr, void *buf, size_t l
 	return read_remote(s->tid, addr, buf, len);
 }
 
-/* ---- modules: .eh_frame_hdr tables -------------------------------------- */
-
-static void module_free(struct module *m)
-{
-	free(m->table);
-	m->table = NULL;
-}
-
-/* Size of a value encoded with ENC in .eh_frame_hdr, or 0 if unsupported. */
-static size_t eh_encoded_size(uint8_t enc)
-{
-	if (enc & 0x80)              /* DW_EH_PE_indirect */
-		return 0;
-	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr: return 8;
-	case DW_EH_PE_udata2: case DW_EH_PE_sdata2: return 2;
-	case DW_EH_PE_udata4: case DW_EH_PE_sdata4: return 4;
-	case DW_EH_PE_udata8: case DW_EH_PE_sdata8: return 8;
-	default: return 0;           /* uleb128/sleb128 and unknown */
-	}
-}
-
-static uint64_t read_le(const uint8_t *p, size_t n)
-{
-	uint64_t v = 0;
-	for (size_t i = n; i > 0; i--)
-		v = v << 8 | p[i - 1];
-	return v;
-}
-
-/* Parse the .eh_frame_hdr copy HDR (LEN bytes) into M. Only the layout
- * libunwind's remote-table search accepts is taken: version 1, a table
- * encoded datarel|sdata4, an fde_count of fixed size and absolute value. */
-static bool parse_eh_frame_hdr(struct module *m, const uint8_t *hdr, size_t len)
-{
-	if (len < 4 || hdr[0] != 1)
-		return false;
-	uint8_t ptr_enc = hdr[1], count_enc = hdr[2], table_enc = hdr[3];
-	if (table_enc != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
-		return false;
-	size_t ptr_size = eh_encoded_size(ptr_enc);
-	size_t count_size = eh_encoded_size(count_enc);
-	if (ptr_enc == DW_EH_PE_omit || count_enc == DW_EH_PE_omit || ptr_size == 0 ||
-	    count_size == 0 || (count_enc & 0x70) != DW_EH_PE_absptr)
-		return false;
-	size_t off = 4 + ptr_size;
-	if (off + count_size > len)
-		return false;
-	uint64_t nfde = read_le(hdr + off, count_size);
-	off += count_size;
-	if (nfde == 0 || nfde > (len - off) / 8)
-		return false;
-	m->table = malloc((size_t)nfde * 8);
-	if (!m->table)
-		return false;
-	for (size_t i = 0; i < 2 * nfde; i++)
-		m->table[i] = (int32_t)(uint32_t)read_le(hdr + off + 4 * i, 4);
-	m->nfde = (size_t)nfde;
-	m->table_addr = m->hdr_addr + off;
-	return true;
-}
-
-/* Fill M (key set) from the ELF headers: ELF is the file or the vdso image
- * mapped at M's mapping; IMAGE/IMAGE_LEN the vdso image (NULL for a file,
- * read through FD). */
-static void module_load_elf(struct module *m, Elf *elf, int fd, const uint8_t *image,
-			    size_t image_len)
-{
-	size_t phnum;
-	if (elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64 ||
-	    elf_getphdrnum(elf, &phnum) != 0 || phnum > 4096)
-		return;
-	GElf_Phdr text = { 0 }, eh = { 0 };
-	bool have_text = false, have_eh = false;
-	uint64_t map_len = m->map_end - m->map_start;
-	for (size_t i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, (int)i, &ph))
-			return;
-		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && !have_text &&
-		    ph.p_offset < m->map_offset + map_len && m->map_offset < ph.p_offset + ph.p_filesz) {
-			text = ph;
-			have_text = true;
-		} else if (ph.p_type == PT_GNU_EH_FRAME) {
-			eh = ph;
-			have_eh = true;
-		}
-	}
-	if (!have_text || !have_eh || eh.p_filesz < 4 || eh.p_filesz > EH_FRAME_HDR_MAX)
-		return;
-	/* file offset X is at vaddr p_vaddr + (X - p_offset) and at address
-	 * map_start + (X - map_offset): true whatever p_offset's alignment */
-	uint64_t bias = m->map_start - m->map_offset - (text.p_vaddr - text.p_offset);
-	m->text_start = bias + text.p_vaddr;
-	m->text_end = m->text_start + text.p_memsz;
-	if (m->text_start > m->map_start || m->text_end < m->map_end) {
-		/* the segment must cover the mapping; else trust the mapping */
-		m->text_start = m->map_start;
-		m->text_end = m->map_end;
-	}
-	m->hdr_addr = bias + eh.p_vaddr;
-
-	size_t len = (size_t)eh.p_filesz;
-	uint8_t *hdr = malloc(len);
-	if (!hdr)
-		return;
-	bool ok = false;
-	if (image) {
-		if (eh.p_offset <= image_len && len <= image_len - eh.p_offset) {
-			memcpy(hdr, image + eh.p_offset, len);
-			ok = true;
-		}
-	} else {
-		ok = pread(fd, hdr, len, (off_t)eh.p_offset) == (ssize_t)len;
-	}
-	if (ok)
-		m->has_table = parse_eh_frame_hdr(m, hdr, len);
-	free(hdr);
-}
-
-static struct module *module_build(struct unwind_ctx *c, const struct procmaps_entry *e)
-{
-	struct unwinder *u = c->u;
-	if (u->nmodules == u->modules_cap) {
-		if (u->nmodules >= MODULES_MAX)
-			return NULL;
-		if (array_grow(&u->modules, &u->modules_cap, u->nmodules + 1, sizeof *u->modules, 64) < 0)
-			return NULL;
-	}
-	struct module *m = &u->modules[u->nmodules];
-	*m = (struct module){
-		.map_start = e->start, .map_end = e->end, .map_offset = e->offset,
-		.inode = e->inode, .dev_major = e->dev_major, .dev_minor = e->dev_minor,
-	};
-	bool is_vdso = e->path && strcmp(e->path, "[vdso]") == 0;
-	if (is_vdso && c->vdso && c->vdso_start == e->start) {
-		m->map_offset = 0;
-		Elf *elf = elf_memory((char *)(uintptr_t)c->vdso, c->vdso_len);
-		if (elf) {
-			module_load_elf(m, elf, -1, c->vdso, c->vdso_len);
-			elf_end(elf);
-		}
-	} else if (e->fd >= 0) {
-		Elf *elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
-		if (elf) {
-			module_load_elf(m, elf, e->fd, NULL, 0);
-			elf_end(elf);
-		}
-	}
-	u->nmodules++;
-	return m;
-}
-
-static bool module_matches(const struct module *m, const struct procmaps_entry *e)
-{
-	return m->map_start == e->start && m->map_end == e->end && m->inode == e->inode &&
-	       m->dev_major == e->dev_major && m->dev_minor == e->dev_minor &&
-	       (m->map_offset == e->offset || m->inode == 0);
-}
-
-/* The module whose mapping holds IP, building it on first use; NULL if IP is
- * in no current executable mapping (after one refresh per sample). */
-static struct module *module_for_ip(struct unwind_ctx *c, uint64_t ip)
-{
-	struct unwinder *u = c->u;
-	if (u->last_module < u->nmodules) {
-		struct module *m = &u->modules[u->last_module];
-		if (ip >= m->map_start && ip < m->map_end)
-			return m;
-	}
-	for (size_t i = 0; i < u->nmodules; i++) {
-		if (ip >= u->modules[i].map_start && ip < u->modules[i].map_end) {
-			u->last_module = i;
-			return &u->modules[i];
-		}
-	}
-	const struct procmaps_entry *e = procmaps_find(u->pm, ip);
-	if ((!e || !e->current || ip < e->start || ip >= e->end) && !c->refreshed) {
-		c->refreshed = true;
-		uint64_t now = monotonic_ns();
-		if (now - u->last_refresh_ns >= REFRESH_INTERVAL_NS) {
-			u->last_refresh_ns = now;
-			if (procmaps_refresh(u->pm) > 0)
-				e = procmaps_find(u->pm, ip);
-		}
-	}
-	if (!e || !e->current || ip < e->start || ip >= e->end || !e->executable)
-		return NULL;
-	for (size_t i = 0; i < u->nmodules; i++) {
-		if (module_matches(&u->modules[i], e)) {
-			u->last_module = i;
-			return &u->modules[i];
-		}
-	}
-	struct module *m = module_build(c, e);
-	if (m)
-		u->last_module = (size_t)(m - u->modules);
-	return m;
-}
-
 /* ---- libunwind accessors ------------------------------------------------- */
 
 static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
@@ -404,7 +147,7 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 {
 	struct unwind_ctx *c = arg;
 	c->no_info = false;
-	struct module *m = module_for_ip(c, ip);
+	struct module *m = uw_module_for_ip(c, ip);
 	if (!m)
 		return -UNW_EINVALIDIP;
 	if (!m->has_table || ip < m->text_start || ip >= m->text_end) {
@@ -571,7 +314,7 @@ void unwind_free(struct unwinder *u)
 	if (!u)
 		return;
 	for (size_t i = 0; i < u->nmodules; i++)
-		module_free(&u->modules[i]);
+		uw_module_free(&u->modules[i]);
 	free(u->modules);
 	unw_destroy_addr_space(u->as);
 	free(u->page_tags);
@@ -583,7 +326,7 @@ void unwind_flush(struct unwinder *u)
 {
 	unw_flush_cache(u->as, 0, 0);
 	for (size_t i = 0; i < u->nmodules; i++)
-		module_free(&u->modules[i]);
+		uw_module_free(&u->modules[i]);
 	u->nmodules = 0;
 	u->last_module = 0;
 	memset(u->page_tags, 0, PAGE_CACHE_SLOTS * sizeof *u->page_tags);
@@ -725,7 +468,7 @@ static bool leaf_return_step(struct unwind_ctx *c)
 {
 	uint64_t sp = c->s->regs.rsp, ret;
 	if ((sp & 7) != 0 || !read_target(c, sp, &ret, sizeof ret) || ret == 0 ||
-	    ret >= ADDR_ACTIVATION || !module_for_ip(c, ret - 1) || !follows_call(c, ret))
+	    ret >= ADDR_ACTIVATION || !uw_module_for_ip(c, ret - 1) || !follows_call(c, ret))
 		return false;
 	c->regs.rip = ret;
 	c->regs.rsp = sp + 8;
@@ -769,7 +512,7 @@ static bool found_frame_record_step(struct unwind_ctx *c, unw_cursor_t *cur)
 		if (caller_rbp != 0 && (caller_rbp <= r || caller_rbp - r > FP_FRAME_MAX ||
 					(caller_rbp & 7) != 0 || caller_rbp >= c->stack_end))
 			continue;
-		if (ret == 0 || ret >= ADDR_ACTIVATION || !module_for_ip(c, ret - 1) ||
+		if (ret == 0 || ret >= ADDR_ACTIVATION || !uw_module_for_ip(c, ret - 1) ||
 		    !direct_call_of(c, ret, pi.start_ip))
 			continue;
 		c->regs.rip = ret;
@@ -850,7 +593,7 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 				 * (anonymous memory) may hold 0 in rbp anywhere */
 				uint64_t at = 0;
 				struct module *m = cursor_reg(&cur, UNW_REG_IP, &at) ?
-						   module_for_ip(&c, at) : NULL;
+						   uw_module_for_ip(&c, at) : NULL;
 				result = m != NULL && m->inode == 0 ? UNWIND_NO_INFO : UNWIND_OK;
 				break;
 			}
@@ -880,7 +623,7 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 			break;
 		}
 		/* a return address points just past a call in executable code */
-		if (!module_for_ip(&c, signal_frame ? ip : ip - 1)) {
+		if (!uw_module_for_ip(&c, signal_frame ? ip : ip - 1)) {
 			result = UNWIND_BAD_FRAME;
 			break;
 		}

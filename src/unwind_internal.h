@@ -1,0 +1,71 @@
+/* unwind_internal: what unwind's two files share (not an interface:
+ * unwind.h is). unwind.c reads the target's memory through a page cache,
+ * gives libunwind its accessors and walks the stack; unwind_tables.c finds
+ * the module of an address and its .eh_frame_hdr search table. Each
+ * function is documented where it is defined. */
+#ifndef CSAMPLER_UNWIND_INTERNAL_H
+#define CSAMPLER_UNWIND_INTERNAL_H
+#include <libunwind.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "procmaps.h"
+#include "unwind.h"
+
+#define PAGE_SIZE_CACHED 4096u
+#define PAGE_CACHE_SLOTS 1024u              /* 4 MiB of immutable pages */
+#define RS_CACHE_SIZE 16384                 /* libunwind's register-state cache */
+#define EH_FRAME_HDR_MAX (64u << 20)        /* refuse larger .eh_frame_hdr */
+#define MODULES_MAX 4096u
+#define REFRESH_INTERVAL_NS 50000000ull     /* at most one maps reread per 50 ms */
+#define FP_FRAME_MAX (1u << 20)             /* a frame-pointer step spans at most 1 MiB */
+
+/* One executable mapping with what find_proc_info needs. */
+struct module {
+	/* key: the mapping */
+	uint64_t map_start, map_end, map_offset, inode;
+	unsigned dev_major, dev_minor;
+	bool has_table;          /* false: no usable CFI table (no info) */
+	uint64_t text_start, text_end;   /* the executable PT_LOAD, in the target */
+	uint64_t hdr_addr;       /* .eh_frame_hdr in the target (table base) */
+	uint64_t table_addr;     /* its binary-search table in the target */
+	size_t nfde;
+	int32_t *table;          /* nfde pairs (start offset, fde offset) */
+};
+
+struct unwinder {
+	struct procmaps *pm;
+	unsigned max_depth;
+	unw_addr_space_t as;
+	uint64_t generation;     /* of pm when the caches were last valid */
+	uint64_t last_refresh_ns;
+
+	struct module *modules;
+	size_t nmodules, modules_cap;
+	size_t last_module;
+
+	uint64_t *page_tags;     /* page address + 1 (0: empty) */
+	uint8_t *pages;          /* PAGE_CACHE_SLOTS * PAGE_SIZE_CACHED */
+};
+
+/* The state of one unwind_stack call, libunwind's "arg". */
+struct unwind_ctx {
+	struct unwinder *u;
+	const struct unwind_snapshot *s;
+	struct user_regs_struct regs;    /* registers of the cursor's first frame */
+	uint64_t stack_end;              /* end of the mapping holding the stack */
+	const uint8_t *vdso;
+	uint64_t vdso_start;
+	size_t vdso_len;
+	bool refreshed;                  /* procmaps_refresh already tried */
+	bool window_hit;                 /* needed stack beyond the copy */
+	bool no_info;                    /* the last find_proc_info found no CFI */
+	bool rbp_known;                  /* sp/pc-only snapshot: rbp was found since */
+};
+
+uint64_t uw_monotonic_ns(void);
+void uw_module_free(struct module *m);
+struct module *uw_module_for_ip(struct unwind_ctx *c, uint64_t ip);
+
+#endif

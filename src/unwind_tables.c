@@ -1,0 +1,215 @@
+/* unwind_tables: the module (executable mapping) of an address and what
+ * libunwind's find_proc_info needs of it: the executable segment and the
+ * binary-search table of its .eh_frame_hdr, read from the ELF file procmaps
+ * opened (or the vdso image), bounded (EH_FRAME_HDR_MAX, MODULES_MAX) and
+ * checked against the file, never trusted. */
+#include "config.h"
+
+#include <dwarf.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "array.h"
+#include "unwind_internal.h"
+
+/* ---- modules: .eh_frame_hdr tables -------------------------------------- */
+
+void uw_module_free(struct module *m)
+{
+	free(m->table);
+	m->table = NULL;
+}
+
+/* Size of a value encoded with ENC in .eh_frame_hdr, or 0 if unsupported. */
+static size_t eh_encoded_size(uint8_t enc)
+{
+	if (enc & 0x80)              /* DW_EH_PE_indirect */
+		return 0;
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr: return 8;
+	case DW_EH_PE_udata2: case DW_EH_PE_sdata2: return 2;
+	case DW_EH_PE_udata4: case DW_EH_PE_sdata4: return 4;
+	case DW_EH_PE_udata8: case DW_EH_PE_sdata8: return 8;
+	default: return 0;           /* uleb128/sleb128 and unknown */
+	}
+}
+
+static uint64_t read_le(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+	for (size_t i = n; i > 0; i--)
+		v = v << 8 | p[i - 1];
+	return v;
+}
+
+/* Parse the .eh_frame_hdr copy HDR (LEN bytes) into M. Only the layout
+ * libunwind's remote-table search accepts is taken: version 1, a table
+ * encoded datarel|sdata4, an fde_count of fixed size and absolute value. */
+static bool parse_eh_frame_hdr(struct module *m, const uint8_t *hdr, size_t len)
+{
+	if (len < 4 || hdr[0] != 1)
+		return false;
+	uint8_t ptr_enc = hdr[1], count_enc = hdr[2], table_enc = hdr[3];
+	if (table_enc != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return false;
+	size_t ptr_size = eh_encoded_size(ptr_enc);
+	size_t count_size = eh_encoded_size(count_enc);
+	if (ptr_enc == DW_EH_PE_omit || count_enc == DW_EH_PE_omit || ptr_size == 0 ||
+	    count_size == 0 || (count_enc & 0x70) != DW_EH_PE_absptr)
+		return false;
+	size_t off = 4 + ptr_size;
+	if (off + count_size > len)
+		return false;
+	uint64_t nfde = read_le(hdr + off, count_size);
+	off += count_size;
+	if (nfde == 0 || nfde > (len - off) / 8)
+		return false;
+	m->table = malloc((size_t)nfde * 8);
+	if (!m->table)
+		return false;
+	for (size_t i = 0; i < 2 * nfde; i++)
+		m->table[i] = (int32_t)(uint32_t)read_le(hdr + off + 4 * i, 4);
+	m->nfde = (size_t)nfde;
+	m->table_addr = m->hdr_addr + off;
+	return true;
+}
+
+/* Fill M (key set) from the ELF headers: ELF is the file or the vdso image
+ * mapped at M's mapping; IMAGE/IMAGE_LEN the vdso image (NULL for a file,
+ * read through FD). */
+static void module_load_elf(struct module *m, Elf *elf, int fd, const uint8_t *image,
+			    size_t image_len)
+{
+	size_t phnum;
+	if (elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64 ||
+	    elf_getphdrnum(elf, &phnum) != 0 || phnum > 4096)
+		return;
+	GElf_Phdr text = { 0 }, eh = { 0 };
+	bool have_text = false, have_eh = false;
+	uint64_t map_len = m->map_end - m->map_start;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return;
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && !have_text &&
+		    ph.p_offset < m->map_offset + map_len && m->map_offset < ph.p_offset + ph.p_filesz) {
+			text = ph;
+			have_text = true;
+		} else if (ph.p_type == PT_GNU_EH_FRAME) {
+			eh = ph;
+			have_eh = true;
+		}
+	}
+	if (!have_text || !have_eh || eh.p_filesz < 4 || eh.p_filesz > EH_FRAME_HDR_MAX)
+		return;
+	/* file offset X is at vaddr p_vaddr + (X - p_offset) and at address
+	 * map_start + (X - map_offset): true whatever p_offset's alignment */
+	uint64_t bias = m->map_start - m->map_offset - (text.p_vaddr - text.p_offset);
+	m->text_start = bias + text.p_vaddr;
+	m->text_end = m->text_start + text.p_memsz;
+	if (m->text_start > m->map_start || m->text_end < m->map_end) {
+		/* the segment must cover the mapping; else trust the mapping */
+		m->text_start = m->map_start;
+		m->text_end = m->map_end;
+	}
+	m->hdr_addr = bias + eh.p_vaddr;
+
+	size_t len = (size_t)eh.p_filesz;
+	uint8_t *hdr = malloc(len);
+	if (!hdr)
+		return;
+	bool ok = false;
+	if (image) {
+		if (eh.p_offset <= image_len && len <= image_len - eh.p_offset) {
+			memcpy(hdr, image + eh.p_offset, len);
+			ok = true;
+		}
+	} else {
+		ok = pread(fd, hdr, len, (off_t)eh.p_offset) == (ssize_t)len;
+	}
+	if (ok)
+		m->has_table = parse_eh_frame_hdr(m, hdr, len);
+	free(hdr);
+}
+
+static struct module *module_build(struct unwind_ctx *c, const struct procmaps_entry *e)
+{
+	struct unwinder *u = c->u;
+	if (u->nmodules == u->modules_cap) {
+		if (u->nmodules >= MODULES_MAX)
+			return NULL;
+		if (array_grow(&u->modules, &u->modules_cap, u->nmodules + 1, sizeof *u->modules, 64) < 0)
+			return NULL;
+	}
+	struct module *m = &u->modules[u->nmodules];
+	*m = (struct module){
+		.map_start = e->start, .map_end = e->end, .map_offset = e->offset,
+		.inode = e->inode, .dev_major = e->dev_major, .dev_minor = e->dev_minor,
+	};
+	bool is_vdso = e->path && strcmp(e->path, "[vdso]") == 0;
+	if (is_vdso && c->vdso && c->vdso_start == e->start) {
+		m->map_offset = 0;
+		Elf *elf = elf_memory((char *)(uintptr_t)c->vdso, c->vdso_len);
+		if (elf) {
+			module_load_elf(m, elf, -1, c->vdso, c->vdso_len);
+			elf_end(elf);
+		}
+	} else if (e->fd >= 0) {
+		Elf *elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
+		if (elf) {
+			module_load_elf(m, elf, e->fd, NULL, 0);
+			elf_end(elf);
+		}
+	}
+	u->nmodules++;
+	return m;
+}
+
+static bool module_matches(const struct module *m, const struct procmaps_entry *e)
+{
+	return m->map_start == e->start && m->map_end == e->end && m->inode == e->inode &&
+	       m->dev_major == e->dev_major && m->dev_minor == e->dev_minor &&
+	       (m->map_offset == e->offset || m->inode == 0);
+}
+
+/* The module whose mapping holds IP, building it on first use; NULL if IP is
+ * in no current executable mapping (after one refresh per sample). */
+struct module *uw_module_for_ip(struct unwind_ctx *c, uint64_t ip)
+{
+	struct unwinder *u = c->u;
+	if (u->last_module < u->nmodules) {
+		struct module *m = &u->modules[u->last_module];
+		if (ip >= m->map_start && ip < m->map_end)
+			return m;
+	}
+	for (size_t i = 0; i < u->nmodules; i++) {
+		if (ip >= u->modules[i].map_start && ip < u->modules[i].map_end) {
+			u->last_module = i;
+			return &u->modules[i];
+		}
+	}
+	const struct procmaps_entry *e = procmaps_find(u->pm, ip);
+	if ((!e || !e->current || ip < e->start || ip >= e->end) && !c->refreshed) {
+		c->refreshed = true;
+		uint64_t now = uw_monotonic_ns();
+		if (now - u->last_refresh_ns >= REFRESH_INTERVAL_NS) {
+			u->last_refresh_ns = now;
+			if (procmaps_refresh(u->pm) > 0)
+				e = procmaps_find(u->pm, ip);
+		}
+	}
+	if (!e || !e->current || ip < e->start || ip >= e->end || !e->executable)
+		return NULL;
+	for (size_t i = 0; i < u->nmodules; i++) {
+		if (module_matches(&u->modules[i], e)) {
+			u->last_module = i;
+			return &u->modules[i];
+		}
+	}
+	struct module *m = module_build(c, e);
+	if (m)
+		u->last_module = (size_t)(m - u->modules);
+	return m;
+}
