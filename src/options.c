@@ -10,13 +10,12 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "error.h"
-#include "options.h"
+#include "options_internal.h"
 
 #define DEFAULT_RATE         99u
 #define MIN_RATE             1u
@@ -93,7 +92,7 @@ struct given {
 };
 
 __attribute__((format(printf, 1, 2)))
-static enum options_result usage_error(const char *fmt, ...)
+enum options_result opt_usage_error(const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -105,100 +104,6 @@ static enum options_result usage_error(const char *fmt, ...)
 	warn("%s", msg);
 	fputs("Try 'csampler --help' for more information.\n", stderr);
 	return OPTIONS_EXIT_USAGE;
-}
-
-/* ---- values ------------------------------------------------------------- */
-
-/* A plain decimal number: digits only (no sign, no space, no hex). */
-static bool parse_decimal(const char *s, unsigned long long *out)
-{
-	unsigned long long v = 0;
-
-	if (*s == '\0')
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		if (v > (ULLONG_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (unsigned)(*s - '0');
-	}
-	*out = v;
-	return true;
-}
-
-static bool parse_ranged(const char *s, unsigned long long min, unsigned long long max,
-			 unsigned long long *out)
-{
-	unsigned long long v;
-
-	if (!parse_decimal(s, &v) || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-/* "30", "30s", "2m", "1h", "1.5s", "500ms" -> seconds. Decimal digits with
- * at most one point, then an optional unit. */
-static bool parse_duration(const char *s, double *out)
-{
-	double v = 0, scale = 1;
-	bool digits = false, point = false;
-	const char *p = s;
-
-	for (; *p; p++) {
-		if (*p >= '0' && *p <= '9') {
-			if (v > 1e12)
-				return false;
-			if (point) {
-				scale /= 10;
-				v += (*p - '0') * scale;
-			} else {
-				v = v * 10 + (*p - '0');
-			}
-			digits = true;
-		} else if (*p == '.' && !point) {
-			point = true;
-		} else {
-			break;
-		}
-	}
-	if (!digits)
-		return false;
-	if (strcmp(p, "") == 0 || strcmp(p, "s") == 0)
-		;
-	else if (strcmp(p, "ms") == 0)
-		v /= 1000;
-	else if (strcmp(p, "m") == 0)
-		v *= 60;
-	else if (strcmp(p, "h") == 0)
-		v *= 3600;
-	else
-		return false;
-	*out = v;
-	return true;
-}
-
-/* "65536", "64k", "8m" (k/K = 1024, m/M = 1024*1024) -> bytes. */
-static bool parse_size(const char *s, unsigned long long *out)
-{
-	char digits[32];
-	size_t n = strlen(s);
-	unsigned long long mult = 1, v;
-
-	if (n == 0 || n >= sizeof digits)
-		return false;
-	switch (s[n - 1]) {
-	case 'k': case 'K': mult = 1024; n--; break;
-	case 'm': case 'M': mult = 1024 * 1024; n--; break;
-	default: break;
-	}
-	memcpy(digits, s, n);
-	digits[n] = '\0';
-	if (!parse_decimal(digits, &v) || v > ULLONG_MAX / mult)
-		return false;
-	*out = v * mult;
-	return true;
 }
 
 /* ---- options that need more than a number --------------------------------- */
@@ -233,163 +138,26 @@ static enum options_result add_output(struct options *o, const char *path)
 	size_t len = strlen(path);
 
 	if (path[0] == '\0')
-		return usage_error("empty file name for --output");
+		return opt_usage_error("empty file name for --output");
 	if (o->noutputs == OPTIONS_MAX_OUTPUTS)
-		return usage_error("too many --output files (at most %d)", OPTIONS_MAX_OUTPUTS);
+		return opt_usage_error("too many --output files (at most %d)", OPTIONS_MAX_OUTPUTS);
 	if (strcmp(path, "-") != 0 &&
 	    (path[len - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))))
-		return usage_error("--output '%s' is a directory: name a file (e.g. '%s%sprofile.pb.gz')",
+		return opt_usage_error("--output '%s' is a directory: name a file (e.g. '%s%sprofile.pb.gz')",
 				   path, path, path[len - 1] == '/' ? "" : "/");
 	for (size_t i = 0; i < o->noutputs; i++) {
 		if (same_output(o->outputs[i].path, path)) {
 			if (strcmp(path, "-") == 0)
-				return usage_error("standard output ('-o -') given twice");
+				return opt_usage_error("standard output ('-o -') given twice");
 			if (strcmp(o->outputs[i].path, path) == 0)
-				return usage_error("output file '%s' given twice", path);
-			return usage_error("output file '%s' given twice (as '%s')", path,
+				return opt_usage_error("output file '%s' given twice", path);
+			return opt_usage_error("output file '%s' given twice (as '%s')", path,
 					   o->outputs[i].path);
 		}
 	}
 	o->outputs[o->noutputs].path = path;
 	o->outputs[o->noutputs].format = FORMAT_AUTO;
 	o->noutputs++;
-	return OPTIONS_RUN;
-}
-
-/* glibc's regcomp copies the subexpression of every '+' and of every {m,n}
- * (up to max(m,n) times), so nested repetitions cost exponential memory:
- * "a" followed by 30 '+' takes gigabytes. Bound the product of those copy
- * factors (an over-estimate: repetitions side by side add, they do not
- * multiply) before compiling. Bracket expressions and escaped characters
- * repeat nothing. */
-#define REGEX_MAX_COPIES 4096
-/* Its epsilon closures grow with the cube of the nesting depth: "((a)*)*..."
- * 4000 bytes long takes a minute. Thread names have at most 15 bytes.
- * Adjacent repetitions ("a**", "a*+"; undefined in POSIX EREs) grow
- * exponentially inside a group: "(x*************++)" does not compile in
- * minutes. They are refused. */
-#define REGEX_MAX_LEN 512
-static bool regex_too_complex(const char *re, size_t len)
-{
-	unsigned long copies = 1;
-	size_t i = 0;
-	bool after_repetition = false;
-
-	if (len > REGEX_MAX_LEN)
-		return true;
-	while (i < len) {
-		unsigned long factor = 1;
-		bool repetition = re[i] == '*' || re[i] == '+' || re[i] == '?' || re[i] == '{';
-		if (repetition && after_repetition)
-			return true;
-		after_repetition = repetition;
-		if (re[i] == '\\') {
-			i += 2;
-			continue;
-		}
-		if (re[i] == '[') {
-			/* skip to the closing ']': a leading '^' and ']' are part of
-			 * the set, and so are [:class:], [=equiv=] and [.coll.] */
-			i++;
-			if (i < len && re[i] == '^')
-				i++;
-			if (i < len && re[i] == ']')
-				i++;
-			while (i < len && re[i] != ']') {
-				if (re[i] == '[' && i + 1 < len &&
-				    (re[i + 1] == ':' || re[i + 1] == '=' || re[i + 1] == '.')) {
-					char end = re[i + 1];
-					i += 2;
-					while (i + 1 < len && !(re[i] == end && re[i + 1] == ']'))
-						i++;
-					i += 2;
-					continue;
-				}
-				i++;
-			}
-			i++;
-			continue;
-		}
-		if (re[i] == '+') {
-			factor = 2;
-		} else if (re[i] == '{') {
-			unsigned long m = 0;
-			i++;
-			while (i < len && re[i] != '}') {
-				if (re[i] >= '0' && re[i] <= '9')
-					m = m * 10 + (unsigned long)(re[i] - '0');
-				else
-					factor = m > factor ? m : factor, m = 0;
-				if (m > REGEX_MAX_COPIES)
-					return true;
-				i++;
-			}
-			factor = m > factor ? m : factor;
-			if (factor == 0)
-				factor = 1;
-		}
-		copies *= factor;
-		if (copies > REGEX_MAX_COPIES)
-			return true;
-		i++;
-	}
-	return false;
-}
-
-/* 'REGEX=NAME': split at the last '=' (a name has none; a regex may). The
- * regex is compiled alone first, so that a pattern such as "a)|(b" cannot
- * escape the ^(...)$ anchoring added around it. */
-static enum options_result add_thread_group(struct options *o, const char *arg)
-{
-	const char *eq = strrchr(arg, '=');
-	size_t relen;
-	char *pattern;
-	regex_t probe;
-	int rc;
-	char reason[256];
-
-	if (!eq)
-		return usage_error("invalid --thread-group '%s': expected REGEX=NAME", arg);
-	if (eq == arg)
-		return usage_error("invalid --thread-group '%s': empty regular expression", arg);
-	if (eq[1] == '\0')
-		return usage_error("invalid --thread-group '%s': empty group name", arg);
-	if (o->ngroups == OPTIONS_MAX_GROUPS)
-		return usage_error("too many --thread-group options (at most %d)", OPTIONS_MAX_GROUPS);
-
-	relen = (size_t)(eq - arg);
-	if (regex_too_complex(arg, relen))
-		return usage_error("regular expression '%.*s' in --thread-group is too complex "
-				   "(longer than %d bytes, adjacent or too many repetitions)",
-				   (int)relen, arg, REGEX_MAX_LEN);
-	pattern = malloc(relen + 5);
-	if (!pattern)
-		return usage_error("out of memory reading --thread-group");
-
-	memcpy(pattern, arg, relen);
-	pattern[relen] = '\0';
-	rc = regcomp(&probe, pattern, REG_EXTENDED | REG_NOSUB);
-	if (rc != 0) {
-		regerror(rc, &probe, reason, sizeof reason);
-		free(pattern);
-		return usage_error("invalid regular expression '%.*s' in --thread-group: %s",
-				   (int)relen, arg, reason);
-	}
-	regfree(&probe);
-
-	pattern[0] = '^';
-	pattern[1] = '(';
-	memcpy(pattern + 2, arg, relen);
-	memcpy(pattern + 2 + relen, ")$", 3);
-	rc = regcomp(&o->groups[o->ngroups].re, pattern, REG_EXTENDED | REG_NOSUB);
-	free(pattern);
-	if (rc != 0) {
-		regerror(rc, &o->groups[o->ngroups].re, reason, sizeof reason);
-		return usage_error("invalid regular expression '%.*s' in --thread-group: %s",
-				   (int)relen, arg, reason);
-	}
-	o->groups[o->ngroups].name = eq + 1;
-	o->ngroups++;
 	return OPTIONS_RUN;
 }
 
@@ -428,15 +196,15 @@ static enum options_result option_error(int c, const char *arg)
 
 	if (!is_long) {
 		if (c == ':')
-			return usage_error("option '-%c' requires an argument", optopt);
-		return usage_error("unknown option '-%c'", optopt);
+			return opt_usage_error("option '-%c' requires an argument", optopt);
+		return opt_usage_error("unknown option '-%c'", optopt);
 	}
 	len = strcspn(arg, "=");
 	lo = find_long_option(arg, &nmatch);
 	if (c == ':' && lo)
-		return usage_error("option '--%s' requires an argument", lo->name);
+		return opt_usage_error("option '--%s' requires an argument", lo->name);
 	if (lo && lo->has_arg == no_argument && arg[len] == '=')
-		return usage_error("option '--%s' takes no argument", lo->name);
+		return opt_usage_error("option '--%s' takes no argument", lo->name);
 	if (nmatch > 1) {
 		char names[256] = "";
 		size_t used = 0;
@@ -449,9 +217,9 @@ static enum options_result option_error(int c, const char *arg)
 				break;
 			used += (size_t)n;
 		}
-		return usage_error("option '%.*s' is ambiguous (%s)", (int)len, arg, names);
+		return opt_usage_error("option '%.*s' is ambiguous (%s)", (int)len, arg, names);
 	}
-	return usage_error("unknown option '%.*s'", (int)len, arg);
+	return opt_usage_error("unknown option '%.*s'", (int)len, arg);
 }
 
 /* ---- the combination rules, in one place ---------------------------------- */
@@ -496,7 +264,7 @@ static enum options_result resolve_formats(struct options *o, const struct given
 			f = o->format;
 			format_used = true;
 		} else if (f == FORMAT_AUTO && ext) {
-			return usage_error("unknown output file extension '%s' in '%s': use one of "
+			return opt_usage_error("unknown output file extension '%s' in '%s': use one of "
 					   "%s, or name the format with --format", ext, out->path,
 					   write_format_extensions());
 		} else if (f == FORMAT_AUTO) {
@@ -505,10 +273,10 @@ static enum options_result resolve_formats(struct options *o, const struct given
 		out->format = f;
 	}
 	if (g->format && o->noutputs == 0)
-		return usage_error("--format %s applies to no output: the default file is "
+		return opt_usage_error("--format %s applies to no output: the default file is "
 				   "pprof; name one with --output", g->format_arg);
 	if (g->format && !format_used && other)
-		return usage_error("--format %s applies to no output: every --output file name "
+		return opt_usage_error("--format %s applies to no output: every --output file name "
 				   "has its own format extension ('%s' is %s)", g->format_arg, other,
 				   write_format_name(write_format_from_path(other)));
 	return OPTIONS_RUN;
@@ -519,7 +287,7 @@ static enum options_result validate_dump(const struct options *o, const struct g
 	const char *with = NULL;
 
 	if (o->command)
-		return usage_error("--dump needs -p PID: it snapshots a running process");
+		return opt_usage_error("--dump needs -p PID: it snapshots a running process");
 	if (o->noutputs)
 		with = "--output";
 	else if (g->duration)
@@ -545,7 +313,7 @@ static enum options_result validate_dump(const struct options *o, const struct g
 	else if (g->attach_mode)
 		with = "--attach-mode";
 	if (with)
-		return usage_error("--dump cannot be combined with %s: it prints one snapshot "
+		return opt_usage_error("--dump cannot be combined with %s: it prints one snapshot "
 				   "of every thread to standard output", with);
 	return OPTIONS_RUN;
 }
@@ -555,44 +323,44 @@ static enum options_result validate_options(struct options *o, const struct give
 	enum options_result r;
 
 	if (!g->pid && !o->command)
-		return usage_error("nothing to profile: give -p PID or a command to run");
+		return opt_usage_error("nothing to profile: give -p PID or a command to run");
 	if (g->pid && o->command)
-		return usage_error("give either -p PID or a command to run, not both "
+		return opt_usage_error("give either -p PID or a command to run, not both "
 				   "(command: '%s')", o->command[0]);
 	if (o->quiet && o->verbose)
-		return usage_error("--quiet and --verbose contradict each other");
+		return opt_usage_error("--quiet and --verbose contradict each other");
 	if (g->dump) {
 		r = validate_dump(o, g);
 		if (r != OPTIONS_RUN)
 			return r;
 	}
 	if (g->top && o->noutputs)
-		return usage_error("--top cannot be combined with --output: it shows a live "
+		return opt_usage_error("--top cannot be combined with --output: it shows a live "
 				   "view instead of writing a profile");
 	if (g->top && g->format)
-		return usage_error("--top cannot be combined with --format: it writes no file");
+		return opt_usage_error("--top cannot be combined with --format: it writes no file");
 	if (g->top && (o->threads || o->ngroups))
-		return usage_error("--top cannot be combined with %s: it ranks functions over "
+		return opt_usage_error("--top cannot be combined with %s: it ranks functions over "
 				   "all threads", o->threads ? "--threads" : "--thread-group");
 	if (o->seize_mode == TARGET_SEIZE_PER_SAMPLE && (o->command || o->children))
-		return usage_error("--attach-mode=per-sample works with -p PID only, without "
+		return opt_usage_error("--attach-mode=per-sample works with -p PID only, without "
 				   "--children: between samples it could not see %s",
 				   o->command ? "the program's exec" : "new children");
 	if (o->addresses && o->no_inline)
-		return usage_error("--no-inline has no effect with --addresses "
+		return opt_usage_error("--no-inline has no effect with --addresses "
 				   "(addresses are not symbolized)");
 	if (o->addresses && o->annotate)
-		return usage_error("--annotate has no effect with --addresses "
+		return opt_usage_error("--annotate has no effect with --addresses "
 				   "(inline and JIT frames need symbols)");
 
 	r = resolve_formats(o, g);
 	if (r != OPTIONS_RUN)
 		return r;
 	if (o->annotate && (g->dump || g->top))
-		return usage_error("--annotate only changes folded output, and --%s writes none",
+		return opt_usage_error("--annotate only changes folded output, and --%s writes none",
 				   g->dump ? "dump" : "top");
 	if (o->annotate && !any_output_is(o, FORMAT_FOLDED))
-		return usage_error("--annotate only changes folded output, and no output is folded");
+		return opt_usage_error("--annotate only changes folded output, and no output is folded");
 	o->mode = g->dump ? MODE_DUMP : g->top ? MODE_TOP : MODE_RECORD;
 	return OPTIONS_RUN;
 }
@@ -690,26 +458,26 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 	switch (c) {
 	case 'p':
 		if (g->pid)
-			return usage_error("only one -p PID at a time");
-		if (!parse_ranged(arg, 1, MAX_PID, &v))
-			return usage_error("invalid process id '%s'", arg);
+			return opt_usage_error("only one -p PID at a time");
+		if (!opt_parse_ranged(arg, 1, MAX_PID, &v))
+			return opt_usage_error("invalid process id '%s'", arg);
 		o->pid = (pid_t)v;
 		g->pid = true;
 		break;
 	case 'd':
-		if (!parse_duration(arg, &o->duration))
-			return usage_error("invalid duration '%s' (examples: 30, 30s, 2m, 1.5s, 500ms)",
+		if (!opt_parse_duration(arg, &o->duration))
+			return opt_usage_error("invalid duration '%s' (examples: 30, 30s, 2m, 1.5s, 500ms)",
 					   arg);
 		if (o->duration <= 0)
-			return usage_error("duration must be greater than 0 (without -d, "
+			return opt_usage_error("duration must be greater than 0 (without -d, "
 					   "csampler runs until the target exits or Ctrl-C)");
 		if (o->duration > MAX_DURATION)
-			return usage_error("duration '%s' is too long (at most 366 days)", arg);
+			return opt_usage_error("duration '%s' is too long (at most 366 days)", arg);
 		g->duration = true;
 		break;
 	case 'F':
-		if (!parse_ranged(arg, MIN_RATE, MAX_RATE, &v))
-			return usage_error("invalid rate '%s': expected a whole number of Hz "
+		if (!opt_parse_ranged(arg, MIN_RATE, MAX_RATE, &v))
+			return opt_usage_error("invalid rate '%s': expected a whole number of Hz "
 					   "from %u to %u", arg, MIN_RATE, MAX_RATE);
 		o->rate = (unsigned)v;
 		g->rate = true;
@@ -719,7 +487,7 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 	case 'f':
 		o->format = write_format_from_name(arg);
 		if (o->format == FORMAT_AUTO)
-			return usage_error("invalid format '%s': expected pprof, folded, svg, text or "
+			return opt_usage_error("invalid format '%s': expected pprof, folded, svg, text or "
 					   "speedscope",
 					   arg);
 		g->format = true;
@@ -739,23 +507,23 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 			o->verbose++;
 		break;
 	case OPT_THREAD_GROUP:
-		return add_thread_group(o, arg);
+		return opt_add_thread_group(o, arg);
 	case OPT_MAX_DEPTH:
-		if (!parse_ranged(arg, MIN_MAX_DEPTH, MAX_MAX_DEPTH, &v))
-			return usage_error("invalid --max-depth '%s': expected a number from %u to %u",
+		if (!opt_parse_ranged(arg, MIN_MAX_DEPTH, MAX_MAX_DEPTH, &v))
+			return opt_usage_error("invalid --max-depth '%s': expected a number from %u to %u",
 					   arg, MIN_MAX_DEPTH, MAX_MAX_DEPTH);
 		o->max_depth = (unsigned)v;
 		break;
 	case OPT_MAX_STACKS:
-		if (!parse_ranged(arg, MIN_MAX_STACKS, MAX_MAX_STACKS, &v))
-			return usage_error("invalid --max-stacks '%s': expected a number from %u to %u",
+		if (!opt_parse_ranged(arg, MIN_MAX_STACKS, MAX_MAX_STACKS, &v))
+			return opt_usage_error("invalid --max-stacks '%s': expected a number from %u to %u",
 					   arg, MIN_MAX_STACKS, MAX_MAX_STACKS);
 		o->max_stacks = (size_t)v;
 		g->max_stacks = true;
 		break;
 	case OPT_STACK_WINDOW:
-		if (!parse_size(arg, &v) || v < MIN_STACK_WINDOW || v > MAX_STACK_WINDOW)
-			return usage_error("invalid --stack-window '%s': expected a size from 4k to 8m",
+		if (!opt_parse_size(arg, &v) || v < MIN_STACK_WINDOW || v > MAX_STACK_WINDOW)
+			return opt_usage_error("invalid --stack-window '%s': expected a size from 4k to 8m",
 					   arg);
 		o->stack_window = (size_t)v;
 		break;
@@ -765,23 +533,23 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 		else if (strcmp(arg, "per-sample") == 0)
 			o->seize_mode = TARGET_SEIZE_PER_SAMPLE;
 		else
-			return usage_error("invalid --attach-mode '%s': expected persistent "
+			return opt_usage_error("invalid --attach-mode '%s': expected persistent "
 					   "or per-sample", arg);
 		g->attach_mode = true;
 		break;
 	case OPT_REALTIME:
 		if (!arg) {
 			o->rt_priority = DEFAULT_RT_PRIORITY;
-		} else if (parse_ranged(arg, MIN_RT_PRIORITY, MAX_RT_PRIORITY, &v)) {
+		} else if (opt_parse_ranged(arg, MIN_RT_PRIORITY, MAX_RT_PRIORITY, &v)) {
 			o->rt_priority = (int)v;
 		} else {
-			return usage_error("invalid --realtime priority '%s': expected a number "
+			return opt_usage_error("invalid --realtime priority '%s': expected a number "
 					   "from %d to %d", arg, MIN_RT_PRIORITY, MAX_RT_PRIORITY);
 		}
 		g->realtime = true;
 		break;
 	default:
-		return usage_error("internal error: option %d not handled", c);
+		return opt_usage_error("internal error: option %d not handled", c);
 	}
 	return OPTIONS_RUN;
 }
@@ -797,7 +565,7 @@ static bool realtime_value_taken_as_command(char **argv, int cmd_index)
 		return false;
 	const struct option *lo = find_long_option(prev, &nmatch);
 	return lo && lo->val == OPT_REALTIME && strchr(prev, '=') == NULL &&
-	       parse_decimal(argv[cmd_index], &v);
+	       opt_parse_decimal(argv[cmd_index], &v);
 }
 
 enum options_result options_parse(struct options *o, int argc, char **argv)
@@ -839,11 +607,11 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 
 	if (optind < argc) {
 		if (realtime_value_taken_as_command(argv, optind))
-			return usage_error("give the priority as --realtime=%s", argv[optind]);
+			return opt_usage_error("give the priority as --realtime=%s", argv[optind]);
 		o->command = &argv[optind];
 	} else if (!g.pid && optind > 1 && strcmp(argv[optind - 1], "--") == 0 &&
 		   argv[optind - 1] != last_optarg) {
-		return usage_error("no command after '--'");
+		return opt_usage_error("no command after '--'");
 	}
 	return validate_options(o, &g);
 }
