@@ -524,6 +524,72 @@ static bool found_frame_record_step(struct unwind_ctx *c, unw_cursor_t *cur)
 	return false;
 }
 
+/* The walk's context for snapshot S: the end of the mapping that holds the
+ * stack (or of the copy, when the copy is all there is), the vdso image. */
+static void ctx_init(struct unwind_ctx *c, struct unwinder *u, const struct unwind_snapshot *s)
+{
+	*c = (struct unwind_ctx){ .u = u, .s = s, .regs = s->regs, .stack_end = UINT64_MAX };
+	const struct procmaps_entry *se = procmaps_find(u->pm, s->stack_start);
+	if (se && se->current && s->stack_start >= se->start && s->stack_start < se->end)
+		c->stack_end = se->end;
+	else if (!s->window_cut)
+		c->stack_end = s->stack_start + s->stack_len;
+	c->vdso = procmaps_vdso_image(u->pm, &c->vdso_len, &c->vdso_start);
+}
+
+/* unw_step failed at CUR: step by a found frame record or the rbp chain
+ * instead (AT_SNAPSHOT: the cursor stands on the captured registers, where
+ * a leaf may not have a frame yet). true: CUR stands on the caller, at *IP
+ * and *SP; false: the walk ends with *END. */
+static bool step_without_cfi(struct unwind_ctx *c, unw_cursor_t *cur, bool at_snapshot,
+			     uint64_t *ip, uint64_t *sp, enum unwind_result *end)
+{
+	*end = UNWIND_BAD_FRAME;
+	if (c->window_hit) {
+		*end = UNWIND_WINDOW;
+		return false;
+	}
+	enum fp_step fp;
+	if (!c->no_info) {
+		/* a rule needed a register a blocked thread's snapshot does not have */
+		if (!found_frame_record_step(c, cur))
+			return false;
+		fp = FP_STEPPED;
+	} else {
+		fp = frame_pointer_step(c, cur);
+	}
+	if (fp == FP_END) {
+		/* rbp 0 ends the chain in compiled code; JIT code (anonymous
+		 * memory) may hold 0 in rbp anywhere */
+		uint64_t at = 0;
+		struct module *m = cursor_reg(cur, UNW_REG_IP, &at) ? uw_module_for_ip(c, at) : NULL;
+		*end = m != NULL && m->inode == 0 ? UNWIND_NO_INFO : UNWIND_OK;
+		return false;
+	}
+	if (fp == FP_FAILED && !(at_snapshot && leaf_return_step(c))) {
+		*end = c->window_hit ? UNWIND_WINDOW : UNWIND_NO_INFO;
+		return false;
+	}
+	if (unw_init_remote(cur, c->u->as, c) < 0)
+		return false;
+	*ip = c->regs.rip;
+	*sp = c->regs.rsp;
+	return true;
+}
+
+/* Whether a step from (PREV_IP, PREV_SP) to (IP, SP) reached a real caller:
+ * the stack pointer grows, except where a signal frame switches stacks
+ * (sigaltstack), and a return address points just past a call in
+ * executable code. */
+static bool plausible_caller(struct unwind_ctx *c, uint64_t ip, uint64_t sp, uint64_t prev_ip,
+			     uint64_t prev_sp, bool signal_frame)
+{
+	if (ip >= ADDR_ACTIVATION || (!signal_frame && sp <= prev_sp) ||
+	    (ip == prev_ip && sp == prev_sp))
+		return false;
+	return uw_module_for_ip(c, signal_frame ? ip : ip - 1) != NULL;
+}
+
 enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot *s,
 				uint64_t *addrs, unsigned max, unsigned *depth)
 {
@@ -533,23 +599,12 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 		return UNWIND_DEPTH;
 	if (procmaps_generation(u->pm) != u->generation)
 		unwind_flush(u);
-
-	struct unwind_ctx c = { .u = u, .s = s, .regs = s->regs, .stack_end = UINT64_MAX };
-	const struct procmaps_entry *se = procmaps_find(u->pm, s->stack_start);
-	if (se && se->current && s->stack_start >= se->start && s->stack_start < se->end)
-		c.stack_end = se->end;
-	else if (!s->window_cut)
-		c.stack_end = s->stack_start + s->stack_len;
-	c.vdso = procmaps_vdso_image(u->pm, &c.vdso_len, &c.vdso_start);
-
+	struct unwind_ctx c;
+	ctx_init(&c, u, s);
 	unsigned n = 0;
 	addrs[n++] = s->regs.rip | ADDR_ACTIVATION;
-	if (s->regs.rip == 0 || s->regs.rip >= ADDR_ACTIVATION) {
-		*depth = n;
-		return UNWIND_BAD_FRAME;
-	}
 	unw_cursor_t cur;
-	if (unw_init_remote(&cur, u->as, &c) < 0) {
+	if (s->regs.rip == 0 || s->regs.rip >= ADDR_ACTIVATION || unw_init_remote(&cur, u->as, &c) < 0) {
 		*depth = n;
 		return UNWIND_BAD_FRAME;
 	}
@@ -572,59 +627,14 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 			break;
 		}
 		if (ret < 0) {
-			if (c.window_hit) {
-				result = UNWIND_WINDOW;
+			if (!step_without_cfi(&c, &cur, at_snapshot, &ip, &sp, &result))
 				break;
-			}
-			enum fp_step fp;
-			if (!c.no_info) {
-				/* a rule needed a register a blocked thread's
-				 * snapshot does not have */
-				if (!found_frame_record_step(&c, &cur)) {
-					result = UNWIND_BAD_FRAME;
-					break;
-				}
-				fp = FP_STEPPED;
-			} else {
-				fp = frame_pointer_step(&c, &cur);
-			}
-			if (fp == FP_END) {
-				/* rbp 0 ends the chain in compiled code; JIT code
-				 * (anonymous memory) may hold 0 in rbp anywhere */
-				uint64_t at = 0;
-				struct module *m = cursor_reg(&cur, UNW_REG_IP, &at) ?
-						   uw_module_for_ip(&c, at) : NULL;
-				result = m != NULL && m->inode == 0 ? UNWIND_NO_INFO : UNWIND_OK;
-				break;
-			}
-			if (fp == FP_FAILED && !(at_snapshot && leaf_return_step(&c))) {
-				result = c.window_hit ? UNWIND_WINDOW : UNWIND_NO_INFO;
-				break;
-			}
-			if (unw_init_remote(&cur, u->as, &c) < 0) {
-				result = UNWIND_BAD_FRAME;
-				break;
-			}
-			ip = c.regs.rip;
-			sp = c.regs.rsp;
 		} else if (!cursor_reg(&cur, UNW_REG_IP, &ip) || !cursor_reg(&cur, UNW_REG_SP, &sp)) {
 			result = UNWIND_BAD_FRAME;
 			break;
 		}
-		if (ip == 0) {
-			result = UNWIND_OK;
-			break;
-		}
-		/* progress: the stack pointer grows, except where a signal
-		 * frame switches stacks (sigaltstack) */
-		if (ip >= ADDR_ACTIVATION || (!signal_frame && sp <= prev_sp) ||
-		    (ip == prev_ip && sp == prev_sp)) {
-			result = UNWIND_BAD_FRAME;
-			break;
-		}
-		/* a return address points just past a call in executable code */
-		if (!uw_module_for_ip(&c, signal_frame ? ip : ip - 1)) {
-			result = UNWIND_BAD_FRAME;
+		if (ip == 0 || !plausible_caller(&c, ip, sp, prev_ip, prev_sp, signal_frame)) {
+			result = ip == 0 ? UNWIND_OK : UNWIND_BAD_FRAME;
 			break;
 		}
 		if (n == limit) {

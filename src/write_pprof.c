@@ -26,14 +26,6 @@
 #include "profile.pb-c.h"
 #include "write.h"
 
-/* The index of S (NULL is "") in the string table, adding it; -1 on ENOMEM. */
-static int64_t string_index(struct intern *t, const char *s)
-{
-	if (!s)
-		s = "";
-	return intern_index(t, s, strlen(s));
-}
-
 /* ---- building the message ----------------------------------------------- */
 
 /* Everything the message points into, freed together. */
@@ -49,6 +41,7 @@ struct pprof_build {
 	Perftools__Profiles__Label *labels;      /* 4 per thread */
 	Perftools__Profiles__Label **label_ptrs; /* 4 per thread */
 	size_t *nlabels;                         /* per thread, without truncated */
+	bool failed;                             /* out of memory on the way */
 };
 
 static void *alloc_array(size_t n, size_t size, bool *failed)
@@ -75,32 +68,34 @@ static void pprof_build_free(struct pprof_build *b)
 	free(b->nlabels);
 }
 
-#define STR(b, s, fail) ({ int64_t i_ = string_index(&(b)->strings, (s)); if (i_ < 0) goto fail; i_; })
-
-static int pprof_build(struct pprof_build *b, const struct profile *p)
+/* The index of S (NULL is "") in the string table, adding it; 0 (the empty
+ * string) with b->failed set out of memory. */
+static int64_t str(struct pprof_build *b, const char *s)
 {
-	Perftools__Profiles__Profile *m = &b->msg;
+	if (!s)
+		s = "";
+	int64_t i = intern_index(&b->strings, s, strlen(s));
+	if (i >= 0)
+		return i;
+	b->failed = true;
+	return 0;
+}
+
+/* The sample and period types, the times and the command line. */
+static void build_header(struct pprof_build *b, const struct profile *p)
+{
 	static const Perftools__Profiles__Profile profile_init = PERFTOOLS__PROFILES__PROFILE__INIT;
 	static const Perftools__Profiles__ValueType vt_init = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	static const Perftools__Profiles__Mapping map_init = PERFTOOLS__PROFILES__MAPPING__INIT;
-	static const Perftools__Profiles__Function fn_init = PERFTOOLS__PROFILES__FUNCTION__INIT;
-	static const Perftools__Profiles__Line line_init = PERFTOOLS__PROFILES__LINE__INIT;
-	static const Perftools__Profiles__Location loc_init = PERFTOOLS__PROFILES__LOCATION__INIT;
-	static const Perftools__Profiles__Label label_init = PERFTOOLS__PROFILES__LABEL__INIT;
-	bool failed = false;
-	int64_t truncated_key, truncated_value;
-	size_t i;
+	Perftools__Profiles__Profile *m = &b->msg;
 
 	*m = profile_init;
-	if (string_index(&b->strings, "") != 0)
-		goto fail;
-
-	for (i = 0; i < 3; i++)
+	b->failed |= str(b, "") != 0;  /* string 0 is "" */
+	for (size_t i = 0; i < 3; i++)
 		b->value_types[i] = vt_init;
-	b->value_types[0].type = STR(b, "samples", fail);
-	b->value_types[0].unit = STR(b, "count", fail);
-	b->value_types[1].type = STR(b, p->wall ? "wall" : "cpu", fail);
-	b->value_types[1].unit = STR(b, "nanoseconds", fail);
+	b->value_types[0].type = str(b, "samples");
+	b->value_types[0].unit = str(b, "count");
+	b->value_types[1].type = str(b, p->wall ? "wall" : "cpu");
+	b->value_types[1].unit = str(b, "nanoseconds");
 	b->value_types[2] = b->value_types[1];
 	b->sample_type[0] = &b->value_types[0];
 	b->sample_type[1] = &b->value_types[1];
@@ -111,11 +106,114 @@ static int pprof_build(struct pprof_build *b, const struct profile *p)
 	m->time_nanos = (int64_t)p->time_nanos;
 	m->duration_nanos = (int64_t)p->duration_nanos;
 	if (p->command && *p->command) {
-		b->comment[0] = STR(b, p->command, fail);
+		b->comment[0] = str(b, p->command);
 		m->n_comment = 1;
 		m->comment = b->comment;
 	}
+}
 
+static void build_mappings(struct pprof_build *b, const struct profile *p)
+{
+	static const Perftools__Profiles__Mapping map_init = PERFTOOLS__PROFILES__MAPPING__INIT;
+	for (size_t i = 0; i < p->nmappings; i++) {
+		const struct profile_mapping *pm = &p->mappings[i];
+		Perftools__Profiles__Mapping *mm = &b->mappings[i];
+		*mm = map_init;
+		mm->id = i + 1;
+		mm->memory_start = pm->start;
+		mm->memory_limit = pm->limit;
+		mm->file_offset = pm->offset;
+		mm->filename = str(b, pm->filename);
+		mm->build_id = str(b, pm->build_id);
+		mm->has_functions = pm->has_functions;
+		mm->has_filenames = pm->has_filenames;
+		mm->has_line_numbers = pm->has_line_numbers;
+		mm->has_inline_frames = pm->has_inline_frames;
+		b->mapping_ptrs[i] = mm;
+	}
+	b->msg.n_mapping = p->nmappings;
+	b->msg.mapping = b->mapping_ptrs;
+}
+
+static void build_functions(struct pprof_build *b, const struct profile *p)
+{
+	static const Perftools__Profiles__Function fn_init = PERFTOOLS__PROFILES__FUNCTION__INIT;
+	for (size_t i = 0; i < p->nfunctions; i++) {
+		const struct profile_function *pf = &p->functions[i];
+		Perftools__Profiles__Function *fm = &b->functions[i];
+		*fm = fn_init;
+		fm->id = i + 1;
+		fm->name = str(b, pf->name);
+		fm->system_name = str(b, pf->system_name);
+		fm->filename = str(b, pf->filename);
+		fm->start_line = pf->start_line;
+		b->function_ptrs[i] = fm;
+	}
+	b->msg.n_function = p->nfunctions;
+	b->msg.function = b->function_ptrs;
+}
+
+static void build_locations(struct pprof_build *b, const struct profile *p)
+{
+	static const Perftools__Profiles__Line line_init = PERFTOOLS__PROFILES__LINE__INIT;
+	static const Perftools__Profiles__Location loc_init = PERFTOOLS__PROFILES__LOCATION__INIT;
+	for (size_t i = 0; i < p->nlines; i++) {
+		b->lines[i] = line_init;
+		b->lines[i].function_id = (uint64_t)p->lines[i].function + 1;
+		b->lines[i].line = p->lines[i].line;
+		b->line_ptrs[i] = &b->lines[i];
+	}
+	for (size_t i = 0; i < p->nlocations; i++) {
+		const struct profile_location *pl = &p->locations[i];
+		Perftools__Profiles__Location *lm = &b->locations[i];
+		*lm = loc_init;
+		lm->id = i + 1;
+		lm->mapping_id = pl->mapping == PROFILE_NONE ? 0 : (uint64_t)pl->mapping + 1;
+		lm->address = pl->address;
+		lm->n_line = pl->nlines;
+		lm->line = pl->nlines ? &b->line_ptrs[pl->first_line] : NULL;
+		b->location_ptrs[i] = lm;
+	}
+	b->msg.n_location = p->nlocations;
+	b->msg.location = b->location_ptrs;
+}
+
+/* Each thread's labels (thread, pid, tid when not merged), and a fourth,
+ * truncated=true, that a truncated sample adds (add_sample). */
+static void build_thread_labels(struct pprof_build *b, const struct profile *p)
+{
+	static const Perftools__Profiles__Label label_init = PERFTOOLS__PROFILES__LABEL__INIT;
+	int64_t truncated_key = str(b, "truncated"), truncated_value = str(b, "true");
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct profile_thread *t = &p->threads[i];
+		Perftools__Profiles__Label *l = &b->labels[4 * i];
+		Perftools__Profiles__Label **lp = &b->label_ptrs[4 * i];
+		size_t n = 0;
+		for (size_t k = 0; k < 4; k++)
+			l[k] = label_init;
+		l[0].key = str(b, "thread");
+		l[0].str = str(b, t->name);
+		lp[n++] = &l[0];
+		l[1].key = str(b, "pid");
+		l[1].num = t->pid;
+		lp[n++] = &l[1];
+		if (t->tid) {
+			l[2].key = str(b, "tid");
+			l[2].num = t->tid;
+			lp[n++] = &l[2];
+		}
+		l[3].key = truncated_key;
+		l[3].str = truncated_value;
+		lp[n] = &l[3];
+		b->nlabels[i] = n;
+	}
+}
+
+/* The whole message but its samples (streamed: add_sample). 0, or -1 with
+ * errno ENOMEM. */
+static int pprof_build(struct pprof_build *b, const struct profile *p)
+{
+	bool failed = false;
 	b->mappings = alloc_array(p->nmappings, sizeof *b->mappings, &failed);
 	b->mapping_ptrs = alloc_array(p->nmappings, sizeof *b->mapping_ptrs, &failed);
 	b->functions = alloc_array(p->nfunctions, sizeof *b->functions, &failed);
@@ -127,94 +225,22 @@ static int pprof_build(struct pprof_build *b, const struct profile *p)
 	b->labels = alloc_array(p->nthreads, 4 * sizeof *b->labels, &failed);
 	b->label_ptrs = alloc_array(p->nthreads, 4 * sizeof *b->label_ptrs, &failed);
 	b->nlabels = alloc_array(p->nthreads, sizeof *b->nlabels, &failed);
-	if (failed)
-		goto fail;
-
-	for (i = 0; i < p->nmappings; i++) {
-		const struct profile_mapping *pm = &p->mappings[i];
-		Perftools__Profiles__Mapping *mm = &b->mappings[i];
-		*mm = map_init;
-		mm->id = i + 1;
-		mm->memory_start = pm->start;
-		mm->memory_limit = pm->limit;
-		mm->file_offset = pm->offset;
-		mm->filename = STR(b, pm->filename, fail);
-		mm->build_id = STR(b, pm->build_id, fail);
-		mm->has_functions = pm->has_functions;
-		mm->has_filenames = pm->has_filenames;
-		mm->has_line_numbers = pm->has_line_numbers;
-		mm->has_inline_frames = pm->has_inline_frames;
-		b->mapping_ptrs[i] = mm;
+	if (failed) {
+		errno = ENOMEM;
+		return -1;
 	}
-	m->n_mapping = p->nmappings;
-	m->mapping = b->mapping_ptrs;
-
-	for (i = 0; i < p->nfunctions; i++) {
-		const struct profile_function *pf = &p->functions[i];
-		Perftools__Profiles__Function *fm = &b->functions[i];
-		*fm = fn_init;
-		fm->id = i + 1;
-		fm->name = STR(b, pf->name, fail);
-		fm->system_name = STR(b, pf->system_name, fail);
-		fm->filename = STR(b, pf->filename, fail);
-		fm->start_line = pf->start_line;
-		b->function_ptrs[i] = fm;
+	build_header(b, p);
+	build_mappings(b, p);
+	build_functions(b, p);
+	build_locations(b, p);
+	build_thread_labels(b, p);
+	b->msg.n_string_table = b->strings.n;
+	b->msg.string_table = b->strings.strs;
+	if (b->failed) {
+		errno = ENOMEM;
+		return -1;
 	}
-	m->n_function = p->nfunctions;
-	m->function = b->function_ptrs;
-
-	for (i = 0; i < p->nlines; i++) {
-		b->lines[i] = line_init;
-		b->lines[i].function_id = (uint64_t)p->lines[i].function + 1;
-		b->lines[i].line = p->lines[i].line;
-		b->line_ptrs[i] = &b->lines[i];
-	}
-	for (i = 0; i < p->nlocations; i++) {
-		const struct profile_location *pl = &p->locations[i];
-		Perftools__Profiles__Location *lm = &b->locations[i];
-		*lm = loc_init;
-		lm->id = i + 1;
-		lm->mapping_id = pl->mapping == PROFILE_NONE ? 0 : (uint64_t)pl->mapping + 1;
-		lm->address = pl->address;
-		lm->n_line = pl->nlines;
-		lm->line = pl->nlines ? &b->line_ptrs[pl->first_line] : NULL;
-		b->location_ptrs[i] = lm;
-	}
-	m->n_location = p->nlocations;
-	m->location = b->location_ptrs;
-
-	truncated_key = STR(b, "truncated", fail);
-	truncated_value = STR(b, "true", fail);
-	for (i = 0; i < p->nthreads; i++) {
-		const struct profile_thread *t = &p->threads[i];
-		Perftools__Profiles__Label *l = &b->labels[4 * i];
-		Perftools__Profiles__Label **lp = &b->label_ptrs[4 * i];
-		size_t n = 0;
-		for (size_t k = 0; k < 4; k++)
-			l[k] = label_init;
-		l[0].key = STR(b, "thread", fail);
-		l[0].str = STR(b, t->name, fail);
-		lp[n++] = &l[0];
-		l[1].key = STR(b, "pid", fail);
-		l[1].num = t->pid;
-		lp[n++] = &l[1];
-		if (t->tid) {
-			l[2].key = STR(b, "tid", fail);
-			l[2].num = t->tid;
-			lp[n++] = &l[2];
-		}
-		l[3].key = truncated_key;
-		l[3].str = truncated_value;
-		lp[n] = &l[3];
-		b->nlabels[i] = n;
-	}
-
-	m->n_string_table = b->strings.n;
-	m->string_table = b->strings.strs;
 	return 0;
-fail:
-	errno = ENOMEM;
-	return -1;
 }
 
 /* ---- gzip and write ----------------------------------------------------- */
