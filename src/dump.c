@@ -389,23 +389,12 @@ static bool capture_blocked(struct dump *d, struct dump_thread *th)
 
 /* The tracer thread's part: attach; copy every thread, the blocked ones
  * from /proc without a stop, the others stopped together; let go. */
-static int dump_snapshot(void *arg)
+/* Step 1: everything the snapshot needs before the stop (mappings,
+ * unwinder, a slot and a stack window per thread of T, sorted by tid, with
+ * what /proc says of each). 0, or -1 (said). */
+static int snapshot_prepare(struct dump *d, struct target *t)
 {
-	struct dump *d = arg;
 	const struct options *o = d->opt;
-	struct target *t = NULL;
-	struct target_config cfg = { .mode = TARGET_SEIZE_PERSISTENT, .verbose = o->verbose };
-	pid_t *tids = NULL, *retry_tids = NULL;
-	bool *stopped = NULL, *retry_stopped = NULL;
-	size_t n = 0;
-
-	d->status = session_exit_status(target_attach(&t, o->pid, &cfg));
-	if (d->status != 0)
-		return d->status;
-	d->attached = true;
-	error_set_cleanup(detach_on_die, t);
-
-	/* 1. everything the snapshot needs, before the stop */
 	d->pm = procmaps_new(o->pid);
 	if (d->pm && procmaps_refresh(d->pm) < 0 && o->verbose)
 		warn_errno("cannot read the mappings of pid %d", (int)o->pid);
@@ -413,16 +402,11 @@ static int dump_snapshot(void *arg)
 		procmaps_load_perf_map(d->pm);
 	d->u = d->pm ? unwind_new(d->pm, o->max_depth) : NULL;
 	const struct target_thread *tl;
-	n = target_threads(t, &tl);
+	size_t n = target_threads(t, &tl);
 	d->threads = calloc(n ? n : 1, sizeof *d->threads);
-	tids = calloc(n ? n : 1, sizeof *tids);
-	stopped = calloc(n ? n : 1, sizeof *stopped);
-	retry_tids = calloc(n ? n : 1, sizeof *retry_tids);
-	retry_stopped = calloc(n ? n : 1, sizeof *retry_stopped);
-	if (!d->pm || !d->u || !d->threads || !tids || !stopped || !retry_tids || !retry_stopped) {
+	if (!d->pm || !d->u || !d->threads) {
 		warn_errno("cannot set up the snapshot");
-		d->status = CS_EXIT_SYSTEM;
-		goto out;
+		return -1;
 	}
 	d->n = n;
 	for (size_t i = 0; i < n; i++)
@@ -431,26 +415,52 @@ static int dump_snapshot(void *arg)
 	for (d->ninit = 0; d->ninit < n; d->ninit++) {
 		if (unwind_snapshot_init(&d->threads[d->ninit].snap, o->stack_window) < 0) {
 			warn_errno("cannot set up the snapshot");
-			d->status = CS_EXIT_SYSTEM;
-			goto out;
+			return -1;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		d->threads[i].syscall = -1;
 		read_thread_facts(o->pid, &d->threads[i]);
 	}
+	return 0;
+}
 
-	/* 2. blocked threads are read where they wait, never interrupted */
+/* Copy the stopped thread TID (registers and stack) into TH. */
+static void capture_stopped(struct dump *d, struct target *t, pid_t tid, struct dump_thread *th)
+{
+	struct user_regs_struct regs;
+	if (target_get_regs(t, tid, &regs) < 0) {
+		th->capture_errno = errno;
+		th->capture_step = "read the registers of";
+	} else if (unwind_capture(d->u, tid, &regs, &th->snap) < 0) {
+		th->capture_errno = errno;
+		th->capture_step = "copy the stack of";
+	} else {
+		th->captured = true;
+		th->syscall = syscall_from_regs(&regs);
+	}
+}
+
+/* Steps 2 and 3: blocked threads read where they wait, never interrupted;
+ * the running ones stopped together, copied and resumed. 0, or -1 (said). */
+static int snapshot_take(struct dump *d, struct target *t)
+{
+	size_t n = d->n, nstop = 0, nblocked = 0;
+	pid_t *tids = calloc(n ? n : 1, sizeof *tids), *retry_tids = calloc(n ? n : 1, sizeof *retry_tids);
+	bool *stopped = calloc(n ? n : 1, sizeof *stopped);
+	bool *retry_stopped = calloc(n ? n : 1, sizeof *retry_stopped);
+	int ret = -1;
+	if (!tids || !stopped || !retry_tids || !retry_stopped) {
+		warn_errno("cannot set up the snapshot");
+		goto out;
+	}
 	uint64_t t0 = clock_monotonic_ns();
-	size_t nstop = 0, nblocked = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (capture_blocked(d, &d->threads[i]))
 			nblocked++;
 		else
 			tids[nstop++] = d->threads[i].tid;
 	}
-
-	/* 3. the pause: stop the running ones together, copy, resume */
 	uint64_t t1 = clock_monotonic_ns();
 	unsigned rounds = 0;
 	size_t nstopped = nstop ? stop_all_threads(t, tids, nstop, stopped, retry_tids,
@@ -458,37 +468,43 @@ static int dump_snapshot(void *arg)
 	for (size_t k = 0, i = 0; k < nstop; k++) {
 		while (d->threads[i].tid != tids[k])
 			i++;
-		struct dump_thread *th = &d->threads[i];
-		th->stopped = stopped[k];
-		if (!stopped[k])
-			continue;
-		struct user_regs_struct regs;
-		if (target_get_regs(t, tids[k], &regs) < 0) {
-			th->capture_errno = errno;
-			th->capture_step = "read the registers of";
-		} else if (unwind_capture(d->u, tids[k], &regs, &th->snap) < 0) {
-			th->capture_errno = errno;
-			th->capture_step = "copy the stack of";
-		} else {
-			th->captured = true;
-			th->syscall = syscall_from_regs(&regs);
-		}
+		d->threads[i].stopped = stopped[k];
+		if (stopped[k])
+			capture_stopped(d, t, tids[k], &d->threads[i]);
 	}
 	target_resume_threads(t, tids, nstop, stopped);
 	uint64_t t2 = clock_monotonic_ns();
-	if (o->verbose)
+	if (d->opt->verbose)
 		warn("read %zu blocked threads of pid %d in place (%.3f ms); paused %zu of %zu others "
-		     "together for %.3f ms (%u stop round%s)", nblocked, (int)o->pid,
+		     "together for %.3f ms (%u stop round%s)", nblocked, (int)d->opt->pid,
 		     (double)(t1 - t0) / 1e6, nstopped, nstop, (double)(t2 - t1) / 1e6, rounds,
 		     rounds == 1 ? "" : "s");
+	ret = 0;
 out:
-	target_detach(t);
-	error_set_cleanup(NULL, NULL);
-	target_free(t);
 	free(tids);
 	free(stopped);
 	free(retry_tids);
 	free(retry_stopped);
+	return ret;
+}
+
+static int dump_snapshot(void *arg)
+{
+	struct dump *d = arg;
+	const struct options *o = d->opt;
+	struct target *t = NULL;
+	struct target_config cfg = { .mode = TARGET_SEIZE_PERSISTENT, .verbose = o->verbose };
+
+	d->status = session_exit_status(target_attach(&t, o->pid, &cfg));
+	if (d->status != 0)
+		return d->status;
+	d->attached = true;
+	error_set_cleanup(detach_on_die, t);
+	if (snapshot_prepare(d, t) < 0 || snapshot_take(d, t) < 0)
+		d->status = CS_EXIT_SYSTEM;
+	target_detach(t);
+	error_set_cleanup(NULL, NULL);
+	target_free(t);
 	return d->status;
 }
 

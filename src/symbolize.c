@@ -237,6 +237,69 @@ static void module_report(struct symbolizer *s, struct sym_module *m)
 
 /* The module for entry E, opened and reported on first use; NULL if its file
  * cannot be read as ELF. */
+/* An entry's ELF as opened for a module: its file (or the vdso image, from
+ * memory), and where its page at OFFSET is mapped (START). */
+struct opened_elf {
+	int fd;
+	char *name;
+	void *image;
+	Elf *elf;
+	uint64_t start, offset;
+	bool vdso;
+};
+
+static void opened_elf_close(struct opened_elf *o)
+{
+	if (o->elf != NULL)
+		elf_end(o->elf);
+	if (o->fd >= 0)
+		close(o->fd);
+	free(o->name);
+	free(o->image);
+}
+
+/* Open E's ELF into O; false (O closed) when it cannot be read as one. */
+static bool open_entry_elf(struct symbolizer *s, const struct procmaps_entry *e, struct opened_elf *o)
+{
+	*o = (struct opened_elf){ .fd = -1, .start = e->start, .offset = e->offset,
+				  .vdso = entry_is_vdso(e) };
+	if (o->vdso) {
+		size_t len = 0;
+		uint64_t vstart = 0;
+		const void *src = procmaps_vdso_image(s->pm, &len, &vstart);
+		if (src == NULL || len == 0 || len > (64u << 20) || (o->image = malloc(len)) == NULL)
+			return false;
+		memcpy(o->image, src, len);
+		o->elf = elf_memory(o->image, len);
+		o->start = vstart;
+		o->offset = 0;
+		o->name = strdup("[vdso]");
+	} else {
+		o->fd = open_entry_file(s, e, &o->name);
+		if (o->fd < 0)
+			return false;
+		o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
+	}
+	if (o->elf == NULL || elf_kind(o->elf) != ELF_K_ELF) {
+		opened_elf_close(o);
+		return false;
+	}
+	return true;
+}
+
+/* The module of the same file as E at BIAS, or SIZE_MAX. */
+static size_t module_same_file(const struct symbolizer *s, const struct procmaps_entry *e,
+			       uint64_t bias)
+{
+	for (size_t i = 0; i < s->nmodules; i++) {
+		const struct sym_module *m = s->modules[i];
+		if (m->bias == bias && m->inode == e->inode && m->dev_major == e->dev_major &&
+		    m->dev_minor == e->dev_minor && strcmp(m->path, e->path) == 0)
+			return i;
+	}
+	return SIZE_MAX;
+}
+
 static struct sym_module *module_for_entry(struct symbolizer *s, const struct procmaps_entry *e)
 {
 	for (size_t i = 0; i < s->nlinks; i++) {
@@ -250,68 +313,33 @@ static struct sym_module *module_for_entry(struct symbolizer *s, const struct pr
 	struct entry_link *link = &s->links[s->nlinks++];
 	*link = (struct entry_link){ e->start, e->end, e->offset, e->inode, SIZE_MAX };
 
-	int fd = -1;
-	char *name = NULL;
-	void *image = NULL;
-	Elf *elf = NULL;
-	uint64_t start = e->start, offset = e->offset;
-	bool vdso = entry_is_vdso(e);
-	if (vdso) {
-		size_t len = 0;
-		uint64_t vstart = 0;
-		const void *src = procmaps_vdso_image(s->pm, &len, &vstart);
-		if (src == NULL || len == 0 || len > (64u << 20) || (image = malloc(len)) == NULL)
-			return NULL;
-		memcpy(image, src, len);
-		elf = elf_memory(image, len);
-		start = vstart;
-		offset = 0;
-		name = strdup("[vdso]");
-	} else {
-		fd = open_entry_file(s, e, &name);
-		if (fd < 0)
-			return NULL;
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	}
+	struct opened_elf o;
+	if (!open_entry_elf(s, e, &o))
+		return NULL;
 	uint64_t bias, low, high;
-	if (elf == NULL || elf_kind(elf) != ELF_K_ELF ||
-	    !elf_load_layout(elf, start, offset, vdso || e->executable, &bias, &low, &high))
-		goto fail;
-
-	/* The same file at the same bias is the same module. */
-	for (size_t i = 0; i < s->nmodules; i++) {
-		struct sym_module *m = s->modules[i];
-		if (m->bias == bias && m->inode == e->inode && m->dev_major == e->dev_major &&
-		    m->dev_minor == e->dev_minor && strcmp(m->path, e->path) == 0) {
-			elf_end(elf);
-			if (fd >= 0)
-				close(fd);
-			free(name);
-			free(image);
-			link->module = i;
-			return m;
-		}
+	if (!elf_load_layout(o.elf, o.start, o.offset, o.vdso || e->executable, &bias, &low, &high)) {
+		opened_elf_close(&o);
+		return NULL;
 	}
-
+	/* The same file at the same bias is the same module. */
+	size_t same = module_same_file(s, e, bias);
+	if (same != SIZE_MAX) {
+		opened_elf_close(&o);
+		link->module = same;
+		return s->modules[same];
+	}
 	struct sym_module *m = calloc(1, sizeof *m);
 	const char *path = sym_intern(&s->strings, e->path);
 	if (m == NULL || path == NULL) {
 		free(m);
-		goto fail;
+		opened_elf_close(&o);
+		return NULL;
 	}
-	m->path = path;
-	m->inode = e->inode;
-	m->dev_major = e->dev_major;
-	m->dev_minor = e->dev_minor;
-	m->bias = bias;
-	m->low = low;
-	m->high = high;
-	m->is_vdso = vdso;
-	m->image = image;
-	m->build_id = elf_build_id_hex(s, elf);
-	m->pending_fd = fd;
-	m->pending_elf = elf;
-	m->pending_name = name;
+	*m = (struct sym_module){ .path = path, .inode = e->inode, .dev_major = e->dev_major,
+				  .dev_minor = e->dev_minor, .bias = bias, .low = low, .high = high,
+				  .is_vdso = o.vdso, .image = o.image,
+				  .build_id = elf_build_id_hex(s, o.elf), .pending_fd = o.fd,
+				  .pending_elf = o.elf, .pending_name = o.name };
 	size_t idx = module_add(s, m);
 	if (idx == SIZE_MAX) {
 		module_release_pending(m);
@@ -323,15 +351,6 @@ static struct sym_module *module_for_entry(struct symbolizer *s, const struct pr
 	if (!s->opt.addresses_only)
 		module_report(s, m);
 	return m;
-
-fail:
-	if (elf != NULL)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
-	free(name);
-	free(image);
-	return NULL;
 }
 
 /* ---- frames ------------------------------------------------------------------ */

@@ -511,12 +511,11 @@ static _Noreturn void run_child(int go_fd, int err_fd, int stdout_fd, const char
 	_exit(err == ENOENT ? CS_EXIT_NOT_FOUND : CS_EXIT_NOT_EXEC);
 }
 
-int target_launch(struct target **out, char *const argv[], const struct target_config *cfg)
+/* Find the command NAME on PATH into PATH_OUT: 0, or the target_error
+ * (said). */
+static int launch_resolve(const char *name, char *path_out, size_t size)
 {
-	*out = NULL;
-	char path[PATH_MAX];
-	const char *name = argv[0] ? argv[0] : "";
-	int err = find_command(name, path, sizeof path);
+	int err = find_command(name, path_out, size);
 	if (err == ENOENT && !strchr(name, '/')) {
 		warn("%s: command not found", name);
 		return TARGET_ERR_NOT_FOUND;
@@ -526,10 +525,89 @@ int target_launch(struct target **out, char *const argv[], const struct target_c
 		return err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG ? TARGET_ERR_NOT_FOUND :
 										  TARGET_ERR_NOT_EXEC;
 	}
-	if (tg_elf_is_32bit(path)) {
+	if (tg_elf_is_32bit(path_out)) {
 		warn("%s: a 32-bit program; csampler unwinds 64-bit (x86-64) programs only", name);
 		return TARGET_ERR_BAD_TARGET;
 	}
+	return 0;
+}
+
+/* Fork the child that waits on the go pipe, then execs PATH (ARGV; SH_ARGV
+ * for a script without #!) in run_child; T gets its pid and the pipes. 0,
+ * or the target_error (said). */
+static int launch_fork(struct target *t, const char *path, char *const argv[], char **sh_argv)
+{
+	int go[2], ep[2];
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		warn_errno("pipe");
+		return TARGET_ERR_RESOURCE;
+	}
+	if (pipe2(ep, O_CLOEXEC) < 0) {
+		warn_errno("pipe");
+		close(go[0]);
+		close(go[1]);
+		return TARGET_ERR_RESOURCE;
+	}
+	fflush(NULL);
+	pid_t child = fork();
+	if (child == 0) {
+		close(go[1]);
+		close(ep[0]);
+		run_child(go[0], ep[1], t->cfg.stdout_fd, path, argv, sh_argv);
+	}
+	close(go[0]);
+	close(ep[1]);
+	if (child < 0) {
+		warn_errno("fork");
+		close(go[1]);
+		close(ep[0]);
+		return TARGET_ERR_RESOURCE;
+	}
+	t->launched = true;
+	t->main_pid = child;
+	t->go_fd = go[1];
+	t->err_fd = ep[0];
+	return 0;
+}
+
+/* Seizing the launched CHILD failed with ERR: let it exit (it waits on the
+ * pipe) and say why. The target_error. */
+static int launch_refused(struct target *t, pid_t child, int err, const char *name)
+{
+	char status[4096];
+	pid_t tracer = err == EPERM && procfs_read_file(child, 0, "status", status, sizeof status) > 0 ?
+		       (pid_t)procfs_status_long(status, "TracerPid", 0) : 0;
+	close(t->go_fd);
+	t->go_fd = -1;
+	int st;
+	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+		;
+	errno = err;
+	if (err == EPERM && tracer > 0) {
+		/* csampler runs under a tracer that follows forks (strace -f, gdb
+		 * with follow-fork): it has the child already */
+		char comm[64];
+		pid_t process = tracer_process(tracer, comm, sizeof comm);
+		warn("cannot trace %s: csampler itself runs under a tracer, process %d (%s), that "
+		     "follows its children; run csampler outside it (or without -f)", name,
+		     (int)process, comm);
+		return TARGET_ERR_TRACED;
+	}
+	if (err == EPERM)
+		explain_eperm(child);
+	else
+		warn_errno("cannot trace %s", name);
+	return err == EPERM ? TARGET_ERR_PERMISSION : TARGET_ERR_FAILED;
+}
+
+int target_launch(struct target **out, char *const argv[], const struct target_config *cfg)
+{
+	*out = NULL;
+	char path[PATH_MAX];
+	const char *name = argv[0] ? argv[0] : "";
+	int status = launch_resolve(name, path, sizeof path);
+	if (status)
+		return status;
 	size_t argc = 0;
 	while (argv[argc])
 		argc++;
@@ -545,80 +623,20 @@ int target_launch(struct target **out, char *const argv[], const struct target_c
 	sh_argv[1] = path;
 	for (size_t k = 1; k < argc; k++)
 		sh_argv[k + 1] = argv[k];
-
-	int go[2], ep[2];
-	if (pipe2(go, O_CLOEXEC) < 0) {
-		warn_errno("pipe");
-		free(sh_argv);
-		target_free(t);
-		return TARGET_ERR_RESOURCE;
-	}
-	if (pipe2(ep, O_CLOEXEC) < 0) {
-		warn_errno("pipe");
-		close(go[0]);
-		close(go[1]);
-		free(sh_argv);
-		target_free(t);
-		return TARGET_ERR_RESOURCE;
-	}
-	fflush(NULL);
-	pid_t child = fork();
-	if (child == 0) {
-		close(go[1]);
-		close(ep[0]);
-		run_child(go[0], ep[1], cfg->stdout_fd, path, argv, sh_argv);
-	}
+	status = launch_fork(t, path, argv, sh_argv);
 	free(sh_argv);
-	close(go[0]);
-	close(ep[1]);
-	if (child < 0) {
-		warn_errno("fork");
-		close(go[1]);
-		close(ep[0]);
-		target_free(t);
-		return TARGET_ERR_RESOURCE;
-	}
-	t->launched = true;
-	t->main_pid = child;
-	t->go_fd = go[1];
-	t->err_fd = ep[0];
+	pid_t child = t->main_pid;
 	bool persistent = cfg->mode == TARGET_SEIZE_PERSISTENT;
-	if (persistent && tg_ptrace(PTRACE_SEIZE, child, 0, t->options) < 0) {
-		err = errno;
-		char status[4096];
-		pid_t tracer = err == EPERM && procfs_read_file(child, 0, "status", status, sizeof status) > 0 ?
-			       (pid_t)procfs_status_long(status, "TracerPid", 0) : 0;
-		/* The child waits on the pipe: closing it makes it exit. */
-		close(t->go_fd);
-		t->go_fd = -1;
-		int st;
-		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
-			;
-		errno = err;
-		if (err == EPERM && tracer > 0) {
-			/* csampler runs under a tracer that follows forks (strace -f,
-			 * gdb with follow-fork): it has the child already */
-			char comm[64];
-			pid_t process = tracer_process(tracer, comm, sizeof comm);
-			warn("cannot trace %s: csampler itself runs under a tracer, process %d (%s), "
-			     "that follows its children; run csampler outside it (or without -f)", name,
-			     (int)process, comm);
-			target_free(t);
-			return TARGET_ERR_TRACED;
-		}
-		if (err == EPERM) {
-			explain_eperm(child);
-		} else {
-			warn_errno("cannot trace %s", name);
-		}
-		target_free(t);
-		return err == EPERM ? TARGET_ERR_PERMISSION : TARGET_ERR_FAILED;
-	}
-	ssize_t i = tg_row_add(t, child, child, persistent);
-	if (i < 0) {
-		target_free(t);
+	if (!status && persistent && tg_ptrace(PTRACE_SEIZE, child, 0, t->options) < 0)
+		status = launch_refused(t, child, errno, name);
+	ssize_t i = status ? -1 : tg_row_add(t, child, child, persistent);
+	if (!status && i < 0) {
 		warn("out of memory");
-		return TARGET_ERR_RESOURCE;
+		status = TARGET_ERR_RESOURCE;
+	}
+	if (status) {
+		target_free(t);
+		return status;
 	}
 	t->rows[i].clone_seen = true;
 	tg_emit(t, TARGET_EV_PROCESS_NEW, child, child);
