@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -126,20 +125,6 @@ static int write_outputs(const struct run *r, const struct profile *p)
 	return status;
 }
 
-/* Launch mode, after sampling stopped early: wait for the program. */
-static int wait_program(struct run *r)
-{
-	while (!target_done(r->s.target)) {
-		int status;
-		pid_t pid = waitpid(target_main_pid(r->s.target), &status, 0);
-		if (pid < 0 && errno != EINTR)
-			break;
-		if (pid > 0)
-			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	}
-	return target_exit_status(r->s.target);
-}
-
 /* The tracer thread's part of a recording: attach or launch, sample, let
  * go. Returns 0, CS_EXIT_FAILURE when sampling failed (what was sampled is
  * still written), or the status to exit with when nothing was sampled. */
@@ -239,7 +224,7 @@ int profiler_run(const struct options *o)
 	if (wstatus != CS_EXIT_OK)
 		status = wstatus;
 	else if (status == CS_EXIT_OK && o->command)
-		status = r.stop_signals > 1 ? 128 + r.stop_signal : wait_program(&r);
+		status = r.stop_signals > 1 ? 128 + r.stop_signal : target_wait_exit(r.s.target);
 out:
 	session_end(&r.s);
 	timeline_free(r.timeline);

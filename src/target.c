@@ -502,3 +502,16 @@ void target_free(struct target *t)
 	free(t->expect);
 	free(t);
 }
+
+int target_wait_exit(struct target *t)
+{
+	while (!target_done(t)) {
+		int status;
+		pid_t pid = waitpid(t->main_pid, &status, 0);
+		if (pid < 0 && errno != EINTR)
+			break;
+		if (pid > 0)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	}
+	return target_exit_status(t);
+}

@@ -106,6 +106,10 @@ bool target_done(const struct target *t);
 /* Launch mode: the program's status as a shell reports it (exit code, or
  * 128+signal); -1 while it runs or in attach mode. */
 int target_exit_status(const struct target *t);
+/* Launch mode, after sampling stopped early (and detached): wait for the
+ * program to end; its exit status (128 + signal when killed), or
+ * target_exit_status when it was reaped already. */
+int target_wait_exit(struct target *t);
 
 /* The live threads, in a stable order; valid until the next call into target. */
 size_t target_threads(const struct target *t, const struct target_thread **out);

@@ -141,17 +141,22 @@ static int accum_reserve(struct accum *a, size_t n)
 	return 0;
 }
 
-/* The id of NAME (raw, target-controlled), interning its escaped form. */
-static uint32_t fn_intern(struct top *tp, const char *raw)
+/* The id of the escaped name NAME; UINT32_MAX out of memory. */
+static uint32_t name_id(struct top *tp, const char *name)
 {
-	char name[TOP_NAME_MAX];
-	escape_terminal(raw, name, sizeof name);
-
 	/* the counts have a slot for a new id before the id exists */
 	if (accum_reserve(&tp->acc, tp->fns.n + 1) < 0)
 		return UINT32_MAX;
 	int64_t id = intern_index(&tp->fns, name, strlen(name));
 	return id < 0 ? UINT32_MAX : (uint32_t)id;
+}
+
+/* The id of NAME (raw, target-controlled), interning its escaped form. */
+static uint32_t fn_intern(struct top *tp, const char *raw)
+{
+	char name[TOP_NAME_MAX];
+	escape_terminal(raw, name, sizeof name);
+	return name_id(tp, name);
 }
 
 /* The id of frame F's source line: "file.c:12 in FUNCTION" (the file's
@@ -169,10 +174,7 @@ static uint32_t line_intern(struct top *tp, const struct symbol_frame *f, const 
 	/* escape all but the mark */
 	name[0] = LINE_MARK;
 	escape_terminal(raw + 1, name + 1, sizeof name - 1);
-	if (accum_reserve(&tp->acc, tp->fns.n + 1) < 0)
-		return UINT32_MAX;
-	int64_t id = intern_index(&tp->fns, name, strlen(name));
-	return id < 0 ? UINT32_MAX : (uint32_t)id;
+	return name_id(tp, name);
 }
 
 /* ---- symbolization, cached per address ----------------------------------------------- */
