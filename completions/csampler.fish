@@ -9,7 +9,7 @@ function __fish_csampler_print_command
     argparse -s 'p/pid=' 'd/duration=' 'F/rate=' 'o/output=+' 'f/format=' \
         idle threads 'thread-group=+' children 'max-depth=' 'max-stacks=' \
         'stack-window=' 'attach-mode=' 'realtime=?' no-inline addresses \
-        annotate dump top q/quiet v/verbose h/help V/version -- $tokens 2>/dev/null
+        annotate 'interval=' dump top q/quiet v/verbose h/help V/version -- $tokens 2>/dev/null
     or return 1
     if set -q argv[1]
         string join0 -- $argv
@@ -38,6 +38,7 @@ complete $opt -l children -d 'Follow child processes and their execs'
 complete $opt -l attach-mode -x -a 'persistent\t"Stay attached for the whole run (default)" per-sample\t"Attach around each sample only"' -d 'Stay attached, or attach per sample'
 # Sampling
 complete $opt -s d -l duration -x -a '10 30s 1m 500ms' -d 'Stop after TIME (30, 30s, 2m, 1.5s, 500ms)'
+complete $opt -l interval -x -a '10 60 5m' -d 'Write one profile per TIME, files named by strftime fields'
 complete $opt -s F -l rate -x -a '49 99 199 499 997' -d 'Sampling rate in Hz (1-10000, default 99)'
 complete $opt -l idle -d 'Wall-clock profile: count blocked threads too'
 complete $opt -l max-depth -x -d 'Frames kept per stack (4-65536, default 1024)'

@@ -238,11 +238,11 @@ struct profile *builder_build(const struct build_input *in)
 	const struct options *o = in->opt;
 	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };
 	b.profile = profile_new();
-	b.symbols = symcache_new(&so, o->verbose);
+	b.symbols = in->symbols ? in->symbols : symcache_new(&so, o->verbose);
 	b.locs = malloc((o->max_depth + 1) * sizeof *b.locs);
 	if (!b.profile || !b.symbols || !b.locs)
 		goto fail;
-	for (size_t i = 0; i < recorder_nprocesses(in->recorder); i++)
+	for (size_t i = symcache_nprocesses(b.symbols); i < recorder_nprocesses(in->recorder); i++)
 		if (symcache_add_process(b.symbols, recorder_process_maps(in->recorder, i)) < 0)
 			goto fail;
 	add_main_mapping(&b);
@@ -270,7 +270,8 @@ fail:
 	profile_free(b.profile);
 	b.profile = NULL;
 done:
-	symcache_free(b.symbols);
+	if (b.symbols != in->symbols)
+		symcache_free(b.symbols);
 	addrmap_free(&b.locations);
 	free(b.locs);
 	free(b.seen);

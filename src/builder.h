@@ -20,6 +20,7 @@
 #include "profile.h"
 #include "recorder.h"
 #include "stackmap.h"
+#include "symcache.h"
 #include "timeline.h"
 
 struct build_input {
@@ -30,6 +31,8 @@ struct build_input {
 	pid_t main_pid;                 /* its program is mapping[0] */
 	uint64_t start_ns;              /* CLOCK_MONOTONIC: the timeline's origin */
 	uint64_t start_realtime_ns, duration_ns;
+	struct symcache *symbols;       /* kept across builds (the processes seen
+	                                 * since are added), or NULL: one of its own */
 };
 
 /* The profile of IN, or NULL (said). The caller frees it (profile_free). */

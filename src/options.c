@@ -51,6 +51,7 @@ enum {
 	OPT_ANNOTATE,
 	OPT_DUMP,
 	OPT_TOP,
+	OPT_INTERVAL,
 };
 
 static const struct option long_options[] = {
@@ -73,6 +74,7 @@ static const struct option long_options[] = {
 	{ "annotate",     no_argument,       NULL, OPT_ANNOTATE },
 	{ "dump",         no_argument,       NULL, OPT_DUMP },
 	{ "top",          no_argument,       NULL, OPT_TOP },
+	{ "interval",     required_argument, NULL, OPT_INTERVAL },
 	{ "quiet",        no_argument,       NULL, 'q' },
 	{ "verbose",      no_argument,       NULL, 'v' },
 	{ "help",         no_argument,       NULL, 'h' },
@@ -88,6 +90,7 @@ static const char short_options[] = "+:p:d:F:o:f:qvhV";
 struct given {
 	bool pid, duration, rate, format, max_stacks, attach_mode, realtime;
 	bool dump, top;                 /* the modes asked for (o->mode is one) */
+	bool interval;
 	const char *format_arg;
 };
 
@@ -282,6 +285,34 @@ static enum options_result resolve_formats(struct options *o, const struct given
 	return OPTIONS_RUN;
 }
 
+/* Whether PATH holds a strftime conversion ("%%" is none). */
+static bool has_time_field(const char *path)
+{
+	for (const char *p = strchr(path, '%'); p; p = strchr(p + 2, '%')) {
+		if (p[1] != '%' && p[1] != '\0')
+			return true;
+		if (p[1] == '\0')
+			return false;
+	}
+	return false;
+}
+
+/* --interval: one file per interval, each named by its start. */
+static enum options_result validate_interval(const struct options *o)
+{
+	for (size_t i = 0; i < o->noutputs; i++) {
+		const char *path = o->outputs[i].path;
+		if (strcmp(path, "-") == 0)
+			return opt_usage_error("--interval writes one file per interval: standard "
+					       "output cannot hold them");
+		if (!has_time_field(path))
+			return opt_usage_error("--interval writes one file per interval, named by its "
+					       "start: put strftime fields in '%s' (e.g. "
+					       "'prof-%%Y%%m%%dT%%H%%M%%S.pb.gz')", path);
+	}
+	return OPTIONS_RUN;
+}
+
 static enum options_result validate_dump(const struct options *o, const struct given *g)
 {
 	const char *with = NULL;
@@ -292,6 +323,8 @@ static enum options_result validate_dump(const struct options *o, const struct g
 		with = "--output";
 	else if (g->duration)
 		with = "--duration";
+	else if (g->interval)
+		with = "--interval";
 	else if (g->top)
 		with = "--top";
 	else if (g->format)
@@ -337,6 +370,8 @@ static enum options_result validate_options(struct options *o, const struct give
 	if (g->top && o->noutputs)
 		return opt_usage_error("--top cannot be combined with --output: it shows a live "
 				   "view instead of writing a profile");
+	if (g->top && g->interval)
+		return opt_usage_error("--top cannot be combined with --interval: it writes no file");
 	if (g->top && g->format)
 		return opt_usage_error("--top cannot be combined with --format: it writes no file");
 	if (g->top && (o->threads || o->ngroups))
@@ -354,6 +389,8 @@ static enum options_result validate_options(struct options *o, const struct give
 				   "(inline and JIT frames need symbols)");
 
 	r = resolve_formats(o, g);
+	if (r == OPTIONS_RUN && g->interval)
+		r = validate_interval(o);
 	if (r != OPTIONS_RUN)
 		return r;
 	if (o->annotate && (g->dump || g->top))
@@ -404,6 +441,9 @@ void options_print_help(FILE *out)
 "Output:\n"
 "  -o, --output=FILE        write the profile to FILE (repeatable); '-' is\n"
 "                           standard output (default: csampler-PID-DATE.pb.gz)\n"
+"      --interval=TIME      write one profile per TIME (whole seconds) until the\n"
+"                           run ends, each FILE named by its start: FILE holds\n"
+"                           strftime fields, e.g. 'prof-%Y%m%dT%H%M%S.pb.gz'\n"
 "  -f, --format=FORMAT      pprof, folded, svg, text or speedscope, for each\n"
 "                           FILE without an extension (default pprof; folded\n"
 "                           for '-')\n"
@@ -501,6 +541,13 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 	case OPT_ANNOTATE:  o->annotate = true; break;
 	case OPT_DUMP:      g->dump = true; break;
 	case OPT_TOP:       g->top = true; break;
+	case OPT_INTERVAL:
+		if (!opt_parse_duration(arg, &o->interval) || o->interval < 1 ||
+		    o->interval != (double)(unsigned long)o->interval)
+			return opt_usage_error("invalid interval '%s': a whole number of seconds, at "
+					       "least 1 (examples: 60, 10s, 5m)", arg);
+		g->interval = true;
+		break;
 	case 'q':           o->quiet = true; break;
 	case 'v':
 		if (o->verbose < 16)

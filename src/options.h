@@ -37,6 +37,7 @@ struct options {
 	pid_t pid;                      /* -p; 0 in launch mode */
 	char **command;                 /* after "--"; NULL in attach mode */
 	double duration;                /* seconds; 0 = until the target exits or Ctrl-C */
+	double interval;                /* --interval: whole seconds per profile; 0 = one profile */
 	unsigned rate;                  /* Hz */
 	struct output_spec outputs[OPTIONS_MAX_OUTPUTS];
 	size_t noutputs;                /* 0 = the default file (set by profiler) */

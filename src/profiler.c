@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,16 @@ struct run {
 	bool progress;               /* draw a status line on stderr */
 	bool attached;               /* the session sampled (the tracer thread says) */
 	struct timeline *timeline;   /* every sample in time order, for timeline outputs */
+	/* the window being sampled: the whole run, or with --interval the
+	 * current interval (its stackmap is s.map, its timeline timeline) */
+	uint64_t window_start_ns, window_start_realtime_ns;
+	uint64_t windows_closed;     /* --interval: window k is due to end at
+	                              * start_ns + (k + 1) x interval */
+	struct symcache *symbols;    /* kept across the windows */
+	uint64_t lost, timeline_lost; /* samples the windows' spill or timeline files lost */
+	int write_status;            /* CS_EXIT_OUTPUT once a window's file failed */
+	bool build_failed;           /* a window's profile could not be made */
+	unsigned windows_written;    /* (how to view a file is said with the first) */
 };
 
 static uint64_t clock_ns(clockid_t clk)
@@ -71,9 +82,19 @@ static bool on_stop_signal(void *ctx, int signo)
 	return r->stop_signals > (r->opt->command ? 1u : 0u);
 }
 
+static int close_window(struct run *r, uint64_t now);
+
 static int on_second(void *ctx, uint64_t now)
 {
-	draw_progress(ctx, now);
+	struct run *r = ctx;
+	/* (half a second of slack: the hook runs at the first wake after each
+	 * second) */
+	uint64_t interval_ns = (uint64_t)(r->opt->interval * 1e9);
+	if (interval_ns && now + 500000000u >= r->start_ns + (r->windows_closed + 1) * interval_ns &&
+	    close_window(r, now) < 0)
+		return -1;
+	if (r->progress)
+		draw_progress(r, now);
 	return 0;
 }
 
@@ -83,7 +104,7 @@ static int sample_loop(struct run *r)
 {
 	struct session_hooks h = {
 		.ctx = r, .on_stop_signal = on_stop_signal, .extra_fd = -1,
-		.on_second = r->progress ? on_second : NULL,
+		.on_second = r->progress || r->opt->interval > 0 ? on_second : NULL,
 	};
 	enum session_end end = session_run(&r->s, r->start_ns, &h);
 	if (r->progress)
@@ -93,36 +114,125 @@ static int sample_loop(struct run *r)
 
 /* ---- reporting -------------------------------------------------------------------- */
 
+/* The path of output PATTERN for a profile starting at REALTIME_NS: with
+ * --interval its strftime fields filled, else PATTERN itself. false when
+ * the name does not fit. */
+static bool output_path(const struct options *o, const char *pattern, uint64_t realtime_ns,
+			char *out, size_t size)
+{
+	if (o->interval <= 0)
+		return (size_t)snprintf(out, size, "%s", pattern) < size;
+	time_t when = (time_t)(realtime_ns / 1000000000u);
+	struct tm tm;
+	/* (the pattern is the user's -o: strftime is what it is for) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	return localtime_r(&when, &tm) && strftime(out, size, pattern, &tm) > 0;
+#pragma GCC diagnostic pop
+}
+
+/* The default output when no -o was given: csampler-PID-DATE.pb.gz (a
+ * pattern with --interval). */
+static void default_output(const struct options *o, pid_t pid, char *out, size_t size)
+{
+	char date[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(date, sizeof date, "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
+	snprintf(out, size, "csampler-%d-%s.pb.gz", (int)pid, o->interval > 0 ? "%Y%m%d-%H%M%S" : date);
+}
+
 static int write_outputs(const struct run *r, const struct profile *p)
 {
 	const struct options *o = r->opt;
 	struct write_options wo = { .threads = o->threads, .annotate = o->annotate };
-	char deflt[128];
+	char deflt[128], path[PATH_MAX];
 	struct output_spec def;
 	const struct output_spec *outs = o->outputs;
 	size_t nouts = o->noutputs;
 	int status = CS_EXIT_OK;
 
 	if (nouts == 0) {
-		char date[32];
-		time_t now = time(NULL);
-		struct tm tm;
-		strftime(date, sizeof date, "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
-		snprintf(deflt, sizeof deflt, "csampler-%d-%s.pb.gz", (int)p->pid, date);
+		default_output(o, p->pid, deflt, sizeof deflt);
 		def.path = deflt;
 		def.format = FORMAT_PPROF;
 		outs = &def;
 		nouts = 1;
 	}
 	for (size_t i = 0; i < nouts; i++) {
-		if (write_output(p, outs[i].path, outs[i].format, &wo) < 0) {
+		if (!output_path(o, outs[i].path, r->window_start_realtime_ns, path, sizeof path)) {
+			warn("cannot name the output '%s': the name is too long", outs[i].path);
 			status = CS_EXIT_OUTPUT;
 			continue;
 		}
-		if (strcmp(outs[i].path, "-") != 0)
-			report_written(o, outs[i].path, outs[i].format, p->total_samples);
+		if (r->progress)
+			fputs("\r\033[K", stderr);
+		if (write_output(p, path, outs[i].format, &wo) < 0) {
+			status = CS_EXIT_OUTPUT;
+			continue;
+		}
+		if (strcmp(path, "-") != 0)
+			report_written(o, path, outs[i].format, p->total_samples, !r->windows_written);
 	}
 	return status;
+}
+
+/* Build the profile of the window that ends at END_NS from MAP (and TL)
+ * and write it. */
+static void write_window(struct run *r, struct stackmap *map, struct timeline *tl, uint64_t end_ns)
+{
+	struct build_input in = {
+		.opt = r->opt, .recorder = r->s.recorder, .map = map, .timeline = tl,
+		.main_pid = target_main_pid(r->s.target), .start_ns = r->window_start_ns,
+		.start_realtime_ns = r->window_start_realtime_ns,
+		.duration_ns = end_ns - r->window_start_ns, .symbols = r->symbols,
+	};
+	struct profile *p = builder_build(&in);
+	if (!p) {
+		r->build_failed = true;
+		return;
+	}
+	if (write_outputs(r, p) != CS_EXIT_OK)
+		r->write_status = CS_EXIT_OUTPUT;
+	r->windows_written++;
+	profile_free(p);
+	struct stackmap_stats ms;
+	stackmap_get_stats(map, &ms);
+	r->lost += ms.lost;
+	r->timeline_lost += tl ? timeline_lost(tl) : 0;
+}
+
+/* --interval: the window ends at NOW; sampling goes on into a fresh
+ * stackmap (and timeline) while the old ones become the window's profile.
+ * -1 when the next window cannot be made (said). */
+static int close_window(struct run *r, uint64_t now)
+{
+	const struct options *o = r->opt;
+	struct stackmap *fresh = stackmap_new(o->max_stacks, o->max_depth);
+	struct timeline *tl = r->timeline ? timeline_new(o->max_depth) : NULL;
+	if (!fresh || (r->timeline && !tl)) {
+		warn_errno("cannot start the next interval");
+		stackmap_free(fresh);
+		timeline_free(tl);
+		return -1;
+	}
+	struct stackmap *old = r->s.map;
+	struct timeline *old_tl = r->timeline;
+	recorder_set_stackmap(r->s.recorder, fresh);
+	r->s.map = fresh;
+	recorder_set_timeline(r->s.recorder, tl);
+	r->timeline = tl;
+	write_window(r, old, old_tl, now);
+	stackmap_free(old);
+	timeline_free(old_tl);
+	/* the next window's samples are those from now; its name is its place
+	 * on the grid of intervals from the start (no two share a second,
+	 * whatever a late wake cost one of them) */
+	r->windows_closed++;
+	r->window_start_ns = now;
+	r->window_start_realtime_ns = r->start_realtime_ns +
+				      r->windows_closed * (uint64_t)(r->opt->interval * 1e9);
+	return 0;
 }
 
 /* The tracer thread's part of a recording: attach or launch, sample, let
@@ -142,8 +252,8 @@ static int record(void *arg)
 	signal(SIGPIPE, SIG_IGN);
 	r->progress = !o->quiet && isatty(STDERR_FILENO);
 	report_start(o, target_main_pid(r->s.target));
-	r->start_realtime_ns = clock_ns(CLOCK_REALTIME);
-	r->start_ns = clock_ns(CLOCK_MONOTONIC);
+	r->start_realtime_ns = r->window_start_realtime_ns = clock_ns(CLOCK_REALTIME);
+	r->start_ns = r->window_start_ns = clock_ns(CLOCK_MONOTONIC);
 	if (target_start(r->s.target) < 0) {
 		session_detach(&r->s);
 		r->attached = false;
@@ -160,9 +270,17 @@ int profiler_run(const struct options *o)
 {
 
 	struct run r = { .opt = o };
+	char path[PATH_MAX];
 	for (size_t i = 0; i < o->noutputs; i++)
-		if (write_output_check(o->outputs[i].path) < 0)
+		if (!output_path(o, o->outputs[i].path, clock_ns(CLOCK_REALTIME), path, sizeof path) ||
+		    write_output_check(path) < 0)
 			return CS_EXIT_OUTPUT;
+	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };
+	r.symbols = symcache_new(&so, o->verbose);
+	if (!r.symbols) {
+		warn_errno("cannot set up symbolization");
+		return CS_EXIT_SYSTEM;
+	}
 	int status = session_open(&r.s, o, 0);
 	if (status != 0)
 		return status;
@@ -194,30 +312,19 @@ int profiler_run(const struct options *o)
 
 	report_summary(o, target_main_pid(r.s.target), &sst, &rst,
 		       (double)(r.end_ns - r.start_ns) / 1e9);
-	struct build_input in = {
-		.opt = o, .recorder = r.s.recorder, .map = r.s.map, .timeline = r.timeline,
-		.main_pid = target_main_pid(r.s.target), .start_ns = r.start_ns,
-		.start_realtime_ns = r.start_realtime_ns,
-		.duration_ns = r.end_ns - r.start_ns,
-	};
-	struct profile *p = builder_build(&in);
-	if (!p) {
+	write_window(&r, r.s.map, r.timeline, r.end_ns);
+	if (r.build_failed && status == CS_EXIT_OK)
 		status = CS_EXIT_SYSTEM;
-		goto out;
-	}
-	int wstatus = write_outputs(&r, p);
-	profile_free(p);
-	struct stackmap_stats ms;
-	stackmap_get_stats(r.s.map, &ms);
-	if (ms.lost) {
+	int wstatus = r.write_status;
+	if (r.lost) {
 		warn("%llu samples lost: the spill file in %s could not be written; the profile "
-		     "lacks them", (unsigned long long)ms.lost, tempfile_dir());
+		     "lacks them", (unsigned long long)r.lost, tempfile_dir());
 		if (wstatus == CS_EXIT_OK && status == CS_EXIT_OK)
 			status = CS_EXIT_SYSTEM;
 	}
-	if (r.timeline && timeline_lost(r.timeline)) {
+	if (r.timeline_lost) {
 		warn("%llu samples lost from the timeline: its file in %s could not be written",
-		     (unsigned long long)timeline_lost(r.timeline), tempfile_dir());
+		     (unsigned long long)r.timeline_lost, tempfile_dir());
 		if (wstatus == CS_EXIT_OK && status == CS_EXIT_OK)
 			status = CS_EXIT_SYSTEM;
 	}
@@ -226,6 +333,7 @@ int profiler_run(const struct options *o)
 	else if (status == CS_EXIT_OK && o->command)
 		status = r.stop_signals > 1 ? 128 + r.stop_signal : target_wait_exit(r.s.target);
 out:
+	symcache_free(r.symbols);  /* (before the recorder's mappings go) */
 	session_end(&r.s);
 	timeline_free(r.timeline);
 	return status;

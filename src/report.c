@@ -107,7 +107,7 @@ void report_summary(const struct options *o, pid_t pid, const struct sampler_sta
 }
 
 void report_written(const struct options *o, const char *path, enum output_format f,
-		    uint64_t samples)
+		    uint64_t samples, bool hint)
 {
 	static const char *const what[] = {
 		[FORMAT_PPROF] = "pprof", [FORMAT_FOLDED] = "folded stacks",
@@ -116,8 +116,11 @@ void report_written(const struct options *o, const char *path, enum output_forma
 	};
 	if (o->quiet || f <= FORMAT_AUTO || f > FORMAT_SPEEDSCOPE)
 		return;
-	fprintf(stderr, "csampler: wrote %s (%s, %llu %s); view it", path, what[f],
-		(unsigned long long)samples, plural(samples, "sample", "samples"));
+	fprintf(stderr, "csampler: wrote %s (%s, %llu %s)%s", path, what[f],
+		(unsigned long long)samples, plural(samples, "sample", "samples"),
+		hint ? "; view it" : "\n");
+	if (!hint)
+		return;
 	switch (f) {
 	case FORMAT_PPROF:
 		fprintf(stderr, ": go tool pprof -http=: %s\n", path);

@@ -21,8 +21,9 @@ void report_start(const struct options *o, pid_t pid);
 void report_summary(const struct options *o, pid_t pid, const struct sampler_stats *st,
 		    const struct recorder_stats *rs,
 		    double seconds);
-/* PATH (not "-") was written in format F, holding SAMPLES samples. */
+/* PATH (not "-") was written in format F, holding SAMPLES samples; HINT:
+ * also how to view it (the first of --interval's files only). */
 void report_written(const struct options *o, const char *path, enum output_format f,
-		    uint64_t samples);
+		    uint64_t samples, bool hint);
 
 #endif

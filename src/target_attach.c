@@ -425,10 +425,14 @@ int target_attach(struct target **out, pid_t pid, const struct target_config *cf
 		return status;
 	}
 	size_t nchildren = cfg->children ? attach_existing_children(t) : 0;
-	if (cfg->verbose)
-		warn("attached to process %d (%zu threads%s%zu child processes) in %.1f ms",
-		     (int)tgid, t->nrows, nchildren || cfg->children ? ", " : "", nchildren,
-		     (double)(tg_now_ns() - start) / 1e6);
+	if (cfg->verbose) {
+		char kids[64] = "";
+		if (cfg->children)
+			snprintf(kids, sizeof kids, ", %zu child process%s", nchildren,
+				 nchildren == 1 ? "" : "es");
+		warn("attached to process %d (%zu thread%s%s) in %.1f ms", (int)tgid, t->nrows,
+		     t->nrows == 1 ? "" : "s", kids, (double)(tg_now_ns() - start) / 1e6);
+	}
 	/* each process's threads were added together, its first thread first */
 	for (size_t i = 0; i < t->nrows; i++)
 		if (i == 0 || t->pub[i].pid != t->pub[i - 1].pid)

@@ -22,7 +22,7 @@ FIXTURE_PIDS="$FIXTURE_PIDS $BUSY $HOT"
 run_csampler -v -p "$SH" --children -d 1 -F 199 -o "$T/out.folded"
 assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
 assert_match "attach line" "$(grep 'attached to process' "$T/cs.err")" \
-	"attached to process $SH \\([0-9]+ threads, [34] child processes\\)"
+	"attached to process $SH \\([0-9]+ threads?, [34] child processes\\)"
 assert_folded_has "$T/out.folded" ';busy_leaf [0-9]+$'
 assert_folded_has "$T/out.folded" ';leaf_[abc] [0-9]+$'
 total=$(folded_total "$T/out.folded")
