@@ -571,8 +571,14 @@ int procmaps_refresh(struct procmaps *pm)
 	return added;
 }
 
+bool procmaps_is_gone(const struct procmaps *pm)
+{
+	return pm->gone;
+}
+
 void procmaps_gone(struct procmaps *pm)
 {
+	pm->gone = true;
 	if (pm->maps_fd >= 0) {
 		close(pm->maps_fd);
 		pm->maps_fd = -1;

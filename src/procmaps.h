@@ -66,6 +66,8 @@ void procmaps_exec(struct procmaps *pm);
 /* The process is gone: close what only a live process needed (its maps
  * file); what symbolizing needs stays. */
 void procmaps_gone(struct procmaps *pm);
+/* Whether procmaps_gone was called. */
+bool procmaps_is_gone(const struct procmaps *pm);
 
 /* The current mapping containing ADDR, else the newest historical one, else NULL. */
 const struct procmaps_entry *procmaps_find(const struct procmaps *pm, uint64_t addr);

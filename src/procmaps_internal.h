@@ -62,6 +62,7 @@ struct jit_entry {
 
 struct procmaps {
 	struct procmaps_files *shared;  /* or NULL */
+	bool gone;                      /* procmaps_gone was called */
 	bool root_shared;               /* root_fd is a reference into shared */
 	pid_t pid;
 	pid_t proc_pid;   /* the /proc entry read: pid, or a live thread once the main one exited */

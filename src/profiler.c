@@ -178,8 +178,11 @@ static int write_outputs(const struct run *r, const struct profile *p)
 }
 
 /* Build the profile of the window that ends at END_NS from MAP (and TL)
- * and write it. */
-static void write_window(struct run *r, struct stackmap *map, struct timeline *tl, uint64_t end_ns)
+ * and write it. After the LAST, nothing is symbolized again: the
+ * symbolizers' files are closed before the outputs are made (a --children
+ * run of many processes near the descriptor limit). */
+static void write_window(struct run *r, struct stackmap *map, struct timeline *tl, uint64_t end_ns,
+			 bool last)
 {
 	struct build_input in = {
 		.opt = r->opt, .recorder = r->s.recorder, .map = map, .timeline = tl,
@@ -188,6 +191,12 @@ static void write_window(struct run *r, struct stackmap *map, struct timeline *t
 		.duration_ns = end_ns - r->window_start_ns, .symbols = r->symbols,
 	};
 	struct profile *p = builder_build(&in);
+	if (last) {
+		symcache_free(r->symbols);
+		r->symbols = NULL;
+	} else {
+		symcache_release_gone(r->symbols);
+	}
 	if (!p) {
 		r->build_failed = true;
 		return;
@@ -222,7 +231,7 @@ static int close_window(struct run *r, uint64_t now)
 	r->s.map = fresh;
 	recorder_set_timeline(r->s.recorder, tl);
 	r->timeline = tl;
-	write_window(r, old, old_tl, now);
+	write_window(r, old, old_tl, now, false);
 	stackmap_free(old);
 	timeline_free(old_tl);
 	/* the next window's samples are those from now; its name is its place
@@ -312,7 +321,7 @@ int profiler_run(const struct options *o)
 
 	report_summary(o, target_main_pid(r.s.target), &sst, &rst,
 		       (double)(r.end_ns - r.start_ns) / 1e9);
-	write_window(&r, r.s.map, r.timeline, r.end_ns);
+	write_window(&r, r.s.map, r.timeline, r.end_ns, true);
 	if (r.build_failed && status == CS_EXIT_OK)
 		status = CS_EXIT_SYSTEM;
 	int wstatus = r.write_status;

@@ -90,6 +90,19 @@ size_t symcache_nprocesses(const struct symcache *c)
 	return c->nprocs;
 }
 
+void symcache_release_gone(struct symcache *c)
+{
+	for (size_t i = 0; i < c->nprocs; i++) {
+		struct proc *p = &c->procs[i];
+		if (p->sym && procmaps_is_gone(p->pm)) {
+			symbolizer_free(p->sym);
+			p->sym = NULL;
+			p->tried = true;  /* not made again */
+			p->generation = procmaps_generation(p->pm);
+		}
+	}
+}
+
 /* Process I's symbolizer, made now if it was not, or again if its mappings
  * changed since (a library loaded: the addresses stored since must be
  * found; mappings are never forgotten, so nothing known is lost). */

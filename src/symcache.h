@@ -49,6 +49,11 @@ void symcache_free(struct symcache *c);
 int symcache_add_process(struct symcache *c, const struct procmaps *pm);
 /* How many processes were added. */
 size_t symcache_nprocesses(const struct symcache *c);
+/* Free the symbolizers (their files and debug information) of the
+ * processes that are gone (procmaps_is_gone): once what they sampled is
+ * built, nothing of theirs is looked up again. What is known by build-id
+ * stays. */
+void symcache_release_gone(struct symcache *c);
 
 /* ADDR (stored form, address.h) of process PID. 0, or -1 out of memory. */
 int symcache_lookup(struct symcache *c, pid_t pid, uint64_t addr, struct symcache_result *out);
