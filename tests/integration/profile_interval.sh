@@ -6,7 +6,8 @@
 # reports, each full interval holds about a second of the busy thread's CPU
 # (99 Hz), each pprof file parses with go tool pprof and holds what its
 # folded twin holds; no temporary file is left; the target ends untraced and
-# running. Then csampler's memory stays flat over 20 intervals, and the
+# running. Then csampler's memory stays flat over 20 intervals (each
+# interval's stacks and profile freed), and the
 # usage errors: a name without a time field, standard output, a fractional
 # interval, --top.
 . "$TESTS_SRCDIR/lib.sh"
@@ -63,12 +64,14 @@ fi
 
 # memory: flat over 20 intervals (each interval's stacks are freed once
 # written; symbols are looked up once for the whole run)
-"$CSAMPLER" -q -F 499 -d 22 --interval 1 --max-stacks 1024 -o "$T/mem-%s.folded" -p "$HOT" \
-	2>"$T/mem.err" &
+"$CSAMPLER" -q -F 499 -d 22 --interval 1 --max-stacks 1024 --addresses -o "$T/mem-%s.folded" \
+	-p "$HOT" 2>"$T/mem.err" &
 CS=$!
 # (the peak RSS: the current one depends on whether an interval is being
 # written at the moment it is read; a small --max-stacks keeps the two maps
-# alive while one is written small next to what could grow)
+# alive while one is written small next to what could grow; --addresses,
+# as the debug information of a library is loaded when its first sample
+# comes, which may be at any interval: a one-time cost, not a growth)
 sleep 6
 rss6=$(awk '/^VmHWM:/ {print $2}' "/proc/$CS/status")
 sleep 14
