@@ -284,15 +284,16 @@ int profiler_run(const struct options *o)
 		if (!output_path(o, o->outputs[i].path, clock_ns(CLOCK_REALTIME), path, sizeof path) ||
 		    write_output_check(path) < 0)
 			return CS_EXIT_OUTPUT;
+	int status = session_open(&r.s, o, 0);
+	if (status != 0)
+		return status;
 	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };
 	r.symbols = symcache_new(&so, o->verbose);
 	if (!r.symbols) {
 		warn_errno("cannot set up symbolization");
-		return CS_EXIT_SYSTEM;
+		status = CS_EXIT_SYSTEM;
+		goto out;
 	}
-	int status = session_open(&r.s, o, 0);
-	if (status != 0)
-		return status;
 	for (size_t i = 0; i < o->noutputs && !r.timeline; i++) {
 		if (!write_format_is_timeline(o->outputs[i].format))
 			continue;
