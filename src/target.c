@@ -42,18 +42,12 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "clock.h"
 #include "error.h"
 #include "procfs.h"
 #include "target_internal.h"
 
 /* ---- small helpers ------------------------------------------------------------- */
-
-long long tg_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
-}
 
 long tg_ptrace(int req, pid_t tid, unsigned long addr, unsigned long data)
 {
@@ -356,7 +350,7 @@ static size_t collect_stops(struct target *t, const pid_t *tids, size_t n, size_
 {
 	size_t sampled = 0;
 	interrupt_threads(t, tids, n);
-	long long deadline = tg_now_ns() + timeout;
+	long long deadline = (long long)clock_monotonic_ns() + timeout;
 	while (t->ncollect > 0) {
 		int status;
 		pid_t tid = tg_wait_report_spin(t, &status, deadline, spin_ns, tids, n, nspin);

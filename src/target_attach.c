@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "clock.h"
 #include "error.h"
 #include "procfs.h"
 #include "target_internal.h"
@@ -385,7 +386,7 @@ static size_t attach_existing_children(struct target *t)
 int target_attach(struct target **out, pid_t pid, const struct target_config *cfg)
 {
 	*out = NULL;
-	long long start = tg_now_ns();
+	long long start = (long long)clock_monotonic_ns();
 	pid_t tgid = pid;
 	int status = check_attachable(pid, &tgid);
 	if (status)
@@ -431,7 +432,7 @@ int target_attach(struct target **out, pid_t pid, const struct target_config *cf
 			snprintf(kids, sizeof kids, ", %zu child process%s", nchildren,
 				 nchildren == 1 ? "" : "es");
 		warn("attached to process %d (%zu thread%s%s) in %.1f ms", (int)tgid, t->nrows,
-		     t->nrows == 1 ? "" : "s", kids, (double)(tg_now_ns() - start) / 1e6);
+		     t->nrows == 1 ? "" : "s", kids, (double)((long long)clock_monotonic_ns() - start) / 1e6);
 	}
 	/* each process's threads were added together, its first thread first */
 	for (size_t i = 0; i < t->nrows; i++)
@@ -667,9 +668,9 @@ int target_start(struct target *t)
 	}
 	/* Wait for execve (the error pipe closes on success), servicing the
 	 * child's ptrace stops meanwhile so it never waits for us. */
-	long long deadline = tg_now_ns() + START_TIMEOUT_NS;
+	long long deadline = (long long)clock_monotonic_ns() + START_TIMEOUT_NS;
 	int err = 0;
-	while (tg_now_ns() < deadline) {
+	while ((long long)clock_monotonic_ns() < deadline) {
 		struct pollfd pfd = { .fd = t->err_fd, .events = POLLIN };
 		int r = poll(&pfd, 1, 10);
 		target_poll(t);

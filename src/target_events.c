@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "array.h"
+#include "clock.h"
 #include "error.h"
 #include "procfs.h"
 #include "target_internal.h"
@@ -64,7 +65,7 @@ static void take_sigchld(struct target *t)
 static bool full_pass_due(const struct target *t)
 {
 	return t->cfg.mode != TARGET_SEIZE_PERSISTENT || t->hints_lost || t->in_full_pass ||
-	       (t->maybe_hidden && (t->nrows <= FULL_PASS_ALWAYS || tg_now_ns() >= t->next_full_ns));
+	       (t->maybe_hidden && (t->nrows <= FULL_PASS_ALWAYS || (long long)clock_monotonic_ns() >= t->next_full_ns));
 }
 
 /* Thread TID owes us a stop (a new thread's first, or an interrupt a round
@@ -126,7 +127,7 @@ static pid_t next_report(struct target *t, int *status, bool full_ok)
 		return tid;
 	/* the pass is over: every report queued before it was taken */
 	t->in_full_pass = t->hints_lost = t->maybe_hidden = false;
-	t->next_full_ns = tg_now_ns() + (long long)t->nrows * FULL_PASS_NS_PER_TRACEE;
+	t->next_full_ns = (long long)clock_monotonic_ns() + (long long)t->nrows * FULL_PASS_NS_PER_TRACEE;
 	return tid < 0 ? -1 : 0;
 }
 
@@ -141,7 +142,7 @@ static pid_t next_report(struct target *t, int *status, bool full_ok)
 pid_t tg_wait_report_spin(struct target *t, int *status, long long deadline,
 			      long long spin_ns, const pid_t *tids, size_t n, size_t nspin)
 {
-	long long spin_until = spin_ns > 0 ? tg_now_ns() + spin_ns : 0;
+	long long spin_until = spin_ns > 0 ? (long long)clock_monotonic_ns() + spin_ns : 0;
 	for (;;) {
 		bool spin = false;
 		for (size_t k = 0; k < n; k++) {
@@ -158,13 +159,13 @@ pid_t tg_wait_report_spin(struct target *t, int *status, long long deadline,
 			}
 			spin |= k < nspin;
 		}
-		long long now = tg_now_ns();
+		long long now = (long long)clock_monotonic_ns();
 		if (spin && now < spin_until)
 			continue;
 		pid_t tid = next_report(t, status, n == 0);
 		if (tid != 0)
 			return tid;
-		now = tg_now_ns();
+		now = (long long)clock_monotonic_ns();
 		long long left = deadline - now;
 		if (deadline == 0 || left <= 0)
 			return 0;

@@ -96,7 +96,6 @@ void tg_emit(struct target *t, enum target_event_kind kind, pid_t pid, pid_t tid
 void tg_ghost_add(struct target *t, pid_t tid);
 bool tg_ghost_take(struct target *t, pid_t tid);
 bool tg_is_stop_signal(int sig);
-long long tg_now_ns(void);
 bool tg_process_is_32bit(pid_t pid);
 bool tg_process_known(const struct target *t, pid_t pid);
 long tg_ptrace(int req, pid_t tid, unsigned long addr, unsigned long data);
