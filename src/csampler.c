@@ -1,6 +1,6 @@
 /* csampler: sample the stacks of a running native Linux program.
- * main: parse the options, run the mode they ask for (a recording, --top or
- * --dump), and return its exit status. */
+ * main: parse the options, run the mode they ask for (a recording, --top,
+ * --dump or --serve), and return its exit status. */
 #include "config.h"
 
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include "options.h"
 #include "dump.h"
 #include "profiler.h"
+#include "serve.h"
 #include "top.h"
 
 /* A closed descriptor 0, 1 or 2 would be reused by the first file csampler
@@ -49,6 +50,9 @@ int main(int argc, char **argv)
 		break;
 	case MODE_TOP:
 		status = top_run(&opts);
+		break;
+	case MODE_SERVE:
+		status = serve_run(&opts);
 		break;
 	case MODE_RECORD:
 	default:

@@ -16,6 +16,7 @@
 
 #include "error.h"
 #include "options_internal.h"
+#include "serve_params.h"
 
 #define DEFAULT_RATE         99u
 #define MIN_RATE             1u
@@ -24,6 +25,7 @@
 #define MIN_MAX_DEPTH        4u
 #define MAX_MAX_DEPTH        65536u
 #define DEFAULT_MAX_STACKS   65536u
+#define DEFAULT_SERVE_MAX_SECONDS 300u
 #define MIN_MAX_STACKS       16u
 #define MAX_MAX_STACKS       10000000u
 #define DEFAULT_STACK_WINDOW (64u * 1024u)
@@ -52,6 +54,9 @@ enum {
 	OPT_DUMP,
 	OPT_TOP,
 	OPT_INTERVAL,
+	OPT_SERVE,
+	OPT_SERVE_TOKEN_FILE,
+	OPT_SERVE_MAX_SECONDS,
 };
 
 static const struct option long_options[] = {
@@ -75,6 +80,9 @@ static const struct option long_options[] = {
 	{ "dump",         no_argument,       NULL, OPT_DUMP },
 	{ "top",          no_argument,       NULL, OPT_TOP },
 	{ "interval",     required_argument, NULL, OPT_INTERVAL },
+	{ "serve",        required_argument, NULL, OPT_SERVE },
+	{ "serve-token-file",  required_argument, NULL, OPT_SERVE_TOKEN_FILE },
+	{ "serve-max-seconds", required_argument, NULL, OPT_SERVE_MAX_SECONDS },
 	{ "quiet",        no_argument,       NULL, 'q' },
 	{ "verbose",      no_argument,       NULL, 'v' },
 	{ "help",         no_argument,       NULL, 'h' },
@@ -91,6 +99,7 @@ struct given {
 	bool pid, duration, rate, format, max_stacks, attach_mode, realtime;
 	bool dump, top;                 /* the modes asked for (o->mode is one) */
 	bool interval;
+	bool serve_token_file, serve_max_seconds;
 	const char *format_arg;
 };
 
@@ -351,6 +360,40 @@ static enum options_result validate_dump(const struct options *o, const struct g
 	return OPTIONS_RUN;
 }
 
+/* --serve answers each request with a profile of its own. */
+static enum options_result validate_serve(const struct options *o, const struct given *g)
+{
+	const char *with = NULL;
+
+	if (!o->serve_address) {
+		if (g->serve_token_file || g->serve_max_seconds)
+			return opt_usage_error("--serve-%s needs --serve",
+					   g->serve_token_file ? "token-file" : "max-seconds");
+		return OPTIONS_RUN;
+	}
+	if (g->dump)
+		with = "--dump";
+	else if (g->top)
+		with = "--top";
+	else if (g->interval)
+		with = "--interval";
+	else if (o->noutputs)
+		with = "--output";
+	else if (g->format)
+		with = "--format";
+	else if (g->duration)
+		with = "--duration";
+	if (with)
+		return opt_usage_error("--serve cannot be combined with %s: each request gets a "
+				   "profile of its own (seconds=N, format=FORMAT), and the server "
+				   "runs until the target exits or SIGTERM", with);
+	if (o->children)
+		return opt_usage_error("--serve cannot be combined with --children: it attaches "
+				   "to the process given for each request, and children it "
+				   "started between requests would not be followed");
+	return OPTIONS_RUN;
+}
+
 static enum options_result validate_options(struct options *o, const struct given *g)
 {
 	enum options_result r;
@@ -362,6 +405,9 @@ static enum options_result validate_options(struct options *o, const struct give
 				   "(command: '%s')", o->command[0]);
 	if (o->quiet && o->verbose)
 		return opt_usage_error("--quiet and --verbose contradict each other");
+	r = validate_serve(o, g);
+	if (r != OPTIONS_RUN)
+		return r;
 	if (g->dump) {
 		r = validate_dump(o, g);
 		if (r != OPTIONS_RUN)
@@ -398,7 +444,8 @@ static enum options_result validate_options(struct options *o, const struct give
 				   g->dump ? "dump" : "top");
 	if (o->annotate && !any_output_is(o, FORMAT_FOLDED))
 		return opt_usage_error("--annotate only changes folded output, and no output is folded");
-	o->mode = g->dump ? MODE_DUMP : g->top ? MODE_TOP : MODE_RECORD;
+	o->mode = o->serve_address ? MODE_SERVE : g->dump ? MODE_DUMP : g->top ? MODE_TOP
+								 : MODE_RECORD;
 	return OPTIONS_RUN;
 }
 
@@ -456,6 +503,18 @@ void options_print_help(FILE *out)
 "      --addresses          keep raw addresses, do not symbolize\n"
 "      --annotate           folded output: mark inlined frames _[i], JIT _[j]\n"
 "\n"
+"Serving (see 'Profiling in production' in csampler(1)):\n"
+"      --serve=[ADDR:]PORT  answer GET /debug/pprof/profile?seconds=N with a\n"
+"                           profile of the next N seconds (go tool pprof URL,\n"
+"                           Parca, Grafana Alloy) until the target exits or\n"
+"                           SIGTERM; ADDR defaults to 127.0.0.1; unix:PATH\n"
+"                           serves on a Unix socket (mode 0600)\n"
+"      --serve-token-file=FILE\n"
+"                           require 'Authorization: Bearer TOKEN', TOKEN the\n"
+"                           first line of FILE\n"
+"      --serve-max-seconds=N\n"
+"                           longest profile a request may ask for (default 300)\n"
+"\n"
 "Display:\n"
 "      --dump               print the stack of every thread of PID once (like\n"
 "                           pstack) and exit\n"
@@ -470,7 +529,7 @@ void options_print_help(FILE *out)
 "File extensions: .pb .pb.gz .pprof (pprof, gzipped), .folded .collapsed,\n"
 ".svg, .txt, .speedscope.json (a per-thread timeline).  View pprof files with\n"
 "'go tool pprof -http=: FILE', speedscope files at https://www.speedscope.app.\n"
-"Exit status: 0 on success, 64 for a usage error, 1 or 65-71 when profiling\n"
+"Exit status: 0 on success, 64 for a usage error, 1 or 65-72 when profiling\n"
 "failed; with PROGRAM, the program's own status.  See csampler(1).\n",
 	      out);
 }
@@ -487,6 +546,37 @@ static void set_defaults(struct options *o)
 	o->stack_window = DEFAULT_STACK_WINDOW;
 	o->seize_mode = TARGET_SEIZE_PERSISTENT;
 	o->rt_priority = DEFAULT_RT_PRIORITY;
+	o->serve_max_seconds = DEFAULT_SERVE_MAX_SECONDS;
+}
+
+/* --serve and its options. */
+static enum options_result apply_serve_option(struct options *o, struct given *g, int c,
+					      const char *arg)
+{
+	unsigned long long v;
+	struct serve_address addr;
+	char err[256];
+
+	switch (c) {
+	case OPT_SERVE:
+		if (serve_parse_address(arg, &addr, err, sizeof err) < 0)
+			return opt_usage_error("%s", err);
+		o->serve_address = arg;
+		break;
+	case OPT_SERVE_TOKEN_FILE:
+		o->serve_token_file = arg;
+		g->serve_token_file = true;
+		break;
+	default:
+		if (!opt_parse_ranged(arg, 1, SERVE_MAX_SECONDS_LIMIT, &v))
+			return opt_usage_error("invalid --serve-max-seconds '%s': expected a whole "
+					   "number of seconds from 1 to %u", arg,
+					   SERVE_MAX_SECONDS_LIMIT);
+		o->serve_max_seconds = (unsigned)v;
+		g->serve_max_seconds = true;
+		break;
+	}
+	return OPTIONS_RUN;
 }
 
 /* One option with its argument; OPTIONS_RUN to go on. */
@@ -584,6 +674,10 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 					   "or per-sample", arg);
 		g->attach_mode = true;
 		break;
+	case OPT_SERVE:
+	case OPT_SERVE_TOKEN_FILE:
+	case OPT_SERVE_MAX_SECONDS:
+		return apply_serve_option(o, g, c, arg);
 	case OPT_REALTIME:
 		if (!arg) {
 			o->rt_priority = DEFAULT_RT_PRIORITY;

@@ -30,6 +30,7 @@ enum run_mode {
 	MODE_RECORD = 0,                /* sample, then write the outputs (profiler) */
 	MODE_TOP,                       /* --top: a live view (top) */
 	MODE_DUMP,                      /* --dump: one snapshot of every thread (dump) */
+	MODE_SERVE,                     /* --serve: profiles over HTTP (serve) */
 };
 
 struct options {
@@ -51,6 +52,9 @@ struct options {
 	size_t stack_window;            /* bytes */
 	enum target_seize_mode seize_mode;
 	int rt_priority;                /* 0 = normal scheduling */
+	const char *serve_address;      /* --serve: [ADDR:]PORT or unix:PATH; NULL otherwise */
+	const char *serve_token_file;   /* --serve-token-file, or NULL */
+	unsigned serve_max_seconds;     /* --serve-max-seconds */
 };
 
 enum options_result {

@@ -17,9 +17,16 @@
 /* A log-linear histogram of pause times: 8 sub-buckets per power of two. */
 #define PAUSE_BUCKETS (64 * 8)
 
-struct recorder {
+struct recorder_sink {
 	struct stackmap *map;
 	struct timeline *timeline;      /* or NULL: no time-ordered record */
+	bool warned_spill;              /* a failed spill was reported */
+	bool warned_timeline;           /* a failed timeline write was reported */
+};
+
+struct recorder {
+	struct recorder_sink sinks[RECORDER_MAX_SINKS]; /* sinks[0]: set_stackmap's */
+	size_t nsinks;
 	struct recorder_config cfg;
 
 	struct recorder_process **procs;
@@ -30,8 +37,6 @@ struct recorder {
 	size_t nthreads, threads_cap;
 
 	uint64_t *addrs;                /* the last unwound stack */
-	bool warned_spill;              /* a failed spill was reported */
-	bool warned_timeline;           /* a failed timeline write was reported */
 	uint64_t pause_hist[PAUSE_BUCKETS];
 	uint64_t pause_count;
 	struct recorder_stats stats;
@@ -74,7 +79,8 @@ struct recorder *recorder_new(struct stackmap *m, const struct recorder_config *
 	struct recorder *r = calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
-	r->map = m;
+	r->sinks[0].map = m;
+	r->nsinks = 1;
 	r->cfg = *cfg;
 	r->addrs = malloc(cfg->max_depth * sizeof *r->addrs);
 	r->files = procmaps_files_new();
@@ -103,12 +109,33 @@ void recorder_free(struct recorder *r)
 
 void recorder_set_stackmap(struct recorder *r, struct stackmap *m)
 {
-	r->map = m;
+	r->sinks[0].map = m;
+	r->nsinks = 1;
 }
 
 void recorder_set_timeline(struct recorder *r, struct timeline *tl)
 {
-	r->timeline = tl;
+	r->sinks[0].timeline = tl;
+}
+
+int recorder_add_sink(struct recorder *r, struct stackmap *m, struct timeline *tl)
+{
+	/* a first sink replaces an empty sinks[0] (a recorder made without a map) */
+	if (r->nsinks == 1 && !r->sinks[0].map && !r->sinks[0].timeline)
+		r->nsinks = 0;
+	if (r->nsinks == RECORDER_MAX_SINKS)
+		return -1;
+	r->sinks[r->nsinks++] = (struct recorder_sink){ .map = m, .timeline = tl };
+	return 0;
+}
+
+void recorder_remove_sink(struct recorder *r, const struct stackmap *m)
+{
+	for (size_t i = 0; i < r->nsinks; i++)
+		if (r->sinks[i].map == m) {
+			r->sinks[i] = r->sinks[--r->nsinks];
+			return;
+		}
 }
 
 /* ---- processes ------------------------------------------------------------- */
@@ -225,35 +252,52 @@ int recorder_capture(struct recorder *r, struct recorder_process *p, pid_t tid,
 	return -1;
 }
 
+/* Count one sample in sink K; whether it was counted (not lost to a spill
+ * file that could not be written). */
+static bool sink_count(struct recorder_sink *k, uint32_t key, uint32_t flags, const uint64_t *addrs,
+		       unsigned depth, unsigned count, uint64_t now_ns)
+{
+	int ret = k->map ? stackmap_insert(k->map, key, flags, addrs, depth, count) : 0;
+	if (ret < 0 && !k->warned_spill) {
+		k->warned_spill = true;
+		warn_errno("cannot write the spill file in %s (TMPDIR): samples that do not fit "
+			   "in memory are lost from now on (the summary counts them)", tempfile_dir());
+	}
+	if (ret != 0)
+		return false;
+	if (!k->timeline)
+		return true;
+	struct timeline_entry e = {
+		.time_ns = now_ns,
+		.thread_key = key, .flags = flags, .count = count, .depth = depth, .addrs = addrs,
+	};
+	if (timeline_add(k->timeline, &e) < 0 && !k->warned_timeline) {
+		k->warned_timeline = true;
+		warn_errno("cannot write the timeline file in %s (TMPDIR): the timeline lacks "
+			   "samples from now on", tempfile_dir());
+	}
+	return true;
+}
+
 void recorder_count(struct recorder *r, uint32_t key, uint32_t flags, const uint64_t *addrs,
 		    unsigned depth, unsigned count)
 {
 	if (key == UINT32_MAX)
 		return;
-	int ret = stackmap_insert(r->map, key, flags, addrs, depth, count);
-	if (ret < 0 && !r->warned_spill) {
-		r->warned_spill = true;
-		warn_errno("cannot write the spill file in %s (TMPDIR): samples that do not fit "
-			   "in memory are lost from now on (the summary counts them)", tempfile_dir());
+	bool counted = r->nsinks == 0;
+	uint64_t now = 0;
+	for (size_t i = 0; i < r->nsinks; i++) {
+		if (r->sinks[i].timeline && !now)
+			now = clock_monotonic_ns();
+		counted |= sink_count(&r->sinks[i], key, flags, addrs, depth, count, now);
 	}
-	if (ret != 0)
+	if (!counted)
 		return;
 	r->stats.samples += count;
 	/* every stack the outputs mark [truncated]: cut by depth or window, or
 	 * stopped by the unwinder before its root */
 	if (flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW | STACK_UNWIND_ERROR))
 		r->stats.truncated += count;
-	if (!r->timeline)
-		return;
-	struct timeline_entry e = {
-		.time_ns = clock_monotonic_ns(),
-		.thread_key = key, .flags = flags, .count = count, .depth = depth, .addrs = addrs,
-	};
-	if (timeline_add(r->timeline, &e) < 0 && !r->warned_timeline) {
-		r->warned_timeline = true;
-		warn_errno("cannot write the timeline file in %s (TMPDIR): the timeline lacks "
-			   "samples from now on", tempfile_dir());
-	}
 }
 
 static uint32_t flags_for_result(enum unwind_result res)

@@ -67,6 +67,13 @@ void recorder_set_stackmap(struct recorder *r, struct stackmap *m);
  * owns TL. */
 struct timeline;
 void recorder_set_timeline(struct recorder *r, struct timeline *tl);
+/* Several windows fed by one stream (--serve): count every following sample
+ * in M (and TL, if not NULL) too, besides the other sinks, until
+ * recorder_remove_sink(M). At most RECORDER_MAX_SINKS at once (-1 when
+ * full). A recorder made with a NULL map has no sink until one is added. */
+#define RECORDER_MAX_SINKS 8
+int recorder_add_sink(struct recorder *r, struct stackmap *m, struct timeline *tl);
+void recorder_remove_sink(struct recorder *r, const struct stackmap *m);
 
 /* The live process PID, added (its mappings read) if not seen yet; NULL
  * out of memory. */

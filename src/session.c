@@ -139,9 +139,13 @@ int session_attach(struct session *s, size_t max_stacks,
 		return status;
 	error_set_cleanup(detach_on_die, s);
 	raise_fd_limit(o->verbose);
-	s->map = stackmap_new(max_stacks, o->max_depth);
-	struct recorder_config rc = { .max_depth = o->max_depth, .verbose = o->verbose };
-	s->recorder = s->map ? recorder_new(s->map, &rc) : NULL;
+	if (s->recorder) {
+		s->callers_recorder = true;  /* its sinks are the caller's */
+	} else {
+		s->map = stackmap_new(max_stacks, o->max_depth);
+		struct recorder_config rc = { .max_depth = o->max_depth, .verbose = o->verbose };
+		s->recorder = s->map ? recorder_new(s->map, &rc) : NULL;
+	}
 	s->sampler = s->recorder ? sampler_new(s->target, s->recorder, &sc) : NULL;
 	if (!s->sampler) {
 		warn_errno("cannot set up sampling");
@@ -162,7 +166,8 @@ void session_end(struct session *s)
 {
 	error_set_cleanup(NULL, NULL);
 	sampler_free(s->sampler);
-	recorder_free(s->recorder);
+	if (!s->callers_recorder)
+		recorder_free(s->recorder);
 	stackmap_free(s->map);
 	target_free(s->target);
 	if (s->sigfd >= 0)

@@ -33,7 +33,12 @@ struct session {
 	const struct options *opt;
 	struct target *target;
 	struct stackmap *map;        /* the caller may swap it (recorder_set_stackmap) */
-	struct recorder *recorder;   /* processes, thread keys, what was counted */
+	struct recorder *recorder;   /* processes, thread keys, what was counted;
+	                              * set before session_attach, the caller's
+	                              * (kept across sessions: --serve): the session
+	                              * then makes no stackmap, and counts into the
+	                              * recorder's sinks */
+	bool callers_recorder;
 	struct sampler *sampler;     /* the ptrace policy, recording through recorder */
 	int sigfd;
 	sigset_t oldmask;

@@ -245,7 +245,7 @@ bool target_done(const struct target *t)
 
 int target_exit_status(const struct target *t)
 {
-	return t->launched ? t->exit_status : -1;
+	return t->exit_status;
 }
 
 size_t target_threads(const struct target *t, const struct target_thread **out)

@@ -103,8 +103,9 @@ void target_note_sigchld(struct target *t, pid_t sender);
 
 /* True when no traced process is left (all exited or were detached). */
 bool target_done(const struct target *t);
-/* Launch mode: the program's status as a shell reports it (exit code, or
- * 128+signal); -1 while it runs or in attach mode. */
+/* The main process's status as a shell reports it (exit code, or
+ * 128+signal) once its death was reported to us (in attach mode too: a
+ * tracer is told); -1 before. */
 int target_exit_status(const struct target *t);
 /* Launch mode, after sampling stopped early (and detached): wait for the
  * program to end; its exit status (128 + signal when killed), or

@@ -501,7 +501,7 @@ static void handle_exec(struct target *t, pid_t pid, pid_t former)
 /* A thread reported death. */
 static void handle_death(struct target *t, pid_t tid, int status)
 {
-	if (t->launched && tid == t->main_pid && t->exit_status < 0)
+	if (tid == t->main_pid && t->exit_status < 0)
 		t->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	ssize_t i = tg_row_find(t, tid);
 	if (i < 0)

@@ -92,8 +92,8 @@ const char *write_format_extensions(void)
 	return ".pb.gz, .pb, .pprof, .folded, .collapsed, .svg, .txt, .speedscope.json";
 }
 
-static int write_format(const struct profile *p, FILE *out, enum output_format f,
-			const struct write_options *opt)
+int write_to_stream(const struct profile *p, FILE *out, enum output_format f,
+		    const struct write_options *opt)
 {
 	static const struct write_options defaults = { 0 };
 
@@ -127,7 +127,7 @@ static int write_stdout(const struct profile *p, enum output_format f,
 			const struct write_options *opt)
 {
 	errno = 0;
-	if (write_format(p, stdout, f, opt) < 0 || fflush(stdout) == EOF || ferror(stdout)) {
+	if (write_to_stream(p, stdout, f, opt) < 0 || fflush(stdout) == EOF || ferror(stdout)) {
 		errno = stream_errno(errno);
 		warn_errno("cannot write the %s output to stdout", write_format_name(f));
 		return -1;
@@ -151,7 +151,7 @@ static int write_special(const struct profile *p, const char *path, enum output_
 		return -1;
 	}
 	errno = 0;
-	int failed = write_format(p, out, f, opt) < 0 || fflush(out) == EOF || ferror(out);
+	int failed = write_to_stream(p, out, f, opt) < 0 || fflush(out) == EOF || ferror(out);
 	int err = stream_errno(errno);
 	errno = 0;
 	if (fclose(out) == EOF && !failed) {
@@ -219,7 +219,7 @@ static int write_whole(int fd, const struct profile *p, enum output_format f,
 		return -1;
 	}
 	errno = 0;
-	if (write_format(p, out, f, opt) < 0 || fflush(out) == EOF || ferror(out) ||
+	if (write_to_stream(p, out, f, opt) < 0 || fflush(out) == EOF || ferror(out) ||
 	    (fsync(fileno(out)) < 0 && errno != EINVAL && errno != EROFS)) {
 		int err = stream_errno(errno);
 		fclose(out);

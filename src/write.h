@@ -60,6 +60,10 @@ int write_output_check(const char *path);
 int write_output(const struct profile *p, const char *path, enum output_format f,
 		 const struct write_options *opt);
 
+/* P in format F (not FORMAT_AUTO) to the open stream OUT (a server's
+ * response buffer). 0, or -1 with errno. */
+int write_to_stream(const struct profile *p, FILE *out, enum output_format f,
+		    const struct write_options *opt);
 /* The formats, to an open stream. 0, or -1 with errno. */
 int write_pprof(const struct profile *p, FILE *out, const struct write_options *opt);
 int write_folded(const struct profile *p, FILE *out, const struct write_options *opt);
