@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -177,7 +178,15 @@ static bool stream_service(struct stream *st)
 			window_open(srv, w, now);
 		if (w->state != WINDOW_OPEN)
 			continue;
-		if (w->cancelled || srv->stopping || now >= w->end_ns) {
+		if (w->cancelled) {
+			/* nobody to answer: nothing to build */
+			window_close(srv, w, now);
+			window_release(w);
+			window_fail(w, 0, "the client went away");
+			pthread_cond_broadcast(&srv->changed);
+			continue;
+		}
+		if (srv->stopping || now >= w->end_ns) {
 			window_close(srv, w, now);
 			continue;
 		}
@@ -703,6 +712,16 @@ static int served_status(const struct options *o, struct target *launched, int s
 
 int serve_run(const struct options *o)
 {
+	/* Each window's stackmap is one large allocation, made and freed per
+	 * request. Past its first free, glibc's moving mmap threshold would put
+	 * the next ones in the heap, which keeps freed memory (and calloc then
+	 * touches every page): a fixed threshold keeps them mapped on demand
+	 * and given back at the window's end, so memory is flat across
+	 * requests. And a thread per connection, each new one could make a
+	 * malloc arena of its own that keeps what it freed: two arenas serve
+	 * them all. */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+	mallopt(M_ARENA_MAX, 2);
 	struct server srv = { .opt = o, .wakefd = -1, .timerfd = -1 };
 	struct first_contact fc = { .opt = o };
 	sigset_t oldmask;

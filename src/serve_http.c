@@ -48,6 +48,7 @@ struct request {
 	char uri[512];                  /* as sent (escaped when logged) */
 	unsigned status;
 	size_t bytes;
+	bool abandoned;                 /* the client went away while it waited */
 };
 
 /* ---- listening --------------------------------------------------------------------- */
@@ -361,6 +362,7 @@ static enum MHD_Result answer_profile(struct MHD_Connection *conn, struct reques
 		}
 		profile_free(w->profile);
 	} else if (w->http_status == 0) {
+		rq->abandoned = true;
 		ret = MHD_NO;  /* the client went away: close */
 	} else {
 		ret = answer_failure(conn, rq, (unsigned)w->http_status, w->reason, retry);
@@ -486,7 +488,8 @@ static void on_request_done(void *cls, struct MHD_Connection *conn, void **req_c
 		client_name(conn, client, sizeof client);
 		escape_terminal(rq->uri, uri, sizeof uri);
 		escape_terminal(rq->method[0] ? rq->method : "-", method, sizeof method);
-		const char *end = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? ""
+		const char *end = rq->abandoned ? " (client went away: not answered)"
+				  : toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? ""
 				  : toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? " (timed out)"
 				  : toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? " (shut down)"
 				  : toe == MHD_REQUEST_TERMINATED_CLIENT_ABORT ? " (client went away)"
@@ -516,13 +519,13 @@ int srv_http_start(struct server *srv)
 	h->daemon = MHD_start_daemon(
 		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
 		MHD_USE_ITC | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, srv,
+		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, srv,
 		MHD_OPTION_LISTEN_SOCKET, h->listen_fd,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVE_MAX_CONNECTIONS,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_CONNECTION_MEMORY,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_IDLE_TIMEOUT,
 		MHD_OPTION_URI_LOG_CALLBACK, on_request_start, srv,
 		MHD_OPTION_NOTIFY_COMPLETED, on_request_done, srv,
-		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, srv,
 		MHD_OPTION_END);
 	if (!h->daemon) {
 		warn("cannot serve on %s: libmicrohttpd refused to start", h->where);

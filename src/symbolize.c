@@ -237,6 +237,37 @@ static void module_report(struct symbolizer *s, struct sym_module *m)
 
 /* The module for entry E, opened and reported on first use; NULL if its file
  * cannot be read as ELF. */
+/* The vdso has no file: separate debug information for it is only where a
+ * kernel debug package put it, under /usr/lib/debug by build-id. Without
+ * DEBUGINFOD_URLS nothing else is asked (libdwfl would load libdebuginfod,
+ * and with it libcurl and a TLS library, into csampler at the first sample
+ * in the vdso, for a server that cannot be asked). Other modules: the
+ * standard search. */
+static int find_debuginfo_callback(Dwfl_Module *mod, void **userdata, const char *modname,
+				   Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+				   GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	if (!modname || strcmp(modname, "[vdso]") != 0 || (urls && *urls))
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &id, &vaddr);
+	if (n < 2 || n > 64)
+		return -1;
+	char path[64 + 2 * 64] = "/usr/lib/debug/.build-id/";
+	size_t len = strlen(path);
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(path + len, sizeof path - len, i == 0 ? "%02x/" : "%02x", id[i]);
+	snprintf(path + len, sizeof path - len, ".debug");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		*debuginfo_file_name = strdup(path);
+	return fd;
+}
+
 /* An entry's ELF as opened for a module: its file (or the vdso image, from
  * memory), and where its page at OFFSET is mapped (START). */
 struct opened_elf {
@@ -639,7 +670,7 @@ struct symbolizer *symbolizer_new(const struct procmaps *pm, const struct symbol
 	if (s->debuginfo_path == NULL)
 		goto fail;
 	s->callbacks.find_elf = find_elf_callback;
-	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.find_debuginfo = find_debuginfo_callback;
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	if (!s->opt.addresses_only) {

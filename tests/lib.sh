@@ -211,3 +211,41 @@ assert_within() {
 assert_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', expected '$3'"; }
 # assert_match WHAT TEXT ERE
 assert_match() { printf '%s' "$2" | grep -Eq -- "$3" || fail "$1: '$2' does not match /$3/"; }
+
+# start_server ARGS...: csampler ARGS (with --serve 0 or unix:PATH) in the
+# background, its stderr in $T/srv.err; waits for the line saying where it
+# serves. Sets SERVER_PID and SERVER_URL (http://127.0.0.1:PORT, or
+# http://localhost for a Unix socket).
+start_server() {
+	local i
+	${CSAMPLER_WRAPPER:-} "$CSAMPLER" "$@" >"$T/srv.out" 2>"$T/srv.err" &
+	SERVER_PID=$!
+	FIXTURE_PIDS="$FIXTURE_PIDS $SERVER_PID"
+	for i in $(seq 1 400); do
+		SERVER_URL=$(sed -n 's|^csampler: serving \(http://[^/]*\)/debug/pprof/ for .*|\1|p' "$T/srv.err")
+		[ -n "$SERVER_URL" ] && return 0
+		kill -0 "$SERVER_PID" 2>/dev/null || fail "csampler $* exited: $(cat "$T/srv.err")"
+		sleep 0.05
+	done
+	fail "csampler $* never said where it serves: $(cat "$T/srv.err")"
+}
+
+# http_get PATH OUT [CURL-ARGS...]: GET $SERVER_URL$PATH, the body in OUT;
+# sets HTTP_STATUS and HTTP_TYPE (the Content-Type), and HTTP_HEADERS (a file).
+http_get() {
+	local path=$1 out=$2 w
+	shift 2
+	w=$(curl -sS --max-time 120 -D "$T/headers" -o "$out" -w '%{http_code} %{content_type}' \
+		"$@" "$SERVER_URL$path" 2>"$T/curl.err") || w="000 $(cat "$T/curl.err")"
+	HTTP_STATUS=${w%% *}
+	HTTP_TYPE=${w#* }
+	HTTP_HEADERS=$T/headers
+}
+
+# pprof_raw_total FILE: the samples of a pprof profile as go tool pprof
+# -raw reads it (needs need_go); fails if it does not parse.
+pprof_raw_total() {
+	"$GO" tool pprof -raw "$1" >"$T/raw" 2>"$T/pprof.err" ||
+		fail "go tool pprof -raw $1: $(cat "$T/pprof.err")"
+	awk '/^Samples:/ {s = 1; next} /^Locations/ {s = 0} s && /^ *[0-9]+ +[0-9]+:/ {n += $1} END {print n + 0}' "$T/raw"
+}

@@ -1,0 +1,97 @@
+#!/bin/sh
+# serve_lifecycle: how csampler --serve starts and ends, and what it leaves
+# the target. SIGTERM and SIGINT mid-request: the client gets a complete
+# 503 (its Content-Length all there), never a truncated 200; csampler exits
+# 0; the target runs on untraced and every real-time signal sent to it
+# during the request arrived. A client that goes away mid-request ends its
+# window: the target is untraced at once, not when the window would have
+# ended. A launched program: its exit ends the server with its status, and
+# a request open then gets what was sampled until the exit (200). An
+# attached process that exits ends the server with 0. The usage and setup
+# errors: --serve with -o, -d, --children; a port in use (exit 72, the
+# program not launched); a missing token file (72).
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+need_cmd curl
+
+# SIGTERM and SIGINT mid-request, with real-time signals (they queue: each
+# counts) sent to the target while it is traced
+for sig in TERM INT; do
+	start_fixture sigcount recv
+	SIGC=$FIXTURE_PID
+	start_server --serve 0 -p "$SIGC"
+	http_get "/debug/pprof/profile?seconds=20" "$T/mid.$sig" &
+	GET=$!
+	sleep 1
+	[ "$(tracer_tgid "$SIGC")" = "$SERVER_PID" ] || fail "not traced by csampler during the request"
+	"$PROGS/sigcount" send "$SIGC" 200 >/dev/null || harness "sigcount send failed"
+	kill -"$sig" "$SERVER_PID"
+	wait "$GET"
+	w=$(curl -sS -o /dev/null -w '%{http_code}' "$SERVER_URL/" 2>/dev/null) || w=closed
+	wait_exit "$SERVER_PID" 15 "csampler --serve after SIG$sig" "$SIGC"
+	assert_eq "exit status after SIG$sig ($(tail -2 "$T/srv.err"))" "$WAIT_STATUS" 0
+	assert_eq "body of the request open at SIG$sig" "$(cat "$T/mid.$sig")" "csampler is shutting down"
+	len=$(sed -n 's/^Content-Length: \([0-9]*\).*/\1/Ip' "$T/headers" | tr -d '\r')
+	assert_eq "its Content-Length" "$len" "$(wc -c <"$T/mid.$sig" | tr -d ' ')"
+	assert_match "the server after SIG$sig" "$w" '^(closed|000)$'
+	assert_untraced_running "$SIGC"
+	kill -TERM "$SIGC"
+	wait_exit "$SIGC" 10 "sigcount after SIGTERM"
+	assert_match "signals the target got (SIG$sig to csampler)" "$(cat "$T/sigcount.out")" 'received 200 0'
+done
+
+# a client that goes away ends its window
+start_fixture hot 300
+HOT=$FIXTURE_PID
+start_server --serve 0 -p "$HOT"
+curl -s -o /dev/null --max-time 2 "$SERVER_URL/debug/pprof/profile?seconds=60"
+for i in $(seq 1 60); do [ "$(tracer_pid "$HOT")" = 0 ] && break; sleep 0.1; done
+assert_eq "tracer 4 s after the client went away (of a 60 s window)" "$(tracer_pid "$HOT")" 0
+assert_match "log line of the abandoned request" "$(grep 'seconds=60' "$T/srv.err")" \
+	'^csampler: 127\.0\.0\.1:[0-9]+ GET /debug/pprof/profile\?seconds=60 0 0 bytes [0-9.]+s \(client went away: not answered\)$'
+
+# the attached process exits: the server ends, 0
+kill -KILL "$HOT"
+wait_exit "$SERVER_PID" 10 "csampler --serve after its process exited"
+assert_eq "exit status when the attached process exited" "$WAIT_STATUS" 0
+grep -q "^csampler: process $HOT exited: the server stops" "$T/srv.err" || fail "$(cat "$T/srv.err")"
+
+# a launched program: a request open when it exits gets what was sampled;
+# the server ends with the program's status
+start_server --serve 0 -- "$PROGS/hot" 3
+http_get "/debug/pprof/profile?seconds=30&format=folded" "$T/end.folded"
+assert_eq "request open when the program exited" "$HTTP_STATUS" 200
+assert_folded_has "$T/end.folded" 'leaf_a'
+assert_within "samples until the exit (99 Hz, about 3 s)" "$(folded_total "$T/end.folded")" 150 330
+wait_exit "$SERVER_PID" 10 "csampler --serve after its program exited"
+assert_eq "exit status: the program's (0)" "$WAIT_STATUS" 0
+start_server --serve 0 -- sh -c 'sleep 1; exit 5'
+wait_exit "$SERVER_PID" 10 "csampler --serve after its program exited"
+assert_eq "exit status: the program's (5)" "$WAIT_STATUS" 5
+
+# setup errors
+start_fixture hot 300
+HOT=$FIXTURE_PID
+for bad in "-o x.pb" "-d 5" "--children" "--interval 1 -o x-%s.pb"; do
+	run_csampler --serve 0 $bad -p "$HOT"
+	assert_eq "exit status of --serve $bad" "$CS_STATUS" 64
+	grep -q "^csampler: --serve cannot be combined with" "$T/cs.err" || fail "--serve $bad: $(cat "$T/cs.err")"
+done
+run_csampler --serve-max-seconds 10 -p "$HOT"
+assert_eq "--serve-max-seconds without --serve" "$CS_STATUS" 64
+run_csampler --serve 70000 -p "$HOT"
+assert_eq "port 70000" "$CS_STATUS" 64
+start_server --serve 0 -p "$HOT"
+port=${SERVER_URL##*:}
+run_csampler --serve "$port" -- sh -c "touch $T/launched"
+assert_eq "exit status for a port in use" "$CS_STATUS" 72
+grep -q "^csampler: cannot serve on $port: Address already in use (another program listens there" "$T/cs.err" ||
+	fail "port in use: $(cat "$T/cs.err")"
+[ -e "$T/launched" ] && fail "the program was launched though the port was in use"
+run_csampler --serve 0 --serve-token-file "$T/none" -p "$HOT"
+assert_eq "exit status for a missing token file" "$CS_STATUS" 72
+grep -q "^csampler: cannot read the token file '$T/none': No such file or directory" "$T/cs.err" ||
+	fail "token file: $(cat "$T/cs.err")"
+kill -TERM "$SERVER_PID"
+wait_exit "$SERVER_PID" 10 "csampler --serve"
+assert_untraced_running "$HOT"

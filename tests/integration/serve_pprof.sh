@@ -1,0 +1,129 @@
+#!/bin/sh
+# serve_pprof: csampler --serve answers go tool pprof and curl as Go's
+# net/http/pprof would, for a process not made for it. Against the hot
+# fixture (leaf_a/b/c 50/30/20): `go tool pprof -top URL` shows the split
+# within tolerance and `-raw URL` holds a window's samples (seconds x rate
+# for one busy thread); every path answers its status and content type (the
+# index 200 HTML; profile 200 gzipped pprof with Content-Disposition; svg,
+# folded, text and speedscope as asked, the SVG well-formed and the folded
+# stacks drawn by flamegraph.pl; dump 200 with the thread's frames; Go's
+# other profiles and unknown paths 404 saying why; bad parameters 400 with
+# the reason; POST 405); two overlapping requests are each answered with
+# their own window from one sampling stream (one attach for both); a
+# request at another rate while one runs gets 409, and a dump 409; the
+# target is untraced before, between and after requests.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+need_cmd curl
+need_go
+
+start_fixture hot 300
+HOT=$FIXTURE_PID
+start_server --serve 0 -v -F 199 -p "$HOT"
+assert_eq "tracer of the target before any request" "$(tracer_pid "$HOT")" 0
+
+# go tool pprof, straight from the URL
+"$GO" tool pprof -top "$SERVER_URL/debug/pprof/profile?seconds=3" >"$T/top" 2>"$T/top.err" ||
+	fail "go tool pprof -top URL: $(cat "$T/top.err")"
+for leaf in leaf_a:50 leaf_b:30 leaf_c:20; do
+	share=$(awk -v f="${leaf%:*}" '$NF == f {sub(/%/, "", $2); print $2}' "$T/top")
+	assert_within "flat share of ${leaf%:*} in -top URL" "${share:-none}" \
+		$((${leaf#*:} - 8)) $((${leaf#*:} + 8))
+done
+assert_match "-top header" "$(cat "$T/top")" "Duration: 3(\\.[0-9]+)?s, Total samples"
+assert_untraced_running "$HOT"
+
+"$GO" tool pprof -raw "$SERVER_URL/debug/pprof/profile?seconds=2" >"$T/raw" 2>"$T/raw.err" ||
+	fail "go tool pprof -raw URL: $(cat "$T/raw.err")"
+total=$(awk '/^Samples:/ {s = 1; next} /^Locations/ {s = 0} s && /^ *[0-9]+ +[0-9]+:/ {n += $1} END {print n + 0}' "$T/raw")
+assert_within "samples of a 2 s window at 199 Hz (-raw URL)" "$total" 340 410
+assert_match "-raw period" "$(grep '^Period:' "$T/raw")" "^Period: 5025125$"
+
+# each path, its status and type
+http_get /debug/pprof/ "$T/index"
+assert_eq "index status" "$HTTP_STATUS" 200
+assert_eq "index type" "$HTTP_TYPE" "text/html; charset=utf-8"
+grep -q 'href="/debug/pprof/profile?seconds=30"' "$T/index" || fail "index lacks the profile link"
+grep -q "process $HOT (<code>hot</code>)" "$T/index" || fail "index does not name the process"
+
+http_get "/debug/pprof/profile?seconds=1" "$T/p.pb.gz"
+assert_eq "profile status" "$HTTP_STATUS" 200
+assert_eq "profile type" "$HTTP_TYPE" application/octet-stream
+grep -qi '^Content-Disposition: attachment; filename="profile"' "$HTTP_HEADERS" ||
+	fail "no Content-Disposition: $(cat "$HTTP_HEADERS")"
+assert_eq "profile is gzip" "$(head -c 2 "$T/p.pb.gz" | od -An -tx1 | tr -d ' ')" 1f8b
+assert_within "samples of a 1 s pprof window" "$(pprof_raw_total "$T/p.pb.gz")" 170 205
+
+http_get "/debug/pprof/profile?seconds=1&format=folded" "$T/p.folded"
+assert_eq "folded status" "$HTTP_STATUS" 200
+assert_eq "folded type" "$HTTP_TYPE" "text/plain; charset=utf-8"
+assert_folded_has "$T/p.folded" 'main;.*a10;leaf_a [0-9]+$'
+if [ -n "${FLAMEGRAPH_PL:-}" ] && [ -x "$FLAMEGRAPH_PL" ]; then
+	"$FLAMEGRAPH_PL" "$T/p.folded" >"$T/fg.svg" 2>"$T/fg.err" || fail "flamegraph.pl: $(cat "$T/fg.err")"
+	grep -q 'leaf_a' "$T/fg.svg" || fail "flamegraph.pl drew no leaf_a"
+fi
+http_get "/debug/pprof/profile?seconds=1&format=svg&threads=1" "$T/p.svg"
+assert_eq "svg status" "$HTTP_STATUS" 200
+assert_eq "svg type" "$HTTP_TYPE" image/svg+xml
+if command -v xmllint >/dev/null 2>&1; then
+	xmllint --noout "$T/p.svg" 2>"$T/xml.err" || fail "SVG not well-formed: $(head -3 "$T/xml.err")"
+fi
+grep -q "hot-$HOT" "$T/p.svg" || fail "threads=1 drew no thread frame hot-$HOT"
+http_get "/debug/pprof/profile?seconds=1&format=text" "$T/p.txt"
+assert_eq "text status" "$HTTP_STATUS" 200
+grep -Eq '^ +[0-9]+ +[0-9.]+% .*leaf_a' "$T/p.txt" || fail "text report lacks leaf_a: $(head -20 "$T/p.txt")"
+http_get "/debug/pprof/profile?seconds=1&format=speedscope" "$T/p.json"
+assert_eq "speedscope status" "$HTTP_STATUS" 200
+assert_eq "speedscope type" "$HTTP_TYPE" application/json
+python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert d["profiles"], "no profiles"' \
+	"$T/p.json" 2>"$T/json.err" || fail "speedscope JSON: $(cat "$T/json.err")"
+
+http_get /debug/pprof/dump "$T/dump"
+assert_eq "dump status" "$HTTP_STATUS" 200
+grep -q "^Process $HOT: 1 thread" "$T/dump" || fail "dump: $(head -3 "$T/dump")"
+grep -Eq ' in leaf_[abc] ' "$T/dump" || fail "dump shows no leaf frame: $(cat "$T/dump")"
+assert_untraced_running "$HOT"
+
+for p in heap allocs block mutex goroutine threadcreate trace cmdline symbol; do
+	http_get "/debug/pprof/$p?debug=1" "$T/go"
+	assert_eq "/debug/pprof/$p status" "$HTTP_STATUS" 404
+	grep -q '^csampler serves CPU profiles only' "$T/go" || fail "/debug/pprof/$p: $(cat "$T/go")"
+done
+http_get /metrics "$T/none"
+assert_eq "/metrics status" "$HTTP_STATUS" 404
+for q in "seconds=0:seconds" "seconds=301:seconds" "seconds=2.5:seconds" "hz=0:hz" \
+	 "frequency=20000:frequency" "idle=2:idle" "format=png:format"; do
+	http_get "/debug/pprof/profile?${q%:*}" "$T/bad"
+	assert_eq "status of ?${q%:*}" "$HTTP_STATUS" 400
+	grep -q "^bad request: ${q#*:} must be" "$T/bad" || fail "?${q%:*}: $(cat "$T/bad")"
+done
+http_get /debug/pprof/profile "$T/post" -X POST
+assert_eq "POST status" "$HTTP_STATUS" 405
+
+# two overlapping requests, one stream; a third at another rate, and a dump
+attaches=$(grep -c '^csampler: attached to process' "$T/srv.err")
+http_get "/debug/pprof/profile?seconds=4&format=folded" "$T/long.folded" &
+LONG=$!
+sleep 1
+http_get "/debug/pprof/profile?seconds=1&format=folded" "$T/short.folded"
+assert_eq "short request during the long one" "$HTTP_STATUS" 200
+assert_within "samples of the short window" "$(folded_total "$T/short.folded")" 170 205
+http_get "/debug/pprof/profile?seconds=1&hz=999" "$T/conflict"
+assert_eq "another rate while a window is open" "$HTTP_STATUS" 409
+grep -q '^a profile at 199 Hz is being taken' "$T/conflict" || fail "409 body: $(cat "$T/conflict")"
+grep -qi '^Retry-After: [0-9]' "$HTTP_HEADERS" || fail "409 without Retry-After"
+http_get /debug/pprof/dump "$T/busy"
+assert_eq "dump while a window is open" "$HTTP_STATUS" 409
+wait "$LONG"
+assert_within "samples of the long window" "$(folded_total "$T/long.folded")" 740 810
+assert_eq "attaches for the two overlapping windows" \
+	"$(grep -c '^csampler: attached to process' "$T/srv.err")" $((attaches + 1))
+assert_untraced_running "$HOT"
+
+kill -TERM "$SERVER_PID"
+wait_exit "$SERVER_PID" 15 "csampler --serve after SIGTERM" "$HOT"
+assert_eq "exit status after SIGTERM ($(tail -3 "$T/srv.err"))" "$WAIT_STATUS" 0
+assert_untraced_running "$HOT"
+assert_match "request log line" "$(grep 'GET /debug/pprof/profile?seconds=1&format=folded' "$T/srv.err")" \
+	'^csampler: 127\.0\.0\.1:[0-9]+ GET /debug/pprof/profile\?seconds=1&format=folded 200 [0-9]+ bytes [0-9.]+s$'
+kill -0 "$HOT" || fail "the target died"
