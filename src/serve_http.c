@@ -487,15 +487,20 @@ static void on_request_done(void *cls, struct MHD_Connection *conn, void **req_c
 		char client[INET6_ADDRSTRLEN + 16], uri[sizeof rq->uri * 4], method[64];
 		client_name(conn, client, sizeof client);
 		escape_terminal(rq->uri, uri, sizeof uri);
-		escape_terminal(rq->method[0] ? rq->method : "-", method, sizeof method);
+		escape_terminal(rq->method, method, sizeof method);
 		const char *end = rq->abandoned ? " (client went away: not answered)"
 				  : toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? ""
 				  : toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? " (timed out)"
 				  : toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? " (shut down)"
 				  : toe == MHD_REQUEST_TERMINATED_CLIENT_ABORT ? " (client went away)"
 				  : " (connection failed)";
-		fprintf(stderr, "csampler: %s %s %s %u %zu bytes %.3fs%s\n", client, method, uri,
-			rq->status, rq->bytes, (double)(clock_monotonic_ns() - rq->start_ns) / 1e9, end);
+		double secs = (double)(clock_monotonic_ns() - rq->start_ns) / 1e9;
+		if (!rq->method[0])  /* libmicrohttpd answered it before our handler */
+			fprintf(stderr, "csampler: %s %s refused: malformed or oversized request "
+				"%.3fs\n", client, uri, secs);
+		else
+			fprintf(stderr, "csampler: %s %s %s %u %zu bytes %.3fs%s\n", client, method,
+				uri, rq->status, rq->bytes, secs, end);
 	}
 	free(rq);
 	pthread_mutex_lock(&srv->lock);
