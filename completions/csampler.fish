@@ -9,7 +9,8 @@ function __fish_csampler_print_command
     argparse -s 'p/pid=' 'd/duration=' 'F/rate=' 'o/output=+' 'f/format=' \
         idle threads 'thread-group=+' children 'max-depth=' 'max-stacks=' \
         'stack-window=' 'attach-mode=' 'realtime=?' no-inline addresses \
-        annotate 'interval=' dump top q/quiet v/verbose h/help V/version -- $tokens 2>/dev/null
+        annotate 'interval=' 'serve=' 'serve-token-file=' 'serve-max-seconds=' dump top \
+        q/quiet v/verbose h/help V/version -- $tokens 2>/dev/null
     or return 1
     if set -q argv[1]
         string join0 -- $argv
@@ -53,6 +54,10 @@ complete $opt -l thread-group -x -d 'Merge threads matching REGEX as NAME (REGEX
 complete $opt -l no-inline -d 'Do not show inlined functions as frames'
 complete $opt -l addresses -d 'Keep raw addresses, do not symbolize'
 complete $opt -l annotate -d 'Folded output: mark inline _[i] and JIT _[j] frames'
+# Serving
+complete $opt -l serve -x -a '6060 127.0.0.1:6060 0.0.0.0:6060 unix:' -d 'Answer /debug/pprof/profile over HTTP ([ADDR:]PORT or unix:PATH)'
+complete $opt -l serve-token-file -r -F -d 'Require Authorization: Bearer TOKEN (TOKEN from FILE)'
+complete $opt -l serve-max-seconds -x -a '60 300 3600' -d 'Longest profile a request may ask for (default 300)'
 # Display
 complete $opt -l dump -d 'Print the stack of every thread once, like pstack'
 complete $opt -l top -d 'Live view of the hottest functions'
