@@ -451,6 +451,8 @@ static enum options_result validate_options(struct options *o, const struct give
 
 /* ---- help ----------------------------------------------------------------- */
 
+static void print_help_serving(FILE *out);
+
 void options_print_help(FILE *out)
 {
 	fputs(
@@ -502,7 +504,15 @@ void options_print_help(FILE *out)
 "      --no-inline          do not show inlined functions as frames of their own\n"
 "      --addresses          keep raw addresses, do not symbolize\n"
 "      --annotate           folded output: mark inlined frames _[i], JIT _[j]\n"
-"\n"
+"\n",
+	      out);
+	print_help_serving(out);
+}
+
+/* --help from "Serving" on. */
+static void print_help_serving(FILE *out)
+{
+	fputs(
 "Serving (see 'Profiling in production' in csampler(1)):\n"
 "      --serve=[ADDR:]PORT  answer GET /debug/pprof/profile?seconds=N with a\n"
 "                           profile of the next N seconds (go tool pprof URL,\n"

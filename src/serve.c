@@ -544,8 +544,9 @@ static bool next_stream(struct server *srv, unsigned *rate, bool *idle)
 			*idle = w->q.idle;
 			found = true;  /* (the last in the list was asked first) */
 		}
+	found &= !srv->stopping && !srv->target_gone;
 	pthread_mutex_unlock(&srv->lock);
-	return found && !srv->stopping;
+	return found;
 }
 
 /* Wait for a stop signal, the target's exit, or work. */
@@ -580,7 +581,7 @@ static void serve_loop(struct server *srv, int sigfd, int pidfd, int *exit_statu
 		run_dumps(srv);
 		unsigned rate;
 		bool idle;
-		while (!srv->target_gone && next_stream(srv, &rate, &idle))
+		while (next_stream(srv, &rate, &idle))
 			run_stream(srv, rate, idle, exit_status);
 		pthread_mutex_lock(&srv->lock);
 		bool end = srv->stopping || srv->target_gone;

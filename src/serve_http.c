@@ -572,8 +572,10 @@ void srv_http_close(struct server *srv)
 	struct http *h = srv->http;
 	if (!h)
 		return;
-	if (h->daemon)
+	if (h->daemon) {
+		MHD_quiesce_daemon(h->daemon);  /* (the socket is ours to close) */
 		MHD_stop_daemon(h->daemon);
+	}
 	if (h->listen_fd >= 0)
 		close(h->listen_fd);
 	if (h->unlink_socket)

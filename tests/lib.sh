@@ -214,8 +214,9 @@ assert_match() { printf '%s' "$2" | grep -Eq -- "$3" || fail "$1: '$2' does not 
 
 # start_server ARGS...: csampler ARGS (with --serve 0 or unix:PATH) in the
 # background, its stderr in $T/srv.err; waits for the line saying where it
-# serves. Sets SERVER_PID and SERVER_URL (http://127.0.0.1:PORT, or
-# http://localhost for a Unix socket).
+# serves. Sets SERVER_PID, SERVER_URL (http://127.0.0.1:PORT, or
+# http://localhost for a Unix socket) and SERVED_PID (the process served,
+# killed at the end of the test like a fixture).
 start_server() {
 	local i
 	${CSAMPLER_WRAPPER:-} "$CSAMPLER" "$@" >"$T/srv.out" 2>"$T/srv.err" &
@@ -223,7 +224,12 @@ start_server() {
 	FIXTURE_PIDS="$FIXTURE_PIDS $SERVER_PID"
 	for i in $(seq 1 400); do
 		SERVER_URL=$(sed -n 's|^csampler: serving \(http://[^/]*\)/debug/pprof/ for .*|\1|p' "$T/srv.err")
-		[ -n "$SERVER_URL" ] && return 0
+		if [ -n "$SERVER_URL" ]; then
+			# a launched program outlives a server stopped by a signal
+			SERVED_PID=$(sed -n 's|^csampler: serving .* for process \([0-9]*\) .*|\1|p' "$T/srv.err")
+			FIXTURE_PIDS="$FIXTURE_PIDS $SERVED_PID"
+			return 0
+		fi
 		kill -0 "$SERVER_PID" 2>/dev/null || fail "csampler $* exited: $(cat "$T/srv.err")"
 		sleep 0.05
 	done

@@ -91,3 +91,5 @@ assert_eq "the server after the oversized request" "$HTTP_STATUS" 200
 kill -TERM "$SERVER_PID"
 wait_exit "$SERVER_PID" 10 "csampler --serve"
 assert_eq "exit status" "$WAIT_STATUS" 0
+assert_untraced_running "$SERVED_PID"
+kill -0 "$SERVED_PID" || fail "the launched program did not outlive the server stopped by SIGTERM"
