@@ -7,8 +7,9 @@
 # window: the target is untraced at once, not when the window would have
 # ended. A launched program: its exit ends the server with its status, and
 # a request open then gets what was sampled until the exit (200). An
-# attached process that exits ends the server with 0. The usage and setup
-# errors: --serve with -o, -d, --children; a port in use (exit 72, the
+# attached process that exits ends the server with 0. An idle target: a
+# 200 whose profile has no samples and parses; idle=1 counts its sleeping
+# threads. The usage and setup errors: --serve with -o, -d, --children; a port in use (exit 72, the
 # program not launched); a missing token file (72).
 . "$TESTS_SRCDIR/lib.sh"
 need_root
@@ -68,6 +69,25 @@ assert_eq "exit status: the program's (0)" "$WAIT_STATUS" 0
 start_server --serve 0 -- sh -c 'sleep 1; exit 5'
 wait_exit "$SERVER_PID" 10 "csampler --serve after its program exited"
 assert_eq "exit status: the program's (5)" "$WAIT_STATUS" 5
+
+# an idle target: a CPU profile without samples that still parses (Parca
+# wants a non-empty pprof body), and idle=1 sees the sleeping threads
+start_fixture sleepers 4
+SLEEP=$FIXTURE_PID
+start_server --serve 0 -p "$SLEEP"
+http_get "/debug/pprof/profile?seconds=1" "$T/idle.pb.gz"
+assert_eq "profile of an idle target" "$HTTP_STATUS" 200
+[ -s "$T/idle.pb.gz" ] || fail "empty body for an idle target"
+if [ -n "${GO:-}" ] || command -v go >/dev/null 2>&1; then
+	need_go
+	assert_eq "samples of an idle target" "$(pprof_raw_total "$T/idle.pb.gz")" 0
+	http_get "/debug/pprof/profile?seconds=1&idle=1" "$T/wall.pb.gz"
+	assert_eq "idle=1 status" "$HTTP_STATUS" 200
+	# 6 threads (main, 4 sleepers, late-spin) for a second at 99 Hz
+	assert_within "samples of idle=1" "$(pprof_raw_total "$T/wall.pb.gz")" 540 620
+fi
+kill -TERM "$SERVER_PID"
+wait_exit "$SERVER_PID" 10 "csampler --serve"
 
 # setup errors
 start_fixture hot 300
