@@ -229,6 +229,11 @@ uint32_t recorder_thread_key(struct recorder *r, const struct recorder_process *
 	return (uint32_t)r->nthreads++;
 }
 
+void recorder_forget_threads(struct recorder *r)
+{
+	r->nthreads = 0;
+}
+
 void recorder_reserve_keys(struct recorder *r, size_t more)
 {
 	if (r->nthreads + more > r->threads_cap)

@@ -92,6 +92,11 @@ void recorder_release_gone(struct recorder *r);
  * UINT32_MAX) when it still matches. UINT32_MAX out of memory. */
 uint32_t recorder_thread_key(struct recorder *r, const struct recorder_process *p, pid_t tid,
 			     const char *comm, uint32_t current);
+/* Forget every thread key (their room is kept): only when no stackmap or
+ * timeline holds a key any more and no backend keeps one (--serve, between
+ * streams: keys would otherwise grow with every thread a long-lived
+ * service ever made). */
+void recorder_forget_threads(struct recorder *r);
 /* Room for MORE keys, made between ticks. */
 void recorder_reserve_keys(struct recorder *r, size_t more);
 

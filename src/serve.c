@@ -346,8 +346,10 @@ static void run_stream(struct server *srv, unsigned rate, bool idle, int *exit_s
 	pthread_mutex_unlock(&srv->lock);
 	for (size_t i = 0; i < n; i++)
 		window_build(srv, closed[i]);
-	/* what a gone process (a --children run's) held */
-	symcache_release_gone(srv->symbols);
+	/* Every window of the stream is built and its sampler gone: no thread
+	 * key is held, and the next stream makes those of the threads it
+	 * samples (a service's thread churn does not grow the server). */
+	recorder_forget_threads(srv->recorder);
 }
 
 /* ---- requests' side (serve_internal.h) ---------------------------------------------- */

@@ -9,7 +9,8 @@
 # a request open then gets what was sampled until the exit (200). An
 # attached process that exits ends the server with 0. An idle target: a
 # 200 whose profile has no samples and parses; idle=1 counts its sleeping
-# threads. The usage and setup errors: --serve with -o, -d, --children; a port in use (exit 72, the
+# threads. A target that makes threads all the time: each sample under its
+# own thread, request after request. The usage and setup errors: --serve with -o, -d, --children; a port in use (exit 72, the
 # program not launched); a missing token file (72).
 . "$TESTS_SRCDIR/lib.sh"
 need_root
@@ -88,6 +89,22 @@ if [ -n "${GO:-}" ] || command -v go >/dev/null 2>&1; then
 fi
 kill -TERM "$SERVER_PID"
 wait_exit "$SERVER_PID" 10 "csampler --serve"
+
+# a target that makes threads all the time: the thread keys, forgotten
+# between requests, still name each sample's own thread
+start_fixture churn 100000000 8
+CHURN=$FIXTURE_PID
+start_server --serve 0 -p "$CHURN"
+for i in 1 2 3 4; do
+	http_get "/debug/pprof/profile?seconds=1&format=folded&threads=1" "$T/churn.folded"
+	assert_eq "churn request $i" "$HTTP_STATUS" 200
+	assert_folded_has "$T/churn.folded" '^churn-[0-9]+;.*short_thread_work'
+	bad=$(grep -cv '^churn-[0-9][0-9]*;' "$T/churn.folded")
+	assert_eq "stacks of request $i not under a churn thread" "$bad" 0
+done
+kill -TERM "$SERVER_PID"
+wait_exit "$SERVER_PID" 10 "csampler --serve"
+kill -KILL "$CHURN"
 
 # setup errors
 start_fixture hot 300

@@ -39,7 +39,8 @@ done
 rss20=$(rss)
 note "RSS after scrape 5: $rss5 kB, after scrape 20: $rss20 kB"
 if ! $asan; then
-	assert_within "RSS growth from scrape 5 to 20 (kB)" $((rss20 - rss5)) -4096 1024
+	# (less is no leak: the kernel may reclaim clean pages meanwhile)
+	assert_within "RSS growth from scrape 5 to 20 (kB)" $((rss20 - rss5)) -1000000 1024
 fi
 assert_eq "log lines" "$(grep -c '^csampler: 127\.0\.0\.1:[0-9]* GET /debug/pprof/profile?seconds=2 200 [0-9]* bytes' "$T/srv.err")" 20
 assert_untraced_running "$HOT"
