@@ -12,11 +12,21 @@
 #include "clock.h"
 #include "error.h"
 
-uint64_t clock_monotonic_ns(void)
+static uint64_t clock_read_ns(clockid_t clk)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t clock_monotonic_ns(void)
+{
+	return clock_read_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t clock_realtime_ns(void)
+{
+	return clock_read_ns(CLOCK_REALTIME);
 }
 
 uint64_t clock_random_below(struct tick_clock *c, uint64_t n)

@@ -60,5 +60,7 @@ uint64_t clock_random_seed(void);
 uint64_t clock_random_below(struct tick_clock *c, uint64_t n);
 
 uint64_t clock_monotonic_ns(void);
+/* The time of day (CLOCK_REALTIME), in ns since the epoch: a profile's start. */
+uint64_t clock_realtime_ns(void);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "builder.h"
+#include "clock.h"
 #include "error.h"
 #include "profiler.h"
 #include "report.h"
@@ -48,13 +49,6 @@ struct run {
 	bool build_failed;           /* a window's profile could not be made */
 	unsigned windows_written;    /* (how to view a file is said with the first) */
 };
-
-static uint64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void draw_progress(const struct run *r, uint64_t now)
 {
@@ -261,15 +255,15 @@ static int record(void *arg)
 	signal(SIGPIPE, SIG_IGN);
 	r->progress = !o->quiet && isatty(STDERR_FILENO);
 	report_start(o, target_main_pid(r->s.target));
-	r->start_realtime_ns = r->window_start_realtime_ns = clock_ns(CLOCK_REALTIME);
-	r->start_ns = r->window_start_ns = clock_ns(CLOCK_MONOTONIC);
+	r->start_realtime_ns = r->window_start_realtime_ns = clock_realtime_ns();
+	r->start_ns = r->window_start_ns = clock_monotonic_ns();
 	if (target_start(r->s.target) < 0) {
 		session_detach(&r->s);
 		r->attached = false;
 		return CS_EXIT_FAILURE;
 	}
 	int loop = sample_loop(r);
-	r->end_ns = clock_ns(CLOCK_MONOTONIC);
+	r->end_ns = clock_monotonic_ns();
 	session_detach(&r->s);
 	sampler_close_threads(r->s.sampler);
 	return loop < 0 ? CS_EXIT_FAILURE : 0;
@@ -281,7 +275,7 @@ int profiler_run(const struct options *o)
 	struct run r = { .opt = o };
 	char path[PATH_MAX];
 	for (size_t i = 0; i < o->noutputs; i++)
-		if (!output_path(o, o->outputs[i].path, clock_ns(CLOCK_REALTIME), path, sizeof path) ||
+		if (!output_path(o, o->outputs[i].path, clock_realtime_ns(), path, sizeof path) ||
 		    write_output_check(path) < 0)
 			return CS_EXIT_OUTPUT;
 	int status = session_open(&r.s, o, 0);

@@ -60,13 +60,6 @@ static void arm_stream(struct server *srv, uint64_t when_ns)
 	timerfd_settime(srv->timerfd, TFD_TIMER_ABSTIME, &it, NULL);
 }
 
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- windows ------------------------------------------------------------------------ */
 
 __attribute__((format(printf, 3, 4)))
@@ -104,7 +97,7 @@ static void window_open(struct server *srv, struct window *w, uint64_t now)
 	}
 	w->state = WINDOW_OPEN;
 	w->start_ns = now;
-	w->start_realtime_ns = realtime_ns();
+	w->start_realtime_ns = clock_realtime_ns();
 	w->end_ns = now + (uint64_t)w->q.seconds * 1000000000u;
 }
 

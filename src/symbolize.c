@@ -235,8 +235,6 @@ static void module_report(struct symbolizer *s, struct sym_module *m)
 	m->dwfl_mod = mod;
 }
 
-/* The module for entry E, opened and reported on first use; NULL if its file
- * cannot be read as ELF. */
 /* The vdso has no file: separate debug information for it is only where a
  * kernel debug package put it, under /usr/lib/debug by build-id. Without
  * DEBUGINFOD_URLS nothing else is asked (libdwfl would load libdebuginfod,
@@ -331,6 +329,8 @@ static size_t module_same_file(const struct symbolizer *s, const struct procmaps
 	return SIZE_MAX;
 }
 
+/* The module for entry E, opened and reported on first use; NULL if its file
+ * cannot be read as ELF. */
 static struct sym_module *module_for_entry(struct symbolizer *s, const struct procmaps_entry *e)
 {
 	for (size_t i = 0; i < s->nlinks; i++) {

@@ -50,7 +50,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* what validation promises the other rooms */
 		if ((o.pid != 0) == (o.command != NULL) && o.mode == MODE_RECORD)
 			abort();
-		if (o.mode != MODE_RECORD && o.mode != MODE_TOP && o.mode != MODE_DUMP)
+		if (o.mode != MODE_RECORD && o.mode != MODE_TOP && o.mode != MODE_DUMP &&
+		    o.mode != MODE_SERVE)
+			abort();
+		/* --serve: an address, a bound on seconds, no file and no children */
+		if ((o.mode == MODE_SERVE) != (o.serve_address != NULL))
+			abort();
+		if (o.mode == MODE_SERVE && (o.serve_max_seconds < 1 || o.serve_max_seconds > 86400 ||
+					     o.noutputs != 0 || o.children || o.duration != 0))
 			abort();
 		if (o.rate < 1 || o.rate > 10000 || o.noutputs > OPTIONS_MAX_OUTPUTS ||
 		    o.ngroups > OPTIONS_MAX_GROUPS)
