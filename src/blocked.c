@@ -30,6 +30,8 @@ static bool parse_number(const char **p, uint64_t *out, bool allow_minus)
 	unsigned long long v = strtoull(s, &end, 0);
 	if (errno || end == s || (*end != ' ' && *end != '\n' && *end != '\0'))
 		return false;
+	if (minus && v > (unsigned long long)INT64_MAX)
+		return false;
 	*out = minus ? (uint64_t)-(int64_t)v : v;
 	*p = end;
 	return true;

@@ -651,11 +651,7 @@ static int read_token(struct server *srv, const char *path)
 static int take_stop_signals(sigset_t *old)
 {
 	sigset_t mask;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
+	session_stop_signals(&mask);
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, old);
 	sigdelset(&mask, SIGCHLD);  /* the tracer's, while a stream runs */

@@ -81,18 +81,24 @@ int session_exit_status(int target_error)
 	return CS_EXIT_FAILURE;
 }
 
+void session_stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+}
+
 int session_open(struct session *s, const struct options *o, int extra_signal)
 {
-	sigset_t mask;
+	sigset_t mask, stop;
 
 	memset(s, 0, sizeof *s);
 	s->opt = o;
-	sigemptyset(&mask);
+	session_stop_signals(&stop);
+	mask = stop;
 	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
 	if (extra_signal)
 		sigaddset(&mask, extra_signal);
 	if (check_scratch_space() < 0)
@@ -183,12 +189,14 @@ void session_end(struct session *s)
 static bool take_signals(struct session *s, const struct session_hooks *h)
 {
 	struct signalfd_siginfo si;
+	sigset_t stop;
 	bool end = false;
+	session_stop_signals(&stop);
 	while (read(s->sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
 		int signo = (int)si.ssi_signo;
 		if (signo == SIGCHLD)
 			target_note_sigchld(s->target, (pid_t)si.ssi_pid);
-		else if (signo == SIGINT || signo == SIGTERM || signo == SIGHUP || signo == SIGQUIT)
+		else if (sigismember(&stop, signo) == 1)
 			end |= h->on_stop_signal ? h->on_stop_signal(h->ctx, signo) : true;
 		else if (h->on_extra_signal)
 			h->on_extra_signal(h->ctx, signo);

@@ -47,6 +47,9 @@ struct session {
 	void *ctx;
 };
 
+/* The stop signals, in SET: SIGINT, SIGTERM, SIGHUP, SIGQUIT. Whoever
+ * ends on them (the session loop, --serve's main thread) takes this set. */
+void session_stop_signals(sigset_t *set);
 int session_open(struct session *s, const struct options *o, int extra_signal);
 /* The exit status (CS_EXIT_*) for a target_error: the one place they meet. */
 int session_exit_status(int target_error);

@@ -76,6 +76,12 @@ static void test_refused(void **state)
 	assert_int_equal(blocked_parse("99999999999999999999999 0x1 0x2 0x3 0x4 0x5 0x6 0x7 0x8\n",
 				       &bs), BLOCKED_MALFORMED);
 	assert_int_equal(blocked_parse("- 0x1 0x2\n", &bs), BLOCKED_MALFORMED);
+	/* a negative number past INT64_MIN's magnitude (here 2^63 in octal, a
+	 * fuzz finding) is refused, not negated */
+	assert_int_equal(blocked_parse("-000001000000000000000000000", &bs), BLOCKED_MALFORMED);
+	assert_int_equal(blocked_parse("-9223372036854775808 0x1 0x2\n", &bs), BLOCKED_MALFORMED);
+	assert_int_equal(blocked_parse("-18446744073709551615 0x1 0x2 0x3 0x4 0x5 0x6 0x7 0x8\n",
+				       &bs), BLOCKED_MALFORMED);
 }
 
 static bool waits(long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, int64_t *ret)
