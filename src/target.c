@@ -457,10 +457,68 @@ void target_thread_gone(struct target *t, pid_t tid)
 
 /* ---- detaching ------------------------------------------------------------------------ */
 
+/* The stops still owed for our interrupts (a round gave up waiting). A
+ * thread our interrupt woke from a blocked call is in, or on its way to,
+ * its interrupt-stop with EINTR as the call's result: let go there, by the
+ * tracer thread's exit, it would return EINTR to the program. So take each
+ * such stop and resume it the usual way, which restarts the call
+ * (tg_restart_interrupted_call); threads held by us are resumed too. A
+ * thread that does not stop within SETTLE_TIMEOUT_NS is left to the exit:
+ * it is not in an interruptible wait (uninterruptible sleep, or not
+ * scheduled), so its pending interrupt is cancelled without an EINTR. */
+static void settle_owed_stops(struct target *t)
+{
+	t->late_fn = NULL;  /* the session is ending: these are not samples */
+	t->late_done = NULL;
+	long long deadline = (long long)clock_monotonic_ns() + SETTLE_TIMEOUT_NS;
+	size_t settled = 0;
+	unsigned long long restarted = t->restarted;
+	for (;;) {
+		size_t owed = 0, before = settled;
+		for (size_t i = 0; i < t->nrows; i++) {
+			pid_t tid = t->pub[i].tid;
+			if (!t->rows[i].traced)
+				continue;
+			if (t->rows[i].state == RS_HELD) {
+				tg_resume_held(t, i, tid);
+				settled++;
+				continue;
+			}
+			if (!t->rows[i].intr_out && !t->rows[i].sample_out)
+				continue;
+			int status;
+			pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
+			if (r == tid) {
+				tg_handle_report(t, tid, status);
+				settled++;
+			} else if (r < 0 && errno == ECHILD) {
+				t->rows[i].intr_out = t->rows[i].sample_out = false;
+			} else {
+				owed++;
+			}
+		}
+		long long left = deadline - (long long)clock_monotonic_ns();
+		if (settled > before && left > 0)
+			continue;  /* a report may have moved or added rows: look again */
+		if (owed == 0 || left <= 0)
+			break;
+		/* until a SIGCHLD or a millisecond (one may have merged) */
+		struct timespec ts = { 0, left < 1000000 ? (long)left : 1000000L };
+		siginfo_t si;
+		if (sigtimedwait(&t->sigchld, &si, &ts) == SIGCHLD)
+			tg_note_sigchld(t, si.si_pid);
+	}
+	if (t->cfg.verbose >= 2 && settled)
+		warn("target: took %zu stop%s owed for interrupts before letting go (%llu call%s "
+		     "restarted)", settled, settled == 1 ? "" : "s", t->restarted - restarted,
+		     t->restarted - restarted == 1 ? "" : "s");
+}
+
 void target_detach(struct target *t)
 {
 	if (!t || t->detached)
 		return;
+	settle_owed_stops(t);
 	/* A launched program not started yet: let it exit without running. */
 	if (t->go_fd >= 0) {
 		close(t->go_fd);

@@ -22,6 +22,8 @@
 #define COLLECT_TIMEOUT_NS (20 * 1000000LL)
 /* How long a sampling round polls for stops before it sleeps. */
 #define SPIN_NS (50 * 1000LL)
+/* target_detach: how long it waits for the stops owed for its interrupts */
+#define SETTLE_TIMEOUT_NS (100 * 1000000LL)
 /* How long target_start waits for the launched program's execve. */
 #define START_TIMEOUT_NS (30 * NS_PER_SEC)
 /* Reports handled by one target_poll before it yields back to the caller. */
