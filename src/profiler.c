@@ -228,6 +228,8 @@ static int close_window(struct run *r, uint64_t now)
 	write_window(r, old, old_tl, now, false);
 	stackmap_free(old);
 	timeline_free(old_tl);
+	/* the keys of threads gone, and of names no longer worn, go with it */
+	sampler_collect_keys(r->s.sampler);
 	/* the next window's samples are those from now; its name is its place
 	 * on the grid of intervals from the start (no two share a second,
 	 * whatever a late wake cost one of them) */

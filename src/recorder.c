@@ -22,7 +22,15 @@ struct recorder_sink {
 	struct timeline *timeline;      /* or NULL: no time-ordered record */
 	bool warned_spill;              /* a failed spill was reported */
 	bool warned_timeline;           /* a failed timeline write was reported */
+	uint64_t open_gen;              /* the recorder's gen when it began counting */
 };
+
+/* What the recorder knows of a thread key besides what it stands for. */
+struct key_meta {
+	uint64_t gen;                   /* the recorder's gen when last counted, made or kept */
+	uint32_t next_free;             /* a freed key: the next freed one */
+};
+#define NO_KEY UINT32_MAX
 
 struct recorder {
 	struct recorder_sink sinks[RECORDER_MAX_SINKS]; /* sinks[0]: set_stackmap's */
@@ -33,8 +41,14 @@ struct recorder {
 	size_t nprocs, procs_cap;
 	struct procmaps_files *files;   /* the processes' mapped files, each opened once */
 
-	struct recorder_thread *threads; /* by key */
-	size_t nthreads, threads_cap;
+	struct recorder_thread *threads; /* by key; a freed key's tid is 0 */
+	size_t nthreads, threads_cap;    /* keys made (freed ones included) */
+	struct key_meta *meta;           /* by key */
+	size_t meta_cap;
+	uint32_t free_key;               /* the freed keys, linked; NO_KEY: none */
+	size_t nfree;
+	uint64_t made;                   /* keys made in all */
+	uint64_t gen;                    /* one more at each new sink (a window begins) */
 
 	uint64_t *addrs;                /* the last unwound stack */
 	uint64_t pause_hist[PAUSE_BUCKETS];
@@ -81,6 +95,7 @@ struct recorder *recorder_new(struct stackmap *m, const struct recorder_config *
 		return NULL;
 	r->sinks[0].map = m;
 	r->nsinks = 1;
+	r->free_key = NO_KEY;
 	r->cfg = *cfg;
 	r->addrs = malloc(cfg->max_depth * sizeof *r->addrs);
 	r->files = procmaps_files_new();
@@ -103,6 +118,7 @@ void recorder_free(struct recorder *r)
 	free(r->procs);
 	procmaps_files_free(r->files);
 	free(r->threads);
+	free(r->meta);
 	free(r->addrs);
 	free(r);
 }
@@ -110,6 +126,7 @@ void recorder_free(struct recorder *r)
 void recorder_set_stackmap(struct recorder *r, struct stackmap *m)
 {
 	r->sinks[0].map = m;
+	r->sinks[0].open_gen = ++r->gen;
 	r->nsinks = 1;
 }
 
@@ -125,7 +142,7 @@ int recorder_add_sink(struct recorder *r, struct stackmap *m, struct timeline *t
 		r->nsinks = 0;
 	if (r->nsinks == RECORDER_MAX_SINKS)
 		return -1;
-	r->sinks[r->nsinks++] = (struct recorder_sink){ .map = m, .timeline = tl };
+	r->sinks[r->nsinks++] = (struct recorder_sink){ .map = m, .timeline = tl, .open_gen = ++r->gen };
 	return 0;
 }
 
@@ -134,6 +151,7 @@ void recorder_remove_sink(struct recorder *r, const struct stackmap *m)
 	for (size_t i = 0; i < r->nsinks; i++)
 		if (r->sinks[i].map == m) {
 			r->sinks[i] = r->sinks[--r->nsinks];
+			r->gen++;  /* what is counted from now on, it never held */
 			return;
 		}
 }
@@ -209,6 +227,17 @@ void recorder_release_gone(struct recorder *r)
 
 /* ---- thread keys ------------------------------------------------------------- */
 
+/* Room for keys 0 .. WANT - 1 (the entries and their meta). */
+static int grow_keys(struct recorder *r, size_t want)
+{
+	if (want >= NO_KEY)
+		return -1;
+	if (array_grow(&r->threads, &r->threads_cap, want, sizeof *r->threads, 64) < 0 ||
+	    array_grow(&r->meta, &r->meta_cap, want, sizeof *r->meta, 64) < 0)
+		return -1;
+	return 0;
+}
+
 uint32_t recorder_thread_key(struct recorder *r, const struct recorder_process *p, pid_t tid,
 			     const char *comm, uint32_t current)
 {
@@ -218,26 +247,59 @@ uint32_t recorder_thread_key(struct recorder *r, const struct recorder_process *
 		    strcmp(cur->process, p->comm) == 0)
 			return current;
 	}
-	if (array_grow(&r->threads, &r->threads_cap, r->nthreads + 1, sizeof *r->threads, 64) < 0)
-		return UINT32_MAX;
-	struct recorder_thread *th = &r->threads[r->nthreads];
+	uint32_t key = r->free_key;
+	if (key != NO_KEY) {
+		r->free_key = r->meta[key].next_free;
+		r->nfree--;
+	} else {
+		if (grow_keys(r, r->nthreads + 1) < 0)
+			return NO_KEY;
+		key = (uint32_t)r->nthreads++;
+	}
+	struct recorder_thread *th = &r->threads[key];
 	memset(th, 0, sizeof *th);
 	th->pid = p->pid;
 	th->tid = tid;
 	snprintf(th->name, sizeof th->name, "%s", comm);
 	snprintf(th->process, sizeof th->process, "%s", p->comm);
-	return (uint32_t)r->nthreads++;
+	r->meta[key].gen = r->gen;
+	r->made++;
+	return key;
 }
 
 void recorder_forget_threads(struct recorder *r)
 {
 	r->nthreads = 0;
+	r->free_key = NO_KEY;
+	r->nfree = 0;
+}
+
+void recorder_keep_thread(struct recorder *r, uint32_t key)
+{
+	if (key < r->nthreads)
+		r->meta[key].gen = r->gen;
+}
+
+void recorder_collect_threads(struct recorder *r)
+{
+	uint64_t oldest = r->gen;  /* no sink: only what was kept or made since */
+	for (size_t i = 0; i < r->nsinks; i++)
+		if ((r->sinks[i].map || r->sinks[i].timeline) && r->sinks[i].open_gen < oldest)
+			oldest = r->sinks[i].open_gen;
+	for (size_t k = 0; k < r->nthreads; k++) {
+		if (r->threads[k].tid == 0 || r->meta[k].gen >= oldest)
+			continue;
+		memset(&r->threads[k], 0, sizeof r->threads[k]);
+		r->meta[k].next_free = r->free_key;
+		r->free_key = (uint32_t)k;
+		r->nfree++;
+	}
 }
 
 void recorder_reserve_keys(struct recorder *r, size_t more)
 {
-	if (r->nthreads + more > r->threads_cap)
-		(void)array_grow(&r->threads, &r->threads_cap, r->nthreads + more, sizeof *r->threads, 64);
+	if (more > r->nfree)
+		(void)grow_keys(r, r->nthreads + more - r->nfree);
 }
 
 /* ---- capture and count ------------------------------------------------------------ */
@@ -287,8 +349,9 @@ static bool sink_count(struct recorder_sink *k, uint32_t key, uint32_t flags, co
 void recorder_count(struct recorder *r, uint32_t key, uint32_t flags, const uint64_t *addrs,
 		    unsigned depth, unsigned count)
 {
-	if (key == UINT32_MAX)
+	if (key >= r->nthreads)
 		return;
+	r->meta[key].gen = r->gen;
 	bool counted = r->nsinks == 0;
 	uint64_t now = 0;
 	for (size_t i = 0; i < r->nsinks; i++) {
@@ -337,12 +400,12 @@ void recorder_record_pause(struct recorder *r, uint64_t from_ns, uint64_t done_n
 
 size_t recorder_nthreads(const struct recorder *r)
 {
-	return r->nthreads;
+	return r->nthreads - r->nfree;
 }
 
 const struct recorder_thread *recorder_thread(const struct recorder *r, uint32_t key)
 {
-	return key < r->nthreads ? &r->threads[key] : NULL;
+	return key < r->nthreads && r->threads[key].tid != 0 ? &r->threads[key] : NULL;
 }
 
 size_t recorder_nprocesses(const struct recorder *r)
@@ -358,6 +421,8 @@ struct procmaps *recorder_process_maps(const struct recorder *r, size_t i)
 void recorder_get_stats(const struct recorder *r, struct recorder_stats *out)
 {
 	*out = r->stats;
+	out->keys_held = r->nthreads - r->nfree;
+	out->keys_made = r->made;
 	out->pause_p50_ns = pause_percentile(r, 0.50);
 	out->pause_p99_ns = pause_percentile(r, 0.99);
 }

@@ -53,6 +53,7 @@ struct recorder_stats {
 	uint64_t truncated;             /* periods of stacks the outputs mark [truncated] */
 	uint64_t unreadable;            /* stack copies refused (EPERM: not dumpable) */
 	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample (recorder_record_pause) */
+	uint64_t keys_held, keys_made;  /* thread keys held now, and made in all */
 };
 
 struct recorder;
@@ -94,9 +95,19 @@ uint32_t recorder_thread_key(struct recorder *r, const struct recorder_process *
 			     const char *comm, uint32_t current);
 /* Forget every thread key (their room is kept): only when no stackmap or
  * timeline holds a key any more and no backend keeps one (--serve, between
- * streams: keys would otherwise grow with every thread a long-lived
- * service ever made). */
+ * streams). */
 void recorder_forget_threads(struct recorder *r);
+/* Free the keys no sink can hold: those not counted since the oldest sink
+ * now counting began (a recorder_add_sink or recorder_set_stackmap), and
+ * not kept (recorder_keep_thread, by the backend, for each key it will
+ * count with again) since then. A freed key is made again for another
+ * thread. Only once every stackmap and timeline no longer counting has
+ * been read (built, written), between ticks: an --interval run, or a
+ * --serve stream kept running by windows that always overlap, then holds
+ * the keys of live threads and open windows, not one per thread a
+ * long-lived service ever made. */
+void recorder_keep_thread(struct recorder *r, uint32_t key);
+void recorder_collect_threads(struct recorder *r);
 /* Room for MORE keys, made between ticks. */
 void recorder_reserve_keys(struct recorder *r, size_t more);
 
@@ -116,6 +127,7 @@ void recorder_count(struct recorder *r, uint32_t key, uint32_t flags, const uint
 /* A target thread was paused from FROM_NS to DONE_NS (CLOCK_MONOTONIC). */
 void recorder_record_pause(struct recorder *r, uint64_t from_ns, uint64_t done_ns);
 
+/* Thread keys held (made, not freed). */
 size_t recorder_nthreads(const struct recorder *r);
 const struct recorder_thread *recorder_thread(const struct recorder *r, uint32_t key);
 /* Every process seen, with its mappings (for symbolization). */

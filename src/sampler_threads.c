@@ -369,6 +369,14 @@ int threads_add_pending(struct sampler *s, uint64_t now)
 	return 0;
 }
 
+void sampler_collect_keys(struct sampler *s)
+{
+	for (size_t i = 0; i < s->nthreads_cap; i++)
+		if (s->threads[i].tid && !s->threads[i].retired)
+			recorder_keep_thread(s->rec, s->threads[i].key);
+	recorder_collect_threads(s->rec);
+}
+
 void sampler_close_threads(struct sampler *s)
 {
 	for (size_t i = 0; i < s->nthreads_cap; i++)

@@ -197,6 +197,10 @@ static bool stream_service(struct stream *st)
 	pthread_mutex_unlock(&srv->lock);
 	for (size_t i = 0; i < nclosed; i++)
 		window_build(srv, closed[i]);
+	/* windows that always overlap keep the stream running: the keys of
+	 * threads gone go with the windows that held them */
+	if (nclosed > 0)
+		sampler_collect_keys(st->s.sampler);
 	return !open;
 }
 
@@ -322,6 +326,12 @@ static void run_stream(struct server *srv, unsigned rate, bool idle, int *exit_s
 	if (status < 0) {
 		warn_errno("serve: cannot start the tracer thread");
 		status = CS_EXIT_SYSTEM;
+	}
+	if (srv->opt->verbose) {
+		struct recorder_stats rs;
+		recorder_get_stats(srv->recorder, &rs);
+		warn("serve: the stream at %u Hz ended: thread keys %llu held of %llu made", rate,
+		     (unsigned long long)rs.keys_held, (unsigned long long)rs.keys_made);
 	}
 	if (st.exit_status >= 0)
 		*exit_status = st.exit_status;

@@ -372,6 +372,7 @@ static int close_second(struct top *tp, uint64_t now)
 	tp->second_start_ns = now;
 	int r = symbols_follow(tp) < 0 ? -1 : stackmap_foreach(old, count_stack, tp);
 	stackmap_free(old);
+	sampler_collect_keys(tp->s.sampler);
 	if (accum_drain(&tp->acc, &sec->counts, &sec->n, &sec->cap) < 0 || r != 0)
 		return -1;
 	tp->ring_next = (tp->ring_next + 1) % TOP_WINDOW_SECONDS;

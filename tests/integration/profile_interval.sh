@@ -7,7 +7,8 @@
 # (99 Hz), each pprof file parses with go tool pprof and holds what its
 # folded twin holds; no temporary file is left; the target ends untraced and
 # running. Then csampler's memory stays flat over 20 intervals (each
-# interval's stacks and profile freed), and the
+# interval's stacks and profile freed), a target that makes threads all
+# the time holds csampler's thread keys to a window's worth, and the
 # usage errors: a name without a time field, standard output, a fractional
 # interval, --top.
 . "$TESTS_SRCDIR/lib.sh"
@@ -86,6 +87,31 @@ else
 fi
 assert_within "files of the 22 s run" "$(ls "$T"/mem-*.folded | wc -l)" 22 23
 assert_untraced_running "$HOT"
+
+# thread keys: a target that makes threads all the time (churn) does not
+# grow csampler by a key per thread over the intervals; each window's keys
+# go once it is written, and every stack stays under its own thread (the
+# main thread's never run thread_main, the workers' never main)
+mkdir "$T/churn"
+start_fixture churn 100000000 8
+CHURN=$FIXTURE_PID
+run_csampler -v --threads -F 499 -d 6 --interval 1 -o "$T/churn/w-%s.folded" -p "$CHURN"
+assert_eq "exit status of --interval on churn ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+keys=$(sed -n 's/.*thread keys \([0-9]*\) held of \([0-9]*\) made$/\1 \2/p' "$T/cs.err")
+held=${keys% *} made=${keys#* }
+note "churn: thread keys $held held of $made made, $(grep -o '[0-9]* threads seen' "$T/cs.err")"
+[ -n "$keys" ] || fail "no thread keys in -v's line: $(cat "$T/cs.err")"
+assert_within "thread keys made over 6 intervals" "$made" 600 1000000
+# the last window's and the live threads' only: about a sixth
+assert_within "thread keys held at the end (of $made made)" "$((held * 3))" 1 "$made"
+cat "$T"/churn/w-*.folded >"$T/churn.all"
+assert_folded_has "$T/churn.all" "^churn-$CHURN;.*;main;"
+assert_folded_has "$T/churn.all" "^churn-[0-9]+;.*thread_main"
+grep "^churn-$CHURN;" "$T/churn.all" | grep -q thread_main &&
+	fail "the main thread's stacks hold a worker's: $(grep "^churn-$CHURN;" "$T/churn.all" | grep thread_main | head -3)"
+grep -v "^churn-$CHURN;" "$T/churn.all" | grep -q ';main;' &&
+	fail "a worker's stacks hold the main thread's: $(grep -v "^churn-$CHURN;" "$T/churn.all" | grep ';main;' | head -3)"
+kill "$CHURN"
 
 # usage errors, before anything is attached
 for args in "-o $T/fixed.folded" "-o -" "--interval 1.5 -o $T/x-%s.folded" "--top"; do

@@ -10,7 +10,8 @@
 # attached process that exits ends the server with 0. An idle target: a
 # 200 whose profile has no samples and parses; idle=1 counts its sleeping
 # threads. A target that makes threads all the time: each sample under its
-# own thread, request after request. The usage and setup errors: --serve with -o, -d, --children; a port in use (exit 72, the
+# own thread, request after request, and with requests that always overlap
+# (one stream) csampler's thread keys stay to a few windows' worth. The usage and setup errors: --serve with -o, -d, --children; a port in use (exit 72, the
 # program not launched); a missing token file (72).
 . "$TESTS_SRCDIR/lib.sh"
 need_root
@@ -104,6 +105,38 @@ for i in 1 2 3 4; do
 done
 kill -TERM "$SERVER_PID"
 wait_exit "$SERVER_PID" 10 "csampler --serve"
+
+# requests that always overlap keep one stream running: the thread keys of
+# threads gone go with the windows that held them (not one per thread the
+# service ever made), and each sample stays under its own thread
+start_server -v --serve 0 -p "$CHURN"
+for i in 1 2 3 4 5 6; do
+	curl -sS --max-time 60 -o "$T/over-$i.folded" -w '%{http_code}\n' \
+		"$SERVER_URL/debug/pprof/profile?seconds=2&format=folded&threads=1" >"$T/over-$i.status" 2>&1 &
+	sleep 1
+done
+wait_curls=0
+while [ "$(cat "$T"/over-*.status 2>/dev/null | grep -c .)" -lt 6 ] && [ $wait_curls -lt 100 ]; do
+	sleep 0.1
+	wait_curls=$((wait_curls + 1))
+done
+for i in 1 2 3 4 5 6; do
+	assert_eq "overlapping request $i" "$(cat "$T/over-$i.status")" 200
+	assert_folded_has "$T/over-$i.folded" "^churn-[0-9]+;.*thread_main"
+	grep "^churn-$CHURN;" "$T/over-$i.folded" | grep -q thread_main &&
+		fail "request $i: the main thread's stacks hold a worker's"
+	grep -v "^churn-$CHURN;" "$T/over-$i.folded" | grep -q ';main;' &&
+		fail "request $i: a worker's stacks hold the main thread's"
+done
+kill -TERM "$SERVER_PID"
+wait_exit "$SERVER_PID" 10 "csampler --serve"
+keys=$(sed -n 's/.*stream at [0-9]* Hz ended: thread keys \([0-9]*\) held of \([0-9]*\) made$/\1 \2/p' "$T/srv.err")
+assert_eq "streams for 6 overlapping requests" "$(printf '%s\n' "$keys" | grep -c .)" 1
+held=${keys% *} made=${keys#* }
+note "overlapping requests on churn: thread keys $held held of $made made"
+assert_within "thread keys made in 7 s" "$made" 300 1000000
+# the last two windows' and the live threads' only: about 2/7
+assert_within "thread keys held at the stream's end (of $made made)" "$((held * 2))" 1 "$made"
 kill -KILL "$CHURN"
 
 # setup errors
