@@ -158,10 +158,12 @@ void target_resume_threads(struct target *t, const pid_t *tids, size_t n, const 
  * exit events. */
 void target_thread_gone(struct target *t, pid_t tid);
 
-/* Stop being a tracer: forget every tracee (and let a launched program that
- * was never started exit); makes no ptrace call. The kernel detaches them
- * when the tracer thread exits, which the caller does next. Safe to call more
- * than once and from the die() hook. */
+/* Stop being a tracer: take the stops still owed for our interrupts and
+ * resume each the usual way (a call our interrupt ended with EINTR is
+ * restarted; at most 100 ms), then forget every tracee (and let a launched
+ * program that was never started exit). The kernel detaches them when the
+ * tracer thread exits, which the caller does next. Safe to call more than
+ * once and from the die() hook. */
 void target_detach(struct target *t);
 void target_free(struct target *t);
 
