@@ -4,7 +4,9 @@
  * kernel detaches every tracee without stopping or waking it (exit_ptrace):
  * a thread blocked in epoll_wait, sigtimedwait or a socket read stays
  * blocked and never sees EINTR; a group-stop is kept; a signal-delivery-stop
- * goes on to deliver its signal; a pending interrupt is cancelled. That is
+ * goes on to deliver its signal; a pending interrupt is cancelled (but a
+ * blocked call it already woke returns EINTR: target_detach first takes
+ * the stops its interrupts still owe). That is
  * how csampler detaches: every ptrace call of a session is made in one
  * tracer thread, and the session ends by returning from it. csampler never
  * uses PTRACE_O_EXITKILL, so its own death (even SIGKILL) detaches the same way.
