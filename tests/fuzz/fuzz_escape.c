@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text.h"
 #include "escape.h"
 #include "names.h"
 
@@ -89,11 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* escape_terminal: printable ASCII only, never a partial escape */
 	char term[64];
-	char *tin = malloc(size + 1);
-	if (!tin)
-		abort();
-	memcpy(tin, data, size);
-	tin[size] = '\0';
+	char *tin = fuzz_text(data, size);
 	size_t need = escape_terminal(tin, term, sizeof term);
 	size_t tlen = strlen(term);
 	if (tlen > need || tlen >= sizeof term)
@@ -105,11 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	free(tin);
 
-	char *in = malloc(size + 1), out[256];
-	if (!in)
-		abort();
-	memcpy(in, data, size);
-	in[size] = '\0';
+	char *in = fuzz_text(data, size), out[256];
 	size_t outsz = size ? data[0] : 0;
 	out[0] = 'X';
 	size_t n = names_shorten(in, out, outsz);

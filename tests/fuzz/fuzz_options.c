@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text.h"
 #include "options.h"
 
 #define MAX_ARGS 64
@@ -28,13 +29,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *buf = malloc(size + 1);
+	char *buf = fuzz_text(data, size);
 	char *argv[MAX_ARGS + 2];
 	int argc = 0;
-	if (!buf)
-		abort();
-	memcpy(buf, data, size);
-	buf[size] = '\0';
 	argv[argc++] = (char *)"csampler";
 	for (size_t i = 0; i <= size && argc <= MAX_ARGS;) {
 		argv[argc++] = buf + i;

@@ -12,17 +12,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fuzz_text.h"
 #include "serve_params.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
-	if (!text)
-		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
+	char *text = fuzz_text(data, size);
 	char err[256];
 
 	struct serve_address a;

@@ -8,17 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text.h"
 #include "procfs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
-	if (!text)
-		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
+	char *text = fuzz_text(data, size);
 	struct procfs_stat st;
 	if (procfs_parse_stat(text, &st)) {
 		if (strlen(st.comm) >= sizeof st.comm || st.state == '\0' || st.cpu < -1)

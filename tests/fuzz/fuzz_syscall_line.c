@@ -7,17 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text.h"
 #include "blocked.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
-	if (!text)
-		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
+	char *text = fuzz_text(data, size);
 	struct blocked_syscall bs;
 	enum blocked_state st = blocked_parse(text, &bs);
 	if (st != BLOCKED_IN_KERNEL && st != BLOCKED_RUNNING && st != BLOCKED_MALFORMED)
