@@ -14,7 +14,8 @@
  * them in the stackmap. A chosen thread that was waiting for a CPU stops
  * after its round gave up on it: it is sampled then, through target's
  * late-sample hook (stats.late), and left out of the choice until then. After warm-up a tick allocates nothing and opens no
- * file except /proc thread state. Target events reach the recorder's
+ * file except /proc thread state; only a code mapping the unwinder reaches
+ * for the first time has its table built then (once per mapping). Target events reach the recorder's
  * processes through sampler_on_event. */
 #ifndef CSAMPLER_SAMPLER_H
 #define CSAMPLER_SAMPLER_H
