@@ -57,6 +57,7 @@ enum {
 	OPT_SERVE,
 	OPT_SERVE_TOKEN_FILE,
 	OPT_SERVE_MAX_SECONDS,
+	OPT_BACKEND,
 };
 
 static const struct option long_options[] = {
@@ -73,6 +74,7 @@ static const struct option long_options[] = {
 	{ "max-stacks",   required_argument, NULL, OPT_MAX_STACKS },
 	{ "stack-window", required_argument, NULL, OPT_STACK_WINDOW },
 	{ "attach-mode",  required_argument, NULL, OPT_ATTACH_MODE },
+	{ "backend",      required_argument, NULL, OPT_BACKEND },
 	{ "realtime",     optional_argument, NULL, OPT_REALTIME },
 	{ "no-inline",    no_argument,       NULL, OPT_NO_INLINE },
 	{ "addresses",    no_argument,       NULL, OPT_ADDRESSES },
@@ -423,6 +425,13 @@ static enum options_result validate_options(struct options *o, const struct give
 	if (g->top && (o->threads || o->ngroups))
 		return opt_usage_error("--top cannot be combined with %s: it ranks functions over "
 				   "all threads", o->threads ? "--threads" : "--thread-group");
+	if (o->backend == BACKEND_PERF && (o->idle || g->dump ||
+					     o->seize_mode == TARGET_SEIZE_PER_SAMPLE))
+		return opt_usage_error("--backend=perf cannot be combined with %s: %s",
+				   o->idle ? "--idle" : g->dump ? "--dump" : "--attach-mode=per-sample",
+				   o->idle ? "the kernel samples threads while they run on a CPU only"
+				   : g->dump ? "a snapshot stops every thread, whatever the backend"
+				   : "its events stay on the threads for the run");
 	if (o->seize_mode == TARGET_SEIZE_PER_SAMPLE && (o->command || o->children))
 		return opt_usage_error("--attach-mode=per-sample works with -p PID only, without "
 				   "--children: between samples it could not see %s",
@@ -471,6 +480,10 @@ void options_print_help(FILE *out)
 "      --attach-mode=MODE   persistent (default): stay attached for the run;\n"
 "                           per-sample: attach around each sample only, for\n"
 "                           targets that receive many signals (-p only)\n"
+"      --backend=BACKEND    ptrace (default): interrupt the running threads;\n"
+"                           perf: the kernel samples them (perf_event cpu-clock)\n"
+"                           without stopping them, cheaper with many threads;\n"
+"                           needs root or kernel.perf_event_paranoid <= 1\n"
 "\n"
 "Sampling:\n"
 "  -d, --duration=TIME      stop after TIME: 30, 30s, 2m, 1h, 1.5s, 500ms\n"
@@ -560,6 +573,17 @@ static void set_defaults(struct options *o)
 }
 
 /* --serve and its options. */
+static enum options_result parse_backend(struct options *o, const char *arg)
+{
+	if (strcmp(arg, "ptrace") == 0)
+		o->backend = BACKEND_PTRACE;
+	else if (strcmp(arg, "perf") == 0)
+		o->backend = BACKEND_PERF;
+	else
+		return opt_usage_error("invalid --backend '%s': expected ptrace or perf", arg);
+	return OPTIONS_RUN;
+}
+
 static enum options_result apply_serve_option(struct options *o, struct given *g, int c,
 					      const char *arg)
 {
@@ -684,6 +708,8 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 					   "or per-sample", arg);
 		g->attach_mode = true;
 		break;
+	case OPT_BACKEND:
+		return parse_backend(o, arg);
 	case OPT_SERVE:
 	case OPT_SERVE_TOKEN_FILE:
 	case OPT_SERVE_MAX_SECONDS:

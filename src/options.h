@@ -33,8 +33,15 @@ enum run_mode {
 	MODE_SERVE,                     /* --serve: profiles over HTTP (serve) */
 };
 
+/* What takes the samples (--backend). */
+enum sample_backend {
+	BACKEND_PTRACE = 0,             /* interrupt the running threads (sampler.h) */
+	BACKEND_PERF,                   /* the kernel's cpu-clock events (perf_sampler.h) */
+};
+
 struct options {
 	enum run_mode mode;
+	enum sample_backend backend;
 	pid_t pid;                      /* -p; 0 in launch mode */
 	char **command;                 /* after "--"; NULL in attach mode */
 	double duration;                /* seconds; 0 = until the target exits or Ctrl-C */

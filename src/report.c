@@ -37,7 +37,8 @@ void report_start(const struct options *o, pid_t pid)
 }
 
 /* The -v line: every counter a bug report needs. */
-static void report_diagnostics(const struct sampler_stats *st, const struct recorder_stats *rs)
+static void report_diagnostics(const struct options *o, const struct sampler_stats *st,
+			       const struct recorder_stats *rs)
 {
 	char unw[256] = "";
 	size_t off = 0;
@@ -46,6 +47,17 @@ static void report_diagnostics(const struct sampler_stats *st, const struct reco
 			off += (size_t)snprintf(unw + off, sizeof unw - off, "%s%s %llu", off ? ", " : "",
 						unwind_result_name((enum unwind_result)i),
 						(unsigned long long)rs->unwind_results[i]);
+	if (o->backend == BACKEND_PERF) {
+		fprintf(stderr,
+			"csampler: %llu samples, %llu threads seen, %llu lost (rings full), %llu "
+			"without user registers, unwind stops: %s, %llu truncated, thread keys %llu "
+			"held of %llu made\n",
+			(unsigned long long)rs->samples, (unsigned long long)st->threads_seen,
+			(unsigned long long)st->lost, (unsigned long long)st->no_user_regs,
+			off ? unw : "none", (unsigned long long)rs->truncated,
+			(unsigned long long)rs->keys_held, (unsigned long long)rs->keys_made);
+		return;
+	}
 	fprintf(stderr,
 		"csampler: %llu samples, %llu threads seen, %llu ticks missed, unwind stops: %s, "
 		"%llu truncated, %llu sampled late, %llu dropped at wake-ups, "
@@ -76,11 +88,18 @@ void report_summary(const struct options *o, pid_t pid, const struct sampler_sta
 		    double seconds)
 {
 	if (o->verbose)
-		report_diagnostics(st, rs);
+		report_diagnostics(o, st, rs);
 	double asked = (double)o->rate * seconds;
-	double achieved = seconds > 0 ? (double)st->ticks / seconds : 0;
+	/* the kernel samples at the rate asked (--backend=perf): our reads of
+	 * its rings are no ticks */
+	bool ticks = o->backend != BACKEND_PERF;
+	double achieved = !ticks ? o->rate : seconds > 0 ? (double)st->ticks / seconds : 0;
+	if (st->lost)
+		warn("warning: %llu samples lost: the kernel's ring buffers filled before csampler "
+		     "read them (it did not get a CPU in time): the profile lacks them, so what ran "
+		     "while csampler waited is under-counted", (unsigned long long)st->lost);
 	/* a run shorter than a few periods has too few ticks to judge */
-	if (asked >= 10 && (double)st->ticks < RATE_WARN_FRACTION * asked)
+	if (ticks && asked >= 10 && (double)st->ticks < RATE_WARN_FRACTION * asked)
 		warn("warning: sampled at %.0f Hz of the %u Hz asked (the machine was busy, or "
 		     "csampler was not allowed real-time priority): the profile has fewer samples; "
 		     "its shares are not biased by it", achieved, o->rate);

@@ -91,11 +91,15 @@ struct sampler *sampler_new(struct target *t, struct recorder *rec,
 			    const struct sampler_config *cfg)
 {
 	struct sampler *s = calloc(1, sizeof *s);
-	if (!s)
+	if (!s) {
+		perf_sampler_free(cfg->perf);
 		return NULL;
+	}
 	s->target = t;
 	s->rec = rec;
 	s->cfg = *cfg;
+	if (cfg->perf)
+		return s;
 	if (s->cfg.rate == 0)
 		s->cfg.rate = 99;
 	s->period_ns = 1000000000u / s->cfg.rate;
@@ -133,6 +137,11 @@ void sampler_free(struct sampler *s)
 {
 	if (!s)
 		return;
+	if (s->cfg.perf) {
+		perf_sampler_free(s->cfg.perf);
+		free(s);
+		return;
+	}
 	target_set_late_sample(s->target, NULL, NULL, NULL);
 	for (size_t i = 0; i < s->nthreads_cap; i++)
 		if (s->threads[i].tid) {
@@ -428,6 +437,10 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s);
 
 int sampler_tick(struct sampler *s, uint64_t next_tick_ns)
 {
+	if (s->cfg.perf) {
+		s->stats.ticks++;
+		return perf_sampler_drain(s->cfg.perf);
+	}
 	s->next_tick_ns = next_tick_ns;
 	s->in_tick = true;
 	s->ngone = 0;
@@ -575,4 +588,11 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 void sampler_get_stats(const struct sampler *s, struct sampler_stats *out)
 {
 	*out = s->stats;
+	if (s->cfg.perf) {
+		struct perf_sampler_stats ps;
+		perf_sampler_get_stats(s->cfg.perf, &ps);
+		out->threads_seen = ps.threads_seen;
+		out->lost = ps.lost;
+		out->no_user_regs = ps.no_user_regs;
+	}
 }

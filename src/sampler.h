@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "perf_sampler.h"
 #include "recorder.h"
 #include "target.h"
 
@@ -34,6 +35,9 @@ struct sampler_config {
 	size_t stack_window;
 	unsigned max_threads_per_tick;  /* on-CPU mode; 0 = number of online CPUs */
 	int verbose;
+	struct perf_sampler *perf;      /* the kernel samples (--backend=perf): every
+	                                 * call goes to it (the sampler owns it from
+	                                 * then on); NULL: ptrace rounds */
 };
 
 struct sampler_stats {
@@ -46,6 +50,9 @@ struct sampler_stats {
 	                                 * CPU got one, after its round gave up on it */
 	uint64_t dropped_waking;        /* stops at the exit of a system call the thread
 	                                 * waited in: not counted (see sampler.c) */
+	uint64_t lost;                  /* --backend=perf: samples the kernel could not
+	                                 * write (a ring was full) */
+	uint64_t no_user_regs;          /* --backend=perf: samples without user registers */
 };
 
 struct sampler;

@@ -329,6 +329,9 @@ static enum MHD_Result answer_profile(struct MHD_Connection *conn, struct reques
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, query_param, &qp);
 	if (qp.failed)
 		return answer_text(conn, rq, 400, "bad request: %s\n", qp.error);
+	if (qp.q.idle && o->backend == BACKEND_PERF)
+		return answer_text(conn, rq, 400, "bad request: idle=1 needs --backend=ptrace: this "
+				   "csampler samples with perf events, which see threads on a CPU only\n");
 
 	struct window *w = calloc(1, sizeof *w);
 	if (!w)

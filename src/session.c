@@ -152,6 +152,16 @@ int session_attach(struct session *s, size_t max_stacks,
 		struct recorder_config rc = { .max_depth = o->max_depth, .verbose = o->verbose };
 		s->recorder = s->map ? recorder_new(s->map, &rc) : NULL;
 	}
+	if (s->recorder && o->backend == BACKEND_PERF) {
+		struct perf_sampler_config pc = {
+			.rate = o->rate, .stack_window = o->stack_window, .verbose = o->verbose,
+		};
+		sc.perf = perf_sampler_new(s->target, s->recorder, &pc, &status);
+		if (!sc.perf) {  /* (said) */
+			session_detach(s);
+			return status;
+		}
+	}
 	s->sampler = s->recorder ? sampler_new(s->target, s->recorder, &sc) : NULL;
 	if (!s->sampler) {
 		warn_errno("cannot set up sampling");

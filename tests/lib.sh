@@ -178,13 +178,13 @@ assert_share() {
 }
 
 # run_burst FOLDED RATE BURST-ARGS...: launch the burst fixture under
-# csampler at RATE Hz into FOLDED; sets the fixture's own accounting
+# csampler at RATE Hz (with $BURST_CS_ARGS, e.g. a backend) into FOLDED; sets the fixture's own accounting
 # (TRUTH_WORK, TRUTH_WAIT, TRUTH_STEADY, TRUTH_PROCESS, in ns) and TOTAL,
 # the samples of FOLDED.
 run_burst() {
 	local folded=$1 rate=$2 truth
 	shift 2
-	run_csampler -F "$rate" -o "$folded" -- "$PROGS/burst" "$@"
+	run_csampler ${BURST_CS_ARGS:-} -F "$rate" -o "$folded" -- "$PROGS/burst" "$@"
 	assert_eq "exit status (burst $*)" "$CS_STATUS" 0
 	truth=$(grep '^truth ' "$T/cs.out") || fail "burst $*: no truth line: $(cat "$T/cs.out" "$T/cs.err")"
 	set -- $truth   # truth work_ns W wait_ns B steady_ns S process_ns P
@@ -192,6 +192,29 @@ run_burst() {
 	TOTAL=$(folded_total "$folded")
 	[ "$TOTAL" -gt 0 ] || fail "burst $*: no samples"
 	note "burst $*: $(grep -E '^csampler: [0-9]+ samples' "$T/cs.err")"
+}
+
+# check_burst RATE CPU-LOW CPU-HIGH MODE ON OFF THREADS SECONDS: launch the
+# burst fixture (run_burst) and check its split against the kernel's
+# accounting: burst_work's share within 5 points of the work W (the time in
+# the blocking calls B counting on either side: it lies between the work
+# and the wait), the blocking calls' share at most B + 5, and the samples
+# x period between CPU-LOW and CPU-HIGH % of the process's CPU.
+check_burst() {
+	local rate=$1 low=$2 high=$3 F
+	shift 3
+	F="$T/$1-$2-$3-$4.folded"
+	run_burst "$F" "$rate" "$@"
+	local w b what="$1 $2/$3 x$4"
+	w=$(pct "$TRUTH_WORK" "$TRUTH_PROCESS")
+	b=$(pct "$TRUTH_WAIT" "$TRUTH_PROCESS")
+	assert_within "$what: burst_work" "$(pct "$(folded_count "$F" ';burst_work(;|$)')" "$TOTAL")" \
+		"$(awk -v w="$w" 'BEGIN { print w - 5 }')" "$(awk -v w="$w" -v b="$b" 'BEGIN { print w + b + 5 }')"
+	assert_within "$what: blocking calls" "$(pct "$(folded_count "$F" ';block_once(;|$)')" "$TOTAL")" \
+		0 "$(awk -v b="$b" 'BEGIN { print b + 5 }')"
+	assert_within "$what: sampled CPU, % of the process's" \
+		"$(awk -v n="$TOTAL" -v p="$TRUTH_PROCESS" -v r="$rate" 'BEGIN { printf "%.1f\n", 100 * n * (1e9 / r) / p }')" \
+		"$low" "$high"
 }
 
 # pct PART WHOLE: PART as a percentage of WHOLE, one decimal (0 if WHOLE is 0)

@@ -17,29 +17,12 @@
 need_root
 TEST_TIMEOUT=240
 
-check_case() {
-	local mode=$1 on=$2 off=$3 threads=$4 F="$T/$1-$2-$3-$4.folded"
-	run_burst "$F" 499 "$@"
-	local work=$TRUTH_WORK wait=$TRUTH_WAIT process=$TRUTH_PROCESS total=$TOTAL w b
-	w=$(pct "$work" "$process")
-	b=$(pct "$wait" "$process")
-	assert_within "$mode $on/$off x$threads: burst_work" \
-		"$(pct "$(folded_count "$F" ';burst_work(;|$)')" "$total")" \
-		"$(awk -v w="$w" 'BEGIN { print w - 5 }')" "$(awk -v w="$w" -v b="$b" 'BEGIN { print w + b + 5 }')"
-	assert_within "$mode $on/$off x$threads: blocking calls" \
-		"$(pct "$(folded_count "$F" ';block_once(;|$)')" "$total")" 0 \
-		"$(awk -v b="$b" 'BEGIN { print b + 5 }')"
-	# samples x period against the CPU the process used
-	assert_within "$mode $on/$off x$threads: sampled CPU, % of the process's" \
-		"$(awk -v n="$total" -v p="$process" 'BEGIN { printf "%.1f\n", 100 * n * (1e9 / 499) / p }')" 75 125
-}
-
 # the fewest samples (10% of one thread) get the longest run
-check_case sleep 500 4500 1 6
-check_case sleep 2000 2000 1 3
-check_case sleep 1000 1000 4 3
-check_case futex 500 4500 2 3
-check_case epoll 300 3000 2 3
-check_case read 500 2000 2 3
-check_case pipe 500 2000 2 3
+check_burst 499 75 125 sleep 500 4500 1 6
+check_burst 499 75 125 sleep 2000 2000 1 3
+check_burst 499 75 125 sleep 1000 1000 4 3
+check_burst 499 75 125 futex 500 4500 2 3
+check_burst 499 75 125 epoll 300 3000 2 3
+check_burst 499 75 125 read 500 2000 2 3
+check_burst 499 75 125 pipe 500 2000 2 3
 exit 0

@@ -1,0 +1,62 @@
+/* perf_sampler: on-CPU sampling by the kernel (--backend=perf), the
+ * backend that never stops the target.
+ *
+ * One software cpu-clock event per CPU (as perf record -a -e cpu-clock)
+ * samples every 1/rate s of each CPU's time, in kernel mode as in user
+ * mode; a BPF filter lets a sample be written only when the task on the CPU
+ * belongs to a process target follows, with its user registers and a copy
+ * of its stack window, into that CPU's ring. No thread is stopped, nothing
+ * is opened or read per thread, and a thread is sampled from its first
+ * instruction with the same odds as any other: the clock is the CPU's, not
+ * the thread's. perf_sampler_drain (each tick) hands every sample to the
+ * recorder as a snapshot counting one period; lost records are counted. A
+ * thread's name is read from /proc at its first sample and once a second
+ * while it is sampled. At a thread's exit, or its process's, the rings are
+ * read first. Needs root (CAP_PERFMON and CAP_BPF), csampler in the initial
+ * pid namespace, x86-64. */
+#ifndef CSAMPLER_PERF_SAMPLER_H
+#define CSAMPLER_PERF_SAMPLER_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "recorder.h"
+#include "target.h"
+
+struct perf_sampler_config {
+	unsigned rate;                  /* Hz of each CPU's time */
+	size_t stack_window;            /* bytes copied per sample (at most 65528) */
+	int verbose;
+};
+
+struct perf_sampler_stats {
+	uint64_t drains;                /* reads of the rings */
+	uint64_t samples;               /* sample records read */
+	uint64_t lost;                  /* samples the kernel could not write (ring full) */
+	uint64_t no_user_regs;          /* samples without user registers (counted
+	                                 * without a stack) */
+	uint64_t threads_seen;
+};
+
+struct perf_sampler;
+
+/* A sampler recording through REC (which outlives it) of the processes
+ * target T holds and will report: opens the CPUs' events, rings and
+ * filter. NULL when perf events cannot sample them, the reason said on
+ * stderr in one line and *STATUS set to the exit status (CS_EXIT_PERMISSION
+ * when the kernel refuses, CS_EXIT_SYSTEM otherwise). */
+struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
+				      const struct perf_sampler_config *cfg, int *status);
+void perf_sampler_free(struct perf_sampler *ps);
+
+void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *ev);
+/* Count every sample the rings hold. 0. */
+int perf_sampler_drain(struct perf_sampler *ps);
+/* Keep the keys of the threads sampled and alive, then
+ * recorder_collect_threads. */
+void perf_sampler_collect_keys(struct perf_sampler *ps);
+/* Sampling is over: count what the rings hold, then close the events. */
+void perf_sampler_close_threads(struct perf_sampler *ps);
+void perf_sampler_get_stats(const struct perf_sampler *ps, struct perf_sampler_stats *out);
+
+#endif

@@ -1,0 +1,78 @@
+#!/bin/sh
+# perf_backend: --backend=perf end to end on real processes. Attached to
+# the hot fixture (50/30/20 over three call chains of 10 frames, DWARF
+# only), the shares are within 4 points and every stack is complete; the
+# target is untraced and running afterwards. A launched shell with
+# --children: both hot children are sampled (their pids in --threads
+# roots), csampler exits with the program's status. Without CAP_PERFMON and
+# CAP_BPF: one line naming the cause and the fix, status 67, the target let
+# go. Combinations that cannot work are usage errors (64). A --serve
+# request for idle=1 answers 400.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+TEST_TIMEOUT=120
+
+# --children on a shell running two hot processes (alone on the CPUs), and
+# its exit status
+run_csampler --backend=perf --children --threads -F 499 -o "$T/kids.folded" -- \
+	sh -c "\"$PROGS/hot\" 2 & \"$PROGS/hot\" 2 & wait; exit 3"
+assert_eq "launch: exit status is the program's" "$CS_STATUS" 3
+kids=$(awk '{print $1}' "$T/kids.folded" | cut -d';' -f1 | grep -c '^hot-' | tr -d ' ')
+roots=$(awk '$NF > 50 {split($1, f, ";"); print f[1]}' "$T/kids.folded" | sort -u | grep -c '^hot-')
+assert_eq "launch --children: hot processes sampled (their threads as roots)" "$roots" 2
+[ "$kids" -ge 2 ] || fail "no hot children in $(head -3 "$T/kids.folded")"
+assert_within "launch --children: samples of 2 x 2 s at 499 Hz" "$(folded_count "$T/kids.folded" 'leaf_[abc]$')" 1700 2000
+
+start_fixture hot
+pid=$FIXTURE_PID
+run_csampler --backend=perf -v -F 499 -d 3 -o "$T/hot.folded" -p "$pid"
+assert_eq "attach: exit status" "$CS_STATUS" 0
+grep -q "perf events: one per CPU" "$T/cs.err" || fail "not sampled by perf events: $(cat "$T/cs.err")"
+assert_share "$T/hot.folded" ';a1;a2;a3;a4;a5;a6;a7;a8;a9;a10;leaf_a$' 50 4
+assert_share "$T/hot.folded" ';b1;b2;b3;b4;b5;b6;b7;b8;b9;b10;leaf_b$' 30 4
+assert_share "$T/hot.folded" ';c1;c2;c3;c4;c5;c6;c7;c8;c9;c10;leaf_c$' 20 4
+total=$(folded_total "$T/hot.folded")
+# one thread busy for 3 s at 499 Hz: 1497 periods (the first and last
+# partial reads aside)
+assert_within "attach: samples of 3 s at 499 Hz" "$total" 1400 1510
+[ "$(folded_count "$T/hot.folded" 'truncated')" = 0 ] || fail "truncated stacks: $(grep truncated "$T/hot.folded" | head -2)"
+assert_untraced_running "$pid"
+
+# refused by the kernel: no CAP_PERFMON / CAP_BPF
+if command -v setpriv >/dev/null 2>&1 &&
+	setpriv --bounding-set=-perfmon true 2>/dev/null; then
+	CS_STATUS=0
+	setpriv --inh-caps=-perfmon,-bpf,-sys_admin --bounding-set=-perfmon,-bpf,-sys_admin \
+		"$CSAMPLER" --backend=perf -d 1 -o "$T/no.folded" -p "$pid" >"$T/cs.out" 2>"$T/cs.err" ||
+		CS_STATUS=$?
+	assert_eq "no CAP_PERFMON: exit status" "$CS_STATUS" 67
+	assert_match "no CAP_PERFMON: message" "$(cat "$T/cs.err")" \
+		"^csampler: --backend=perf needs root \\(CAP_PERFMON and CAP_BPF\\): the kernel refused .*; use --backend=ptrace$"
+	[ "$(grep -c . "$T/cs.err")" = 1 ] || fail "more than one line: $(cat "$T/cs.err")"
+	[ -e "$T/no.folded" ] && fail "an output was written"
+	assert_untraced_running "$pid"
+else
+	note "setpriv cannot drop CAP_PERFMON here: the refusal is not checked"
+fi
+
+# combinations
+for args in "--idle" "--attach-mode=per-sample" "--dump"; do
+	run_csampler --backend=perf $args -p "$pid"
+	assert_eq "--backend=perf $args: exit status" "$CS_STATUS" 64
+	assert_match "--backend=perf $args: message" "$(head -1 "$T/cs.err")" \
+		"^csampler: --backend=perf cannot be combined with ${args%%=*}"
+done
+run_csampler --backend=bpf -d 1 -p "$pid"
+assert_eq "--backend=bpf: exit status" "$CS_STATUS" 64
+assert_match "--backend=bpf: message" "$(head -1 "$T/cs.err")" "^csampler: invalid --backend 'bpf': expected ptrace or perf$"
+
+# --serve: idle=1 cannot be served by perf events
+need_cmd curl
+start_server --serve 0 --backend=perf -p "$pid"
+code=$(curl -s -o "$T/idle.txt" -w '%{http_code}' "$SERVER_URL/debug/pprof/profile?seconds=1&idle=1")
+assert_eq "serve idle=1: status" "$code" 400
+assert_match "serve idle=1: body" "$(cat "$T/idle.txt")" "idle=1 needs --backend=ptrace"
+code=$(curl -s -o "$T/p.folded" -w '%{http_code}' "$SERVER_URL/debug/pprof/profile?seconds=2&format=folded")
+assert_eq "serve: status" "$code" 200
+assert_share "$T/p.folded" 'leaf_a$' 50 6
+exit 0
