@@ -175,6 +175,10 @@ int session_attach(struct session *s, size_t max_stacks,
 
 void session_detach(struct session *s)
 {
+	/* The kernel's samples end with sampling, not after the detach: what
+	 * the rings hold is counted, then the events are closed. */
+	if (s->sampler && s->opt->backend == BACKEND_PERF)
+		sampler_close_threads(s->sampler);
 	target_detach(s->target);
 }
 

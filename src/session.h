@@ -14,7 +14,9 @@
  *      before ON_EVENT sees it; makes die() run ON_DIE (die's exit lets the
  *      target go as the tracer thread's does). It returns 0, or the exit
  *      status to return, the message printed and the target let go;
- *   3. session_detach, in the tracer thread, which then returns;
+ *   3. session_detach, in the tracer thread, which then returns (with
+ *      --backend=perf it first counts what the rings hold and closes the
+ *      events: sampling ends there);
  *   4. session_end, in the caller after tracer_run: releases what is left
  *      and restores the signal mask.
  * session_open and session_attach return 0 or a CS_EXIT_* status. */

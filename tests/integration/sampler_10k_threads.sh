@@ -7,6 +7,8 @@
 # threads). Every thread is followed; the busy threads get at least 75% of
 # the rate asked (the first ticks read every thread once), every sample is
 # theirs with its whole stack, and the target is left untraced and running.
+# Then the same with --backend=perf, which reads nothing per thread: at
+# least 95% of the rate.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 TEST_TIMEOUT=180
@@ -17,26 +19,35 @@ hard=$(ulimit -Hn)
 	skip "needs an open-file hard limit of at least $((n + 300)) (it is $hard)"
 
 start_fixture sleepers "$n" 2
-run_csampler -v -F 999 -d 3 -o "$T/out.folded" -p "$FIXTURE_PID"
-assert_eq "status" "$CS_STATUS" 0
-grep -q 'out of file descriptors' "$T/cs.err" && fail "not every thread followed: $(cat "$T/cs.err")"
-note "$(grep 'attached to process' "$T/cs.err")"
-stats=$(grep -E '^csampler: [0-9]+ samples' "$T/cs.err") || fail "no summary: $(cat "$T/cs.err")"
-note "$stats"
-seen=$(printf '%s\n' "$stats" | sed -nE 's/.*, ([0-9]+) threads seen,.*/\1/p')
-[ "${seen:-0}" -ge $((n + 4)) ] || fail "threads seen: '$seen', expected at least $((n + 4))"
+# check BACKEND MIN-PCT: sample it with BACKEND; the busy threads get at
+# least MIN-PCT of the rate asked
+check() {
+	local backend=$1 min=$2
+	run_csampler --backend="$backend" -v -F 999 -d 3 -o "$T/$backend.folded" -p "$FIXTURE_PID"
+	assert_eq "$backend: status" "$CS_STATUS" 0
+	grep -q 'out of file descriptors' "$T/cs.err" && fail "$backend: not every thread followed: $(cat "$T/cs.err")"
+	note "$backend: $(grep 'attached to process' "$T/cs.err")"
+	stats=$(grep -E '^csampler: [0-9]+ samples' "$T/cs.err") || fail "$backend: no summary: $(cat "$T/cs.err")"
+	note "$stats"
+	seen=$(printf '%s\n' "$stats" | sed -nE 's/.*, ([0-9]+) threads seen,.*/\1/p')
+	[ "${seen:-0}" -ge $((n + 4)) ] || fail "$backend: threads seen: '$seen', expected at least $((n + 4))"
 
-# The busy threads never block: at every tick both run (or wait for a CPU
-# csampler took to sample), so the asked rate is a sample of each per tick,
-# as many as there are CPUs.
-cpus=$(nproc)
-[ "$cpus" -gt 2 ] && cpus=2
-want=$((cpus * 999 * 3))
-got=$(folded_count "$T/out.folded" ';busy_spin;busy_leaf$')
-total=$(folded_total "$T/out.folded")
-note "busy threads: $got samples of $total; asked: $want"
-[ "$got" -ge $((want * 75 / 100)) ] || fail "busy threads: $got samples, asked $want"
-[ "$got" -le $((want * 101 / 100)) ] || fail "busy threads: $got samples, more than the $want asked"
-[ "$got" -eq "$total" ] || fail "$got of $total samples are the busy threads' whole stack: $(head -5 "$T/out.folded")"
-assert_untraced_running "$FIXTURE_PID"
+	# The busy threads never block: both run (or wait for a CPU csampler
+	# took to sample) all the time, so the asked rate is a sample of each
+	# per period, as many as there are CPUs.
+	cpus=$(nproc)
+	[ "$cpus" -gt 2 ] && cpus=2
+	want=$((cpus * 999 * 3))
+	got=$(folded_count "$T/$backend.folded" ';busy_spin;busy_leaf$')
+	total=$(folded_total "$T/$backend.folded")
+	note "$backend: busy threads: $got samples of $total; asked: $want"
+	[ "$got" -ge $((want * min / 100)) ] || fail "$backend: busy threads: $got samples, asked $want"
+	[ "$got" -le $((want * 101 / 100)) ] || fail "$backend: busy threads: $got samples, more than the $want asked"
+	[ "$got" -eq "$total" ] ||
+		fail "$backend: $got of $total samples are the busy threads' whole stack: $(head -5 "$T/$backend.folded")"
+	assert_untraced_running "$FIXTURE_PID"
+}
+check ptrace 75
+# the kernel samples at every period of each CPU: nothing falls behind
+check perf 95
 exit 0
