@@ -14,9 +14,7 @@
  * ends with; short-lived threads vanish from the profile. It also takes a
  * descriptor per thread and CPU. A CPU's clock has no such phase.
  *
- * Everything in a ring is read as untrusted: a record whose sizes do not
- * fit ends the drain of that ring. A record that wraps around the end of a
- * ring is copied whole into a scratch buffer first. */
+ * The records are read by perf_record (pure, fuzzed). */
 #include "config.h"
 
 #include <errno.h>
@@ -33,6 +31,7 @@
 
 #include "clock.h"
 #include "error.h"
+#include "perf_record.h"
 #include "perf_sampler.h"
 #include "procfs.h"
 #include "tidmap.h"
@@ -41,11 +40,6 @@
 #if !defined(__x86_64__)
 #error "perf_sampler reads x86-64 user registers"
 #endif
-
-/* asm/perf_regs.h's x86 order: AX BX CX DX SI DI BP SP IP FLAGS CS SS
- * (0..11), DS ES FS GS (12..15, refused on x86-64), R8..R15 (16..23). */
-#define REGS_MASK (0xfffull | (0xffull << 16))
-#define NREGS 20
 
 /* Data bytes of a CPU's ring: 4 MiB holds about 64 samples of a 64 KiB
  * window, 64 ms of one CPU at 999 Hz between two reads. */
@@ -89,7 +83,7 @@ struct perf_sampler {
 	size_t nfree;
 	struct tidmap tids;             /* tid -> row */
 	bool warned_filter;
-	uint8_t *scratch;               /* a record that wraps (at most 64 KiB) */
+	uint8_t *scratch;               /* a record that wraps (PERF_RECORD_MAX) */
 	struct unwind_snapshot snap;
 	struct perf_sampler_stats stats;
 };
@@ -318,15 +312,6 @@ static uint32_t row_key(struct perf_sampler *ps, struct thread_row *row)
 
 /* ---- records ----------------------------------------------------------------------------- */
 
-static bool take_u64(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-	if ((size_t)(end - *p) < sizeof *v)
-		return false;
-	memcpy(v, *p, sizeof *v);
-	*p += sizeof *v;
-	return true;
-}
-
 /* perf's x86 register order into ptrace's layout */
 static void regs_from_perf(const uint64_t *v, struct user_regs_struct *r)
 {
@@ -338,37 +323,21 @@ static void regs_from_perf(const uint64_t *v, struct user_regs_struct *r)
 	};
 }
 
-static void take_sample(struct perf_sampler *ps, const uint8_t *p, const uint8_t *end)
+static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *v)
 {
-	uint64_t ids, abi, regs[NREGS], size = 0, dyn = 0;
-	if (!take_u64(&p, end, &ids) || !take_u64(&p, end, &abi))
-		return;
 	ps->stats.samples++;
-	pid_t pid = (pid_t)(uint32_t)ids, tid = (pid_t)(uint32_t)(ids >> 32);
-	bool user = abi == PERF_SAMPLE_REGS_ABI_64;
-	if (user) {
-		for (size_t i = 0; i < NREGS; i++)
-			if (!take_u64(&p, end, &regs[i]))
-				return;
-	}
-	if (!take_u64(&p, end, &size) || size > (uint64_t)(end - p))
-		return;
-	const uint8_t *stack = p;
-	p += size;
-	if (size && (!take_u64(&p, end, &dyn) || dyn > size))
-		return;
-	struct thread_row *row = row_find(ps, tid);
+	struct thread_row *row = row_find(ps, v->tid);
 	if (!row) {
 		/* the filter let its process through; we follow it while target does */
-		struct recorder_process *proc = recorder_find_process(ps->rec, pid);
-		row = proc && proc->alive && proc->unwinder ? row_make(ps, proc, tid) : NULL;
+		struct recorder_process *proc = recorder_find_process(ps->rec, v->pid);
+		row = proc && proc->alive && proc->unwinder ? row_make(ps, proc, v->tid) : NULL;
 		if (!row)
 			return;
 	}
 	uint32_t key = row_key(ps, row);
 	if (key == UINT32_MAX)
 		return;
-	if (!user) {
+	if (!v->user) {
 		/* on a CPU without a user context (a 32-bit task, or one between
 		 * its birth and its first instruction): its CPU, no stack */
 		uint64_t none = 0;
@@ -377,14 +346,14 @@ static void take_sample(struct perf_sampler *ps, const uint8_t *p, const uint8_t
 		return;
 	}
 	struct unwind_snapshot *s = &ps->snap;
-	s->tid = tid;
-	regs_from_perf(regs, &s->regs);
+	s->tid = v->tid;
+	regs_from_perf(v->regs, &s->regs);
 	s->stack_start = s->regs.rsp;
-	s->stack = (uint8_t *)(uintptr_t)stack;
-	s->stack_cap = (size_t)size;
-	s->stack_len = (size_t)dyn;
+	s->stack = (uint8_t *)(uintptr_t)v->stack;
+	s->stack_cap = v->stack_size;
+	s->stack_len = v->stack_valid;
 	/* the kernel's copy stops short only at the end of the stack mapping */
-	s->window_cut = dyn == size;
+	s->window_cut = v->stack_valid == v->stack_size;
 	s->sp_pc_only = false;
 	const uint64_t *addrs;
 	unsigned depth;
@@ -392,55 +361,24 @@ static void take_sample(struct perf_sampler *ps, const uint8_t *p, const uint8_t
 	recorder_count_snapshot(ps->rec, row->proc, key, s, 1, &addrs, &depth, &flags);
 }
 
-static void take_record(struct perf_sampler *ps, const uint8_t *rec, size_t len)
-{
-	struct perf_event_header h;
-	memcpy(&h, rec, sizeof h);
-	const uint8_t *p = rec + sizeof h, *end = rec + len;
-	uint64_t v;
-	switch (h.type) {
-	case PERF_RECORD_SAMPLE:
-		take_sample(ps, p, end);
-		break;
-	case PERF_RECORD_LOST:  /* id, lost */
-		if (take_u64(&p, end, &v) && take_u64(&p, end, &v))
-			ps->stats.lost += v;
-		break;
-	case PERF_RECORD_LOST_SAMPLES:
-		if (take_u64(&p, end, &v))
-			ps->stats.lost += v;
-		break;
-	default:
-		break;
-	}
-}
-
 static void ring_drain(struct perf_sampler *ps, struct ring *r)
 {
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = r->meta->data_tail;
-	/* a head more than a ring ahead is no head the kernel wrote: skip it all */
-	if (head - tail > r->size)
-		tail = head;
-	while (head - tail >= sizeof(struct perf_event_header)) {
-		size_t off = (size_t)(tail & (r->size - 1));
-		struct perf_event_header h;
-		/* records are 8-byte aligned and the ring a power of two: a header
-		 * is never split */
-		memcpy(&h, r->data + off, sizeof h);
-		if (h.size < sizeof h || h.size > head - tail) {
-			tail = head;
+	uint64_t tail = r->meta->data_tail, lost;
+	const uint8_t *rec;
+	size_t len;
+	struct perf_sample_view v;
+	while (perf_ring_next(r->data, r->size, &tail, head, ps->scratch, &rec, &len)) {
+		switch (perf_record_parse(rec, len, &v, &lost)) {
+		case PERF_REC_SAMPLE:
+			take_sample(ps, &v);
+			break;
+		case PERF_REC_LOST:
+			ps->stats.lost += lost;
+			break;
+		default:
 			break;
 		}
-		const uint8_t *rec = r->data + off;
-		if (off + h.size > r->size) {
-			size_t first = r->size - off;
-			memcpy(ps->scratch, r->data + off, first);
-			memcpy(ps->scratch + first, r->data, h.size - first);
-			rec = ps->scratch;
-		}
-		take_record(ps, rec, h.size);
-		tail += h.size;
 	}
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
 }
@@ -503,13 +441,13 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 		.type = PERF_TYPE_SOFTWARE, .size = sizeof ps->attr, .config = PERF_COUNT_SW_CPU_CLOCK,
 		.sample_period = 1000000000u / rate,
 		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
-		.sample_regs_user = REGS_MASK, .sample_stack_user = (uint32_t)(window & ~(size_t)7),
+		.sample_regs_user = PERF_RECORD_REGS_MASK, .sample_stack_user = (uint32_t)(window & ~(size_t)7),
 		.exclude_hv = 1, .exclude_guest = 1, .exclude_idle = 1,
 	};
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
 	ps->ncpus = conf > 0 ? (unsigned)conf : 1;
 	ps->rings = calloc(ps->ncpus, sizeof *ps->rings);
-	ps->scratch = malloc(1u << 16);
+	ps->scratch = malloc(PERF_RECORD_MAX);
 	if (!ps->rings || !ps->scratch) {
 		warn_errno("cannot set up sampling");
 		goto fail;
