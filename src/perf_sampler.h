@@ -8,7 +8,8 @@
  * of its stack window, into that CPU's ring. No thread is stopped, nothing
  * is opened or read per thread, and a thread is sampled from its first
  * instruction with the same odds as any other: the clock is the CPU's, not
- * the thread's. perf_sampler_drain (each tick) hands every sample to the
+ * the thread's (but a tick the kernel holds back through a context switch
+ * to idle, interrupts off, is lost: internals' debts). perf_sampler_drain (each tick) hands every sample to the
  * recorder as a snapshot counting one period; lost records are counted. A
  * thread's name is read from /proc at its first sample and once a second
  * while it is sampled. At a thread's exit, or its process's, the rings are
