@@ -25,16 +25,16 @@ assert_within "launch --children: samples of 2 x 2 s at 499 Hz" "$(folded_count 
 
 start_fixture hot
 pid=$FIXTURE_PID
-run_csampler --backend=perf -v -F 499 -d 3 -o "$T/hot.folded" -p "$pid"
+run_csampler --backend=perf -v -F 499 -d 5 -o "$T/hot.folded" -p "$pid"
 assert_eq "attach: exit status" "$CS_STATUS" 0
 grep -q "perf events: one per CPU" "$T/cs.err" || fail "not sampled by perf events: $(cat "$T/cs.err")"
 assert_share "$T/hot.folded" ';a1;a2;a3;a4;a5;a6;a7;a8;a9;a10;leaf_a$' 50 4
 assert_share "$T/hot.folded" ';b1;b2;b3;b4;b5;b6;b7;b8;b9;b10;leaf_b$' 30 4
 assert_share "$T/hot.folded" ';c1;c2;c3;c4;c5;c6;c7;c8;c9;c10;leaf_c$' 20 4
 total=$(folded_total "$T/hot.folded")
-# one thread busy for 3 s at 499 Hz: 1497 periods (the first and last
-# partial reads aside)
-assert_within "attach: samples of 3 s at 499 Hz" "$total" 1400 1510
+# one thread busy for 5 s at 499 Hz: 2495 periods (the first and last
+# partial reads aside); 4 points are 4.3 standard errors of the 30% share
+assert_within "attach: samples of 5 s at 499 Hz" "$total" 2400 2510
 [ "$(folded_count "$T/hot.folded" 'truncated')" = 0 ] || fail "truncated stacks: $(grep truncated "$T/hot.folded" | head -2)"
 assert_untraced_running "$pid"
 
@@ -72,7 +72,8 @@ start_server --serve 0 --backend=perf -p "$pid"
 code=$(curl -s -o "$T/idle.txt" -w '%{http_code}' "$SERVER_URL/debug/pprof/profile?seconds=1&idle=1")
 assert_eq "serve idle=1: status" "$code" 400
 assert_match "serve idle=1: body" "$(cat "$T/idle.txt")" "idle=1 needs --backend=ptrace"
-code=$(curl -s -o "$T/p.folded" -w '%{http_code}' "$SERVER_URL/debug/pprof/profile?seconds=2&format=folded")
+code=$(curl -s -o "$T/p.folded" -w '%{http_code}' "$SERVER_URL/debug/pprof/profile?seconds=2&hz=499&format=folded")
 assert_eq "serve: status" "$code" 200
+# 998 samples: 6 points are 3.8 standard errors
 assert_share "$T/p.folded" 'leaf_a$' 50 6
 exit 0
