@@ -472,7 +472,7 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 		warn("cannot map a %u KiB perf ring buffer (%s): the locked-memory limit "
 		     "(ulimit -l, kernel.perf_event_mlock_kb) is too low; run as root or use "
 		     "--backend=ptrace", RING_DATA_BYTES >> 10, strerror(err));
-		*status = err == EPERM ? CS_EXIT_PERMISSION : CS_EXIT_SYSTEM;
+		*status = CS_EXIT_SYSTEM;
 		goto fail;
 	}
 	if (r < 0) {
