@@ -546,11 +546,12 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 		ps->stats.threads_seen++;
 		break;
 	case TARGET_EV_THREAD_EXIT:
+		/* its last samples, maybe its first ones too, are in a ring: a row
+		 * made for them after this would never be released */
+		perf_sampler_drain(ps);
 		row = row_find(ps, ev->tid);
-		if (row) {
-			perf_sampler_drain(ps);  /* its last samples are in a ring */
+		if (row)
 			row_release(ps, row);
-		}
 		break;
 	}
 }
