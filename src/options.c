@@ -483,7 +483,7 @@ void options_print_help(FILE *out)
 "      --backend=BACKEND    ptrace (default): interrupt the running threads;\n"
 "                           perf: the kernel samples them (perf_event cpu-clock)\n"
 "                           without stopping them, cheaper with many threads;\n"
-"                           needs root or kernel.perf_event_paranoid <= 1\n"
+"                           needs root (CAP_PERFMON and CAP_BPF)\n"
 "\n"
 "Sampling:\n"
 "  -d, --duration=TIME      stop after TIME: 30, 30s, 2m, 1h, 1.5s, 500ms\n"
@@ -572,7 +572,7 @@ static void set_defaults(struct options *o)
 	o->serve_max_seconds = DEFAULT_SERVE_MAX_SECONDS;
 }
 
-/* --serve and its options. */
+/* --backend's value. */
 static enum options_result parse_backend(struct options *o, const char *arg)
 {
 	if (strcmp(arg, "ptrace") == 0)
@@ -584,6 +584,7 @@ static enum options_result parse_backend(struct options *o, const char *arg)
 	return OPTIONS_RUN;
 }
 
+/* --serve and its options. */
 static enum options_result apply_serve_option(struct options *o, struct given *g, int c,
 					      const char *arg)
 {

@@ -69,101 +69,125 @@ static void sample(struct rb *b, uint64_t abi, uint64_t size, uint64_t valid)
 	seal(b);
 }
 
+/* What perf_record_parse makes of the first LEN bytes of B. */
+struct parsed {
+	enum perf_record_kind kind;
+	struct perf_sample_view s;
+	uint64_t lost;
+};
+
+static struct parsed parse(const struct rb *b, size_t len)
+{
+	struct parsed p = { .lost = 0 };
+	p.kind = perf_record_parse(b->buf, len, &p.s, &p.lost);
+	return p;
+}
+
 static void test_sample(void **state)
 {
 	struct rb b;
-	struct perf_sample_view s;
-	uint64_t lost = 0;
+	struct parsed p;
 	(void)state;
 
 	sample(&b, PERF_SAMPLE_REGS_ABI_64, 64, 40);
-	assert_int_equal(perf_record_parse(b.buf, b.len, &s, &lost), PERF_REC_SAMPLE);
-	assert_int_equal(s.pid, 100);
-	assert_int_equal(s.tid, 101);
-	assert_true(s.user);
+	p = parse(&b, b.len);
+	assert_int_equal(p.kind, PERF_REC_SAMPLE);
+	assert_int_equal(p.s.pid, 100);
+	assert_int_equal(p.s.tid, 101);
+	assert_true(p.s.user);
 	for (int i = 0; i < PERF_RECORD_NREGS; i++)
-		assert_int_equal(s.regs[i], 1000 + i);
-	assert_int_equal(s.stack_size, 64);
-	assert_int_equal(s.stack_valid, 40);
-	assert_ptr_equal(s.stack, b.buf + 8 + 16 + 8 * PERF_RECORD_NREGS + 8);
-	assert_int_equal(s.stack[0], 0x5a);
-	assert_int_equal(s.stack[63], 0x5a);
+		assert_int_equal(p.s.regs[i], 1000 + i);
+	assert_int_equal(p.s.stack_size, 64);
+	assert_int_equal(p.s.stack_valid, 40);
+	assert_ptr_equal(p.s.stack, b.buf + 8 + 16 + 8 * PERF_RECORD_NREGS + 8);
+	assert_int_equal(p.s.stack[0], 0x5a);
+	assert_int_equal(p.s.stack[63], 0x5a);
 }
 
 static void test_sample_without_user_context(void **state)
 {
 	struct rb b;
-	struct perf_sample_view s;
-	uint64_t lost = 0;
+	struct parsed p;
 	(void)state;
 
 	sample(&b, PERF_SAMPLE_REGS_ABI_NONE, 0, 0);
-	assert_int_equal(perf_record_parse(b.buf, b.len, &s, &lost), PERF_REC_SAMPLE);
-	assert_false(s.user);
-	assert_int_equal(s.tid, 101);
-	assert_int_equal(s.stack_size, 0);
+	p = parse(&b, b.len);
+	assert_int_equal(p.kind, PERF_REC_SAMPLE);
+	assert_false(p.s.user);
+	assert_int_equal(p.s.tid, 101);
+	assert_int_equal(p.s.stack_size, 0);
 	/* a 32-bit task: registers there, not ours to unwind */
 	sample(&b, PERF_SAMPLE_REGS_ABI_32, 16, 16);
-	assert_int_equal(perf_record_parse(b.buf, b.len, &s, &lost), PERF_REC_SAMPLE);
-	assert_false(s.user);
-	assert_int_equal(s.stack_size, 16);
+	p = parse(&b, b.len);
+	assert_int_equal(p.kind, PERF_REC_SAMPLE);
+	assert_false(p.s.user);
+	assert_int_equal(p.s.stack_size, 16);
 }
 
 static void test_lost_and_other(void **state)
 {
 	struct rb b;
-	struct perf_sample_view s;
-	uint64_t lost = 0;
+	struct parsed p;
 	(void)state;
 
 	header(&b, PERF_RECORD_LOST);
 	put64(&b, 7);    /* id */
 	put64(&b, 42);
 	seal(&b);
-	assert_int_equal(perf_record_parse(b.buf, b.len, &s, &lost), PERF_REC_LOST);
-	assert_int_equal(lost, 42);
+	p = parse(&b, b.len);
+	assert_int_equal(p.kind, PERF_REC_LOST);
+	assert_int_equal(p.lost, 42);
 	header(&b, PERF_RECORD_LOST_SAMPLES);
 	put64(&b, 5);
 	seal(&b);
-	assert_int_equal(perf_record_parse(b.buf, b.len, &s, &lost), PERF_REC_LOST);
-	assert_int_equal(lost, 5);
+	p = parse(&b, b.len);
+	assert_int_equal(p.kind, PERF_REC_LOST);
+	assert_int_equal(p.lost, 5);
 	header(&b, PERF_RECORD_COMM);
 	put64(&b, 0);
 	put(&b, "name\0\0\0\0", 8);
 	seal(&b);
-	assert_int_equal(perf_record_parse(b.buf, b.len, &s, &lost), PERF_REC_OTHER);
+	p = parse(&b, b.len);
+	assert_int_equal(p.kind, PERF_REC_OTHER);
 	/* a lost record cut short */
 	header(&b, PERF_RECORD_LOST);
 	put64(&b, 7);
 	seal(&b);
-	assert_int_equal(perf_record_parse(b.buf, b.len, &s, &lost), PERF_REC_BAD);
-	assert_int_equal(perf_record_parse(b.buf, 4, &s, &lost), PERF_REC_BAD);
+	p = parse(&b, b.len);
+	assert_int_equal(p.kind, PERF_REC_BAD);
+	p = parse(&b, 4);
+	assert_int_equal(p.kind, PERF_REC_BAD);
 }
 
 static void test_sizes_that_do_not_fit(void **state)
 {
 	struct rb b;
-	struct perf_sample_view s;
-	uint64_t lost = 0;
+	struct parsed p;
 	(void)state;
 
 	/* valid part larger than the copy */
 	sample(&b, PERF_SAMPLE_REGS_ABI_64, 16, 24);
-	assert_int_equal(perf_record_parse(b.buf, b.len, &s, &lost), PERF_REC_BAD);
+	p = parse(&b, b.len);
+	assert_int_equal(p.kind, PERF_REC_BAD);
 	/* the copy's size past the record's end */
 	sample(&b, PERF_SAMPLE_REGS_ABI_64, 64, 64);
 	size_t size_at = 8 + 16 + 8 * PERF_RECORD_NREGS;
 	uint64_t huge = UINT64_MAX - 3;
 	memcpy(b.buf + size_at, &huge, sizeof huge);
-	assert_int_equal(perf_record_parse(b.buf, b.len, &s, &lost), PERF_REC_BAD);
+	p = parse(&b, b.len);
+	assert_int_equal(p.kind, PERF_REC_BAD);
 	uint64_t past = 65;
 	memcpy(b.buf + size_at, &past, sizeof past);
-	assert_int_equal(perf_record_parse(b.buf, b.len, &s, &lost), PERF_REC_BAD);
+	p = parse(&b, b.len);
+	assert_int_equal(p.kind, PERF_REC_BAD);
 	/* every cut of a good sample is refused, never read past */
 	sample(&b, PERF_SAMPLE_REGS_ABI_64, 32, 32);
-	for (size_t n = 0; n < b.len; n++)
-		assert_int_equal(perf_record_parse(b.buf, n, &s, &lost), PERF_REC_BAD);
-	assert_int_equal(perf_record_parse(b.buf, b.len, &s, &lost), PERF_REC_SAMPLE);
+	for (size_t n = 0; n < b.len; n++) {
+		p = parse(&b, n);
+		assert_int_equal(p.kind, PERF_REC_BAD);
+	}
+	p = parse(&b, b.len);
+	assert_int_equal(p.kind, PERF_REC_SAMPLE);
 }
 
 /* Write record R at ring offset OFF of DATA (SIZE bytes), wrapping. */
