@@ -41,8 +41,9 @@ assert_eq "exit status (max-depth 100)" "$CS_STATUS" 0
 total=$(folded_total "$T/depth.folded")
 [ "$total" -gt 0 ] || fail "no samples with --max-depth 100"
 # every sample is cut at 100 frames; nearly all of them in bottom_spin (a
-# sample may land in its clock read, one frame deeper)
-deep=$(frames_hist "$T/depth.folded" | awk '$1 < 98 { s += $4 } END { print s + 0 }')
+# sample may land in its clock read: glibc's clock_gettime, one frame
+# deeper, and the vdso's under it, two: 97 recurse frames; a CI run saw one)
+deep=$(frames_hist "$T/depth.folded" | awk '$1 < 97 { s += $4 } END { print s + 0 }')
 assert_eq "samples shorter than the cut" "$deep" 0
 cut=$(frames_hist "$T/depth.folded" | awk '$1 == 99 && $3 == "bottom_spin" { s += $4 } END { print s + 0 }')
 awk -v c="$cut" -v t="$total" 'BEGIN { exit !(100 * c >= 98 * t) }' ||
