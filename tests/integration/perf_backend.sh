@@ -8,9 +8,9 @@
 # CAP_BPF: one line naming the cause and the fix, status 67, the target let
 # go. Combinations that cannot work are usage errors (64). A --serve
 # request for idle=1 answers 400.
+TEST_TIMEOUT=120
 . "$TESTS_SRCDIR/lib.sh"
 need_root
-TEST_TIMEOUT=120
 
 # --children on a shell running two hot processes (alone on the CPUs), and
 # its exit status

@@ -14,9 +14,9 @@
 # tracer: a timer interrupt held back through a context switch lands on
 # the thread switched in (perf record -a -e cpu-clock on the same run
 # counts alike: 103.0% against our 103.7%; 104-114% seen).
+TEST_TIMEOUT=240
 . "$TESTS_SRCDIR/lib.sh"
 need_root
-TEST_TIMEOUT=240
 
 check_churn() {
 	local on=$1 off=$2 F="$T/churn-$1-$2.folded"

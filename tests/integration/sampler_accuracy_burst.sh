@@ -13,9 +13,9 @@
 # fixed, 20-35%); and the samples stand for the process's CPU time within
 # 25% (the blocking calls' own CPU, which samples at their exits cannot
 # tell from sleeping, is up to 6% of it here).
+TEST_TIMEOUT=240
 . "$TESTS_SRCDIR/lib.sh"
 need_root
-TEST_TIMEOUT=240
 
 # the fewest samples (10% of one thread) get the longest run
 check_burst 499 75 125 sleep 500 4500 1 6

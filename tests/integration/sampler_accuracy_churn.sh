@@ -10,9 +10,9 @@
 # this was fixed: 9 points short, and a third of the CPU unsampled); the
 # rest is at most 5 points above the kernel's; and the samples stand for
 # the process's CPU time within 25%.
+TEST_TIMEOUT=180
 . "$TESTS_SRCDIR/lib.sh"
 need_root
-TEST_TIMEOUT=180
 # Under AddressSanitizer csampler's tick runs several times slower, so the
 # state it reads lags its instant more, and 300 us threads (which start,
 # run and end within one such lag) came out 4-5.4 points under the kernel's

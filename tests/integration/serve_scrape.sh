@@ -7,11 +7,11 @@
 # scrapes; csampler's memory is flat (each window's stacks, profile and
 # response freed; the symbols cached once); the requests are logged one
 # line each.
+TEST_TIMEOUT=150
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 need_cmd curl
 need_go
-TEST_TIMEOUT=150
 
 start_fixture hot 300
 HOT=$FIXTURE_PID
