@@ -27,6 +27,9 @@ struct build {
 		bool located, unresolved, files, lines, inlined;
 	} *seen;
 	size_t seen_cap;
+	uint64_t *scaled_seen;       /* by thread key: periods of its stacks emitted so far */
+	size_t nscaled;
+	uint64_t period_ns;          /* 0: counts as sampled (wall-clock) */
 	int error;
 };
 
@@ -158,17 +161,33 @@ static int add_stack(struct build *b, uint32_t key, uint32_t stack_flags, const 
 	return 0;
 }
 
+/* What a stack of thread KEY counted COUNT times stands for in the outputs:
+ * its share of the thread's total, the kernel's account of its CPU where
+ * the map has one (stackmap_key_total). */
+static uint64_t scaled_count(struct build *b, uint32_t key, uint64_t count)
+{
+	if (!b->in->map || !b->period_ns || key >= b->nscaled)
+		return count;
+	uint64_t counted, total = stackmap_key_total(b->in->map, key, b->period_ns, &counted);
+	uint64_t share = stackmap_scale_share(b->scaled_seen[key], count, total, counted);
+	b->scaled_seen[key] += count;
+	return share;
+}
+
 static int add_entry(void *ctx, const struct stackmap_entry *e)
 {
 	struct build *b = ctx;
-	return add_stack(b, e->thread_key, e->flags, e->addrs, e->depth, e->count, PROFILE_NO_TIME);
+	uint64_t count = scaled_count(b, e->thread_key, e->count);
+	return count ? add_stack(b, e->thread_key, e->flags, e->addrs, e->depth, count,
+				 PROFILE_NO_TIME) : 0;
 }
 
 static int add_timeline_entry(void *ctx, const struct timeline_entry *e)
 {
 	struct build *b = ctx;
 	uint64_t t = e->time_ns > b->in->start_ns ? e->time_ns - b->in->start_ns : 0;
-	return add_stack(b, e->thread_key, e->flags, e->addrs, e->depth, e->count, t);
+	uint64_t count = scaled_count(b, e->thread_key, e->count);
+	return count ? add_stack(b, e->thread_key, e->flags, e->addrs, e->depth, count, t) : 0;
 }
 
 static char *join_command(const struct options *o, const struct recorder_thread *first)
@@ -240,7 +259,10 @@ struct profile *builder_build(const struct build_input *in)
 	b.profile = profile_new();
 	b.symbols = in->symbols ? in->symbols : symcache_new(&so, o->verbose);
 	b.locs = malloc((o->max_depth + 1) * sizeof *b.locs);
-	if (!b.profile || !b.symbols || !b.locs)
+	b.nscaled = recorder_nthreads(in->recorder);
+	b.scaled_seen = calloc(b.nscaled ? b.nscaled : 1, sizeof *b.scaled_seen);
+	b.period_ns = o->idle ? 0 : 1000000000u / o->rate;
+	if (!b.profile || !b.symbols || !b.locs || !b.scaled_seen)
 		goto fail;
 	for (size_t i = symcache_nprocesses(b.symbols); i < recorder_nprocesses(in->recorder); i++)
 		if (symcache_add_process(b.symbols, recorder_process_maps(in->recorder, i)) < 0)
@@ -275,5 +297,6 @@ done:
 	addrmap_free(&b.locations);
 	free(b.locs);
 	free(b.seen);
+	free(b.scaled_seen);
 	return b.profile;
 }

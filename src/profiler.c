@@ -45,6 +45,7 @@ struct run {
 	                              * start_ns + (k + 1) x interval */
 	struct symcache *symbols;    /* kept across the windows */
 	uint64_t lost, timeline_lost; /* samples the windows' spill or timeline files lost */
+	uint64_t closed_total;       /* periods the closed windows' outputs showed */
 	int write_status;            /* CS_EXIT_OUTPUT once a window's file failed */
 	bool build_failed;           /* a window's profile could not be made */
 	unsigned windows_written;    /* (how to view a file is said with the first) */
@@ -205,6 +206,13 @@ static void write_window(struct run *r, struct stackmap *map, struct timeline *t
 	r->timeline_lost += tl ? timeline_lost(tl) : 0;
 }
 
+/* The periods MAP's outputs show: each thread's CPU as the kernel
+ * accounted it, where it did (stackmap_key_total). */
+static uint64_t window_total(const struct run *r, const struct stackmap *map)
+{
+	return stackmap_output_total(map, r->opt->idle ? 0 : 1000000000u / r->opt->rate);
+}
+
 /* --interval: the window ends at NOW; sampling goes on into a fresh
  * stackmap (and timeline) while the old ones become the window's profile.
  * -1 when the next window cannot be made (said). */
@@ -221,6 +229,7 @@ static int close_window(struct run *r, uint64_t now)
 	}
 	struct stackmap *old = r->s.map;
 	struct timeline *old_tl = r->timeline;
+	r->closed_total += window_total(r, old);
 	recorder_set_stackmap(r->s.recorder, fresh);
 	r->s.map = fresh;
 	recorder_set_timeline(r->s.recorder, tl);
@@ -315,6 +324,8 @@ int profiler_run(const struct options *o)
 	 * sample or two of its start): the profile is not its profile. */
 	if (rst.unreadable > 0 && rst.unreadable >= rst.samples && status == CS_EXIT_OK)
 		status = CS_EXIT_PERMISSION;  /* said in the recorder's warning */
+	/* the summary shows what the outputs show: the kernel's CPU per thread */
+	rst.samples = r.closed_total + window_total(&r, r.s.map);
 
 	report_summary(o, target_main_pid(r.s.target), &sst, &rst,
 		       (double)(r.end_ns - r.start_ns) / 1e9);

@@ -125,6 +125,9 @@ void recorder_free(struct recorder *r)
 
 void recorder_set_stackmap(struct recorder *r, struct stackmap *m)
 {
+	/* (out of memory, its keys are counted as sampled) */
+	if (m)
+		(void)stackmap_reserve_keys(m, r->threads_cap);
 	r->sinks[0].map = m;
 	r->sinks[0].open_gen = ++r->gen;
 	r->nsinks = 1;
@@ -142,6 +145,8 @@ int recorder_add_sink(struct recorder *r, struct stackmap *m, struct timeline *t
 		r->nsinks = 0;
 	if (r->nsinks == RECORDER_MAX_SINKS)
 		return -1;
+	if (m)
+		(void)stackmap_reserve_keys(m, r->threads_cap);
 	r->sinks[r->nsinks++] = (struct recorder_sink){ .map = m, .timeline = tl, .open_gen = ++r->gen };
 	return 0;
 }
@@ -235,6 +240,9 @@ static int grow_keys(struct recorder *r, size_t want)
 	if (array_grow(&r->threads, &r->threads_cap, want, sizeof *r->threads, 64) < 0 ||
 	    array_grow(&r->meta, &r->meta_cap, want, sizeof *r->meta, 64) < 0)
 		return -1;
+	for (size_t i = 0; i < r->nsinks; i++)
+		if (r->sinks[i].map && stackmap_reserve_keys(r->sinks[i].map, r->threads_cap) < 0)
+			return -1;
 	return 0;
 }
 
@@ -294,6 +302,13 @@ void recorder_collect_threads(struct recorder *r)
 		r->free_key = (uint32_t)k;
 		r->nfree++;
 	}
+}
+
+void recorder_account_cpu(struct recorder *r, uint32_t key, uint64_t ns)
+{
+	for (size_t i = 0; i < r->nsinks; i++)
+		if (r->sinks[i].map)
+			stackmap_add_cpu(r->sinks[i].map, key, ns);
 }
 
 void recorder_reserve_keys(struct recorder *r, size_t more)

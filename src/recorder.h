@@ -108,6 +108,10 @@ void recorder_forget_threads(struct recorder *r);
  * long-lived service ever made. */
 void recorder_keep_thread(struct recorder *r, uint32_t key);
 void recorder_collect_threads(struct recorder *r);
+/* The kernel says thread KEY used NS more of CPU (a backend that stops
+ * threads reads it): every sink counting now keeps it beside its counts,
+ * and the outputs give each thread that total (stackmap_key_total). */
+void recorder_account_cpu(struct recorder *r, uint32_t key, uint64_t ns);
 /* Room for MORE keys, made between ticks. */
 void recorder_reserve_keys(struct recorder *r, size_t more);
 

@@ -61,11 +61,12 @@ static void report_diagnostics(const struct options *o, const struct sampler_sta
 	fprintf(stderr,
 		"csampler: %llu samples, %llu threads seen, %llu ticks missed, unwind stops: %s, "
 		"%llu truncated, %llu sampled late, %llu dropped at wake-ups, "
-		"pause p50 %.1f us p99 %.1f us, thread keys %llu held of %llu made\n",
+		"%llu dropped waiting for a CPU, pause p50 %.1f us p99 %.1f us, thread keys %llu held of %llu made\n",
 		(unsigned long long)rs->samples, (unsigned long long)st->threads_seen,
 		(unsigned long long)st->ticks_missed, off ? unw : "none",
 		(unsigned long long)rs->truncated, (unsigned long long)st->late,
-		(unsigned long long)st->dropped_waking, (double)rs->pause_p50_ns / 1e3,
+		(unsigned long long)st->dropped_waking, (unsigned long long)st->dropped_queued,
+		(double)rs->pause_p50_ns / 1e3,
 		(double)rs->pause_p99_ns / 1e3, (unsigned long long)rs->keys_held,
 		(unsigned long long)rs->keys_made);
 }

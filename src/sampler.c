@@ -8,11 +8,25 @@
  *   - At the tick, a thread is a candidate if it may be running now: it
  *     arrived on a CPU or ran since its last read, or was running ('R') at
  *     its last read. (Run time alone cannot tell: the kernel updates a
- *     running thread's total only at scheduler ticks and switches.) The
- *     candidates whose stat says 'R' are stopped together, at most one per
- *     CPU, those with the most unsampled CPU time first.
- *   - Each sample counts one period: the expected count of a thread and
- *     code location is its CPU time there divided by the period. Every
+ *     running thread's total only at scheduler ticks and switches.) Every
+ *     candidate whose stat says 'R' is interrupted, all together: 'R' also
+ *     means waiting for a CPU (preempted, or woken and not run yet), and
+ *     which of them are on a CPU cannot be known before they stop, so a
+ *     choice of some of them would miss running ones for waiting ones.
+ *     (Beyond MAX_EXAMINED candidates or max_per_tick running ones, a random
+ *     subset with a known probability, its samples weighted by its inverse.)
+ *   - A stop says whether the thread was on a CPU at the tick: one that was
+ *     waiting for a CPU stops only when it gets one, and its schedstat then
+ *     shows the wait (run delay) and the arrival. If that wait began before
+ *     the tick's instant, the thread was not running then: its sample is
+ *     dropped (stats.dropped_queued). Counting it would charge the time it
+ *     waited as CPU time: on a busy host, or a CPU shared with another
+ *     process, every thread's CPU would be overstated by the wait (a thread
+ *     given half a CPU showed a whole one). A thread preempted after the
+ *     tick (by csampler itself, whose tick takes a CPU) was running at it,
+ *     and is kept.
+ *   - Each sample kept counts one period: the expected count of a thread
+ *     and code location is its CPU time there divided by the period. Every
  *     output shows the same count (pprof's cpu value is count x period).
  *   - A thread is read every tick while it runs, and so is every idle one
  *     (it did not run at its last read) while their reads stay within
@@ -84,6 +98,7 @@ static int grow_snaps(struct sampler *s, size_t want)
 
 static void capture_late(void *ctx, pid_t tid);
 static void count_late(void *ctx);
+static void account_cpu(struct sampler *s, struct thread_state *t);
 
 /* ---- public ---------------------------------------------------------------------- */
 
@@ -105,7 +120,9 @@ struct sampler *sampler_new(struct target *t, struct recorder *rec,
 	s->period_ns = 1000000000u / s->cfg.rate;
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	s->ncpus = ncpus > 0 ? (unsigned)ncpus : 1;
-	s->max_per_tick = cfg->max_threads_per_tick ? cfg->max_threads_per_tick : s->ncpus;
+	s->max_per_tick = cfg->max_threads_per_tick ? cfg->max_threads_per_tick : 2 * s->ncpus;
+	if (!cfg->max_threads_per_tick && s->max_per_tick < MIN_INTERRUPTS)
+		s->max_per_tick = MIN_INTERRUPTS;
 	while (s->max_skip_level < IDLE_MAX_LEVEL && (2u << s->max_skip_level) <= IDLE_MAX_SKIP &&
 	       (2u << s->max_skip_level) * s->period_ns <= IDLE_MAX_SKIP_NS)
 		s->max_skip_level++;
@@ -118,7 +135,7 @@ struct sampler *sampler_new(struct target *t, struct recorder *rec,
 	s->max_fds = SIZE_MAX;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		s->max_fds = rl.rlim_cur > FD_RESERVE ? (size_t)(rl.rlim_cur - FD_RESERVE) : 0;
-	if (threads_grow_scratch(s, 16) < 0 || grow_snaps(s, MAX_ROUNDS * s->max_per_tick) < 0 ||
+	if (threads_grow_scratch(s, 16) < 0 || grow_snaps(s, s->max_per_tick) < 0 ||
 	    unwind_snapshot_init(&s->late_snap, s->cfg.stack_window) < 0 ||
 	    unwind_snapshot_init(&s->blocked_snap, s->cfg.stack_window) < 0) {
 		sampler_free(s);
@@ -180,7 +197,7 @@ static void count_stack(struct sampler *s, const struct thread_state *t, uint32_
 }
 
 static void count_captured(struct sampler *s, struct thread_state *t,
-			   const struct unwind_snapshot *snap);
+			   const struct unwind_snapshot *snap, unsigned weight);
 
 /* --idle: T is not running. Copy it where it waits, without a stop (no
  * blocked call is interrupted), and count it. Returns false if it runs now
@@ -198,7 +215,7 @@ static bool sample_in_place(struct sampler *s, struct thread_state *t)
 		return false;
 	if (st == BLOCKED_IN_KERNEL) {
 		s->stats.in_place++;
-		count_captured(s, t, &s->blocked_snap);
+		count_captured(s, t, &s->blocked_snap, t->weight);
 	} else if (t->has_last) {
 		count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);
 	} else {
@@ -240,37 +257,68 @@ static bool sample_in_place(struct sampler *s, struct thread_state *t)
  * its place, must not keep the thread out for good). */
 #define LATE_WAIT_NS 200000000u
 
+/* How a stop is counted in on-CPU mode. */
+enum stop_verdict {
+	STOP_KEEP,
+	STOP_WAKING,    /* at the exit of a system call it was waiting in at the tick */
+	STOP_QUEUED,    /* it was waiting for a CPU at the tick */
+};
+
 /* On-CPU mode (a wall-clock profile wants the waits): see the top of this
- * file. T stopped with registers R; was it waiting rather than running at
- * the tick? t->arrivals is its schedstat arrival
- * count at the tick's read. A call our stop interrupted (EINTR, ERESTART*)
- * was being entered by a thread that ran at the tick, unless it had gone
- * to sleep in it already (then it got a CPU again to stop). */
-static bool stop_was_waiting(const struct thread_state *t, const struct user_regs_struct *r)
+ * file. T, interrupted at the tick of t->intr_tick_ns, stopped with
+ * registers R and was seen stopped at SEEN_NS: was it running at the tick?
+ * Its schedstat now against the read before the interrupt (t->intr_*):
+ * when it arrived on a CPU since, the time it waited for one (run delay)
+ * ended when it arrived, at SEEN_NS at the latest; a wait longer than the
+ * time since the tick began before the tick. (Stops are seen within tens
+ * of microseconds: csampler waits for them at real-time priority. Seen
+ * later, the wait seems to begin later, and the stop is kept: the error
+ * goes the way of the old rule, never the other.)
+ * A stop at the exit of a call that waits: a call our stop interrupted
+ * (EINTR, ERESTART*) was being entered by a thread that ran at the tick,
+ * unless it had gone to sleep in it already (then it got a CPU again to
+ * stop); one that returned its timeout slept until its timer fired. */
+static enum stop_verdict judge_stop(const struct thread_state *t,
+				    const struct user_regs_struct *r, uint64_t seen_ns)
 {
+	struct procfs_schedstat ss;
+	bool have = procfs_read_schedstat(t->schedstat_fd, &ss);
+	bool arrived = have && ss.arrivals != t->intr_arrivals;
+	if (arrived && ss.run_delay_ns > t->intr_run_delay_ns && seen_ns > t->intr_tick_ns &&
+	    ss.run_delay_ns - t->intr_run_delay_ns > seen_ns - t->intr_tick_ns)
+		return STOP_QUEUED;
 	long nr = (long)r->orig_rax;
 	int64_t ret = (int64_t)r->rax, timeout_ret;
 	if (nr < 0)
-		return false;           /* stopped in user code: it ran there */
+		return STOP_KEEP;       /* stopped in user code: it ran there */
 	bool interrupted = ret == -4 || (ret >= -516 && ret <= -512);
 	if (!blocked_call_waits(t->pid, nr, r, &timeout_ret) && !interrupted)
-		return false;
+		return STOP_KEEP;
 	if (ret == timeout_ret)
-		return true;            /* slept until its timer fired */
-	struct procfs_schedstat ss;
-	return procfs_read_schedstat(t->schedstat_fd, &ss) && ss.arrivals != t->arrivals;
+		return STOP_WAKING;     /* slept until its timer fired */
+	return arrived ? STOP_WAKING : STOP_KEEP;
 }
 
-/* Unwind a captured stack of T and count it: t->weight periods (on-CPU:
- * the inverse of the probability that T was read this tick; --idle: 1). */
+/* Count the verdict V on a stop; whether to sample it. */
+static bool keep_stop(struct sampler *s, enum stop_verdict v)
+{
+	if (v == STOP_WAKING)
+		s->stats.dropped_waking++;
+	else if (v == STOP_QUEUED)
+		s->stats.dropped_queued++;
+	return v == STOP_KEEP;
+}
+
+/* Unwind a captured stack of T and count it: WEIGHT periods (on-CPU: the
+ * inverse of the probability that T was read and interrupted at its tick;
+ * --idle: 1). */
 static void count_captured(struct sampler *s, struct thread_state *t,
-			   const struct unwind_snapshot *snap)
+			   const struct unwind_snapshot *snap, unsigned weight)
 {
 	const uint64_t *addrs;
 	unsigned depth;
 	uint32_t flags;
-	t->unsampled_ns -= (int64_t)(t->weight * s->period_ns);
-	recorder_count_snapshot(s->rec, t->proc, t->key, snap, t->weight, &addrs, &depth, &flags);
+	recorder_count_snapshot(s->rec, t->proc, t->key, snap, weight, &addrs, &depth, &flags);
 	if (s->cfg.idle) {
 		memcpy(t->last_stack, addrs, depth * sizeof *addrs);
 		t->last_depth = depth;
@@ -293,10 +341,8 @@ static void capture_late(void *ctx, pid_t tid)
 	t->late_until_ns = 0;
 	if (target_get_regs(s->target, tid, &regs) != 0)
 		return;
-	if (!s->cfg.idle && stop_was_waiting(t, &regs)) {
-		s->stats.dropped_waking++;
+	if (!s->cfg.idle && !keep_stop(s, judge_stop(t, &regs, s->late_seen_ns)))
 		return;
-	}
 	if (recorder_capture(s->rec, t->proc, tid, &regs, &s->late_snap) == 0)
 		s->late_thread = t;
 }
@@ -312,7 +358,7 @@ static void count_late(void *ctx)
 	s->late_thread = NULL;
 	recorder_record_pause(s->rec, s->late_seen_ns, clock_monotonic_ns());
 	s->stats.late++;
-	count_captured(s, t, &s->late_snap);
+	count_captured(s, t, &s->late_snap, t->intr_weight);
 }
 
 /* target_sample_threads callback: the thread is stopped; copy and return. */
@@ -330,8 +376,7 @@ static void capture_thread(void *ctx, size_t index, pid_t tid)
 	s->captured[i] = false;
 	if (target_get_regs(s->target, tid, &regs) != 0)
 		return;
-	if (!s->cfg.idle && stop_was_waiting(s->chosen[i], &regs)) {
-		s->stats.dropped_waking++;
+	if (!s->cfg.idle && !keep_stop(s, judge_stop(s->chosen[i], &regs, seen))) {
 		s->round_dropped++;
 	} else {
 		s->captured[i] = recorder_capture(s->rec, s->chosen[i]->proc, tid, &regs,
@@ -361,27 +406,40 @@ static void record_round_pause(struct sampler *s, struct thread_state *t)
 }
 
 
-/* On-CPU mode: move to chosen[from, ...) up to WANT of the candidates
- * chosen[*scan, n) that run now ('R'), the most unsampled CPU time first.
- * Returns the end of that batch; *scan is where the next call looks. */
-static size_t pick_running(struct sampler *s, size_t from, size_t n, size_t want, size_t *scan)
+/* A random subset of chosen[0, n): each kept with probability 1/w, w the
+ * smallest integer that keeps the expected number within MAX; those kept
+ * are moved to the front. Returns how many; *W is w. */
+static size_t take_subset(struct sampler *s, size_t n, size_t max, unsigned *w)
 {
-	size_t end = from;
-	for (size_t i = *scan; i < n && end - from < want; i++) {
-		size_t best = i;
-		for (size_t j = i + 1; j < n; j++)
-			if (s->chosen[j]->unsampled_ns > s->chosen[best]->unsampled_ns)
-				best = j;
-		struct thread_state *t = s->chosen[best];
-		s->chosen[best] = s->chosen[i];
-		s->chosen[i] = t;
+	*w = 1;
+	if (n <= max)
+		return n;
+	*w = (unsigned)((n + max - 1) / max);
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++)
+		if (clock_xorshift64(&s->rng) % *w == 0) {
+			struct thread_state *t = s->chosen[i];
+			s->chosen[i] = s->chosen[kept];
+			s->chosen[kept++] = t;
+		}
+	return kept;
+}
+
+/* On-CPU mode: of the candidates chosen[0, n), move those that run now
+ * ('R') to the front; returns how many. Those not 'R' are running no
+ * longer. */
+static size_t find_running(struct sampler *s, size_t n)
+{
+	size_t end = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct thread_state *t = s->chosen[i];
 		char state = '?';
 		t->running = threads_read_stat(s, t, &state) && state == 'R';
+		account_cpu(s, t);
 		if (t->running) {
 			s->chosen[i] = s->chosen[end];
 			s->chosen[end++] = t;
 		}
-		*scan = i + 1;
 	}
 	return end;
 }
@@ -405,9 +463,14 @@ static size_t sample_round(struct sampler *s, size_t base, size_t n, long long s
 			s->chosen[base + nspin++] = t;
 		}
 	for (size_t i = base; i < base + n; i++) {
-		s->chosen_tids[i] = s->chosen[i]->tid;
+		struct thread_state *t = s->chosen[i];
+		s->chosen_tids[i] = t->tid;
 		s->captured[i] = false;
-		s->chosen[i]->late_until_ns = late_until;
+		t->late_until_ns = late_until;
+		t->intr_tick_ns = s->tick_ns;
+		t->intr_run_delay_ns = t->run_delay_ns;
+		t->intr_arrivals = t->arrivals;
+		t->intr_weight = t->weight;
 	}
 	s->round_base = base;
 	s->round_dropped = 0;
@@ -426,7 +489,7 @@ static size_t sample_round(struct sampler *s, size_t base, size_t n, long long s
 	for (size_t i = base; i < base + n; i++)
 		if (s->captured[i] && !s->chosen[i]->retired) {
 			record_round_pause(s, s->chosen[i]);
-			count_captured(s, s->chosen[i], &s->snaps[i]);
+			count_captured(s, s->chosen[i], &s->snaps[i], s->chosen[i]->intr_weight);
 		}
 	return s->round_dropped;
 }
@@ -435,13 +498,14 @@ static size_t sample_round(struct sampler *s, size_t base, size_t n, long long s
  * chains (sampler_no_alloc checks that no allocation happens under it). */
 static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s);
 
-int sampler_tick(struct sampler *s, uint64_t next_tick_ns)
+int sampler_tick(struct sampler *s, uint64_t tick_ns, uint64_t next_tick_ns)
 {
 	if (s->cfg.perf) {
 		s->stats.ticks++;
 		return perf_sampler_drain(s->cfg.perf);
 	}
 	s->next_tick_ns = next_tick_ns;
+	s->tick_ns = tick_ns;
 	s->in_tick = true;
 	s->ngone = 0;
 	int ret = sampler_tick_locked(s);
@@ -453,6 +517,16 @@ int sampler_tick(struct sampler *s, uint64_t next_tick_ns)
 		target_thread_gone(s->target, s->gone[i]);
 	threads_reserve_next_tick(s);
 	return ret;
+}
+
+/* On-CPU mode: tell the recorder the run time read for T, once T has a key
+ * (the outputs give each thread the CPU the kernel says it used). */
+static void account_cpu(struct sampler *s, struct thread_state *t)
+{
+	if (t->cpu_unaccounted_ns && t->key != UINT32_MAX) {
+		recorder_account_cpu(s->rec, t->key, t->cpu_unaccounted_ns);
+		t->cpu_unaccounted_ns = 0;
+	}
 }
 
 /* Read thread T's run time (it is due this tick); in on-CPU mode make it a
@@ -470,21 +544,23 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 		return;
 	}
 	if (t->fresh) {
-		/* CPU time it used before we saw it is not ours to count,
-		 * unless it was born while we sample (seen after the first
-		 * tick): then all of it is owed samples, or short-lived
-		 * threads would lose every choice to older ones. */
 		t->fresh = false;
 		t->runtime_ns = ss.runtime_ns;
 		t->arrivals = ss.arrivals;
-		if (s->stats.ticks > 1)
-			t->unsampled_ns = (int64_t)ss.runtime_ns;
+		/* CPU time it used before we saw it is not ours to count,
+		 * unless it was born while we sample (seen after the first
+		 * tick) */
+		if (s->stats.ticks > 1 && !s->cfg.idle)
+			t->cpu_unaccounted_ns = ss.runtime_ns;
 	}
 	/* It got a CPU or ran since the last read (a running thread's
 	 * run time is updated only at scheduler events, its arrivals
 	 * when it gets a CPU): it may be running now. */
 	bool ran = ss.runtime_ns != t->runtime_ns || ss.arrivals != t->arrivals;
-	t->unsampled_ns += (int64_t)(ss.runtime_ns - t->runtime_ns);
+	if (!s->cfg.idle && ss.runtime_ns > t->runtime_ns) {
+		t->cpu_unaccounted_ns += ss.runtime_ns - t->runtime_ns;
+		account_cpu(s, t);
+	}
 	t->runtime_ns = ss.runtime_ns;
 	t->arrivals = ss.arrivals;
 	t->run_delay_ns = ss.run_delay_ns;
@@ -559,21 +635,19 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 		return 0;
 	}
 
-	/* On-CPU mode: the candidates running now ('R': not asleep in a
-	 * system call we would interrupt), at most max_per_tick (no more can
-	 * be on a CPU at once), those with the most unsampled CPU time first,
-	 * so with more busy threads than CPUs each thread's samples follow its
-	 * CPU time. Only these have their stat read (state and name). A stop
-	 * found waiting (see stop_was_waiting) was not on a CPU at the tick:
-	 * its place goes to the next candidate, in a further round. */
-	size_t scan = 0, done = 0, kept = 0;
-	for (unsigned round = 0; round < MAX_ROUNDS && kept < s->max_per_tick; round++) {
-		size_t end = pick_running(s, done, nchosen, s->max_per_tick - kept, &scan);
-		if (end == done)
-			break;
-		kept += (end - done) - sample_round(s, done, end - done, spin_ns);
-		done = end;
-	}
+	/* On-CPU mode: every candidate running now ('R': not asleep in a
+	 * system call we would interrupt) is interrupted (beyond the bounds, a
+	 * random subset, weighted). Only these have their stat read (state and
+	 * name). A stop that shows the thread was not on a CPU at the tick (see
+	 * judge_stop) is not counted. */
+	unsigned w_examined, w_running;
+	size_t scan = take_subset(s, nchosen, MAX_EXAMINED, &w_examined);
+	size_t nrun = find_running(s, scan);
+	nrun = take_subset(s, nrun, s->max_per_tick, &w_running);
+	for (size_t i = 0; i < nrun; i++)
+		s->chosen[i]->weight *= w_examined * w_running;
+	if (nrun)
+		sample_round(s, 0, nrun, spin_ns);
 	/* Candidates left unexamined that did not run since their last read
 	 * were chosen only as running at an older read: say so no longer, or
 	 * a thread seen running once (or found at attach) would be read at

@@ -33,7 +33,9 @@ struct sampler_config {
 	bool idle;
 	unsigned max_depth;
 	size_t stack_window;
-	unsigned max_threads_per_tick;  /* on-CPU mode; 0 = number of online CPUs */
+	unsigned max_threads_per_tick;  /* on-CPU mode, interrupts a tick (beyond them
+	                                 * a random subset, weighted); 0: two per
+	                                 * online CPU, at least 8 */
 	int verbose;
 	struct perf_sampler *perf;      /* the kernel samples (--backend=perf): every
 	                                 * call goes to it (the sampler owns it from
@@ -50,6 +52,9 @@ struct sampler_stats {
 	                                 * CPU got one, after its round gave up on it */
 	uint64_t dropped_waking;        /* stops at the exit of a system call the thread
 	                                 * waited in: not counted (see sampler.c) */
+	uint64_t dropped_queued;        /* stops of threads that were waiting for a CPU
+	                                 * at the tick (runnable, not running): not
+	                                 * counted (see sampler.c) */
 	uint64_t lost;                  /* --backend=perf: samples the kernel could not
 	                                 * write (a ring was full) */
 	uint64_t no_user_regs;          /* --backend=perf: samples without user registers */
@@ -76,11 +81,12 @@ void sampler_collect_keys(struct sampler *s);
  * directories (the descriptors go to symbolizing and writing). No tick after
  * this. */
 void sampler_close_threads(struct sampler *s);
-/* Take one tick's samples. Its rounds wait for stops until NEXT_TICK_NS
- * (CLOCK_MONOTONIC; 0: no next tick), though at least ROUND_MIN_WAIT and
- * at most ROUND_MAX_WAIT (sampler.c), so a slow stop does not cost the next
- * tick. 0, or -1 on a fatal error. */
-int sampler_tick(struct sampler *s, uint64_t next_tick_ns);
+/* Take the samples of the tick due at TICK_NS (CLOCK_MONOTONIC: the clock's
+ * instant, not when the loop woke). Its round waits for stops until
+ * NEXT_TICK_NS (0: no next tick), though at least ROUND_MIN_WAIT and at most
+ * ROUND_MAX_WAIT (sampler.c), so a slow stop does not cost the next tick.
+ * 0, or -1 on a fatal error. */
+int sampler_tick(struct sampler *s, uint64_t tick_ns, uint64_t next_tick_ns);
 /* Account for ticks skipped because a tick overran. */
 void sampler_note_missed(struct sampler *s, uint64_t missed);
 

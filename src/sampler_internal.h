@@ -38,8 +38,8 @@ struct thread_state {
 	pid_t pid, tid;               /* tid 0: free slot */
 	int schedstat_fd, stat_fd, syscall_fd;
 	uint64_t runtime_ns;          /* last read */
+	uint64_t cpu_unaccounted_ns;  /* run time read, not yet told to the recorder (no key yet) */
 	uint64_t arrivals;            /* times it got a CPU, as of the last read */
-	int64_t unsampled_ns;         /* run time not yet stood for by samples */
 	uint64_t late_until_ns;       /* a late stop is expected until then */
 	bool idle;                    /* did not run at its last read, nor was running */
 	unsigned level;               /* its next read was drawn with p = 2^-level */
@@ -53,6 +53,10 @@ struct thread_state {
 	bool ran;                     /* its run time or arrivals moved at the last read */
 	bool fresh;                   /* not read yet */
 	uint64_t run_delay_ns;        /* time it waited for a CPU, as of the tick's read */
+	/* as of the read before our last interrupt of it, and that tick's
+	 * instant: was it waiting for a CPU then? (stop_was_queued) */
+	uint64_t intr_tick_ns, intr_run_delay_ns, intr_arrivals;
+	unsigned intr_weight;         /* the periods its stop counts, if kept */
 	uint64_t seen_ns, done_ns;    /* the round saw it stopped, then was done copying */
 	uint32_t key;                 /* current thread key */
 	struct recorder_process *proc;
@@ -64,8 +68,14 @@ struct thread_state {
 	bool retired;                 /* gone during a tick; released after it */
 };
 
-/* A tick samples in at most this many rounds (see the choice in the tick). */
-#define MAX_ROUNDS 3
+/* On-CPU mode: every candidate's state is read while there are at most
+ * MAX_EXAMINED of them, and every one found running is interrupted while
+ * there are at most max_per_tick (MIN_INTERRUPTS, or two per CPU); beyond
+ * either, each is taken with probability 1/w, w the smallest integer that
+ * keeps the expected number within the bound, and its sample counts w times
+ * (an inclusion probability known before the thread is looked at). */
+#define MAX_EXAMINED 64u
+#define MIN_INTERRUPTS 8u
 
 /* Descriptors left to everything but the threads' /proc files (mappings,
  * the spill file, symbolizing and writing start after those are closed). */
@@ -125,6 +135,7 @@ struct sampler {
 	size_t ngone;
 	size_t nretired;               /* threads marked retired in this tick */
 	uint64_t tick_start_ns;
+	uint64_t tick_ns;              /* this tick's instant (the clock's), <= tick_start_ns */
 	uint64_t round_start_ns;
 	uint64_t next_tick_ns;         /* the next tick's instant, 0: none */
 	int round_cpu;                 /* the CPU csampler ran the round on (-1: unknown) */

@@ -273,8 +273,9 @@ enum session_end session_run(struct session *s, uint64_t start_ns, const struct 
 			}
 		}
 		if (fds[1].revents & POLLIN) {
+			uint64_t tick_ns = clk.next_ns;
 			sampler_note_missed(s->sampler, clock_take_tick(&clk));
-			if (sampler_tick(s->sampler, clk.next_ns) < 0) {
+			if (sampler_tick(s->sampler, tick_ns, clk.next_ns) < 0) {
 				warn("sampling failed: out of memory");
 				end = SESSION_END_ERROR;
 				break;

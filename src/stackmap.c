@@ -95,6 +95,9 @@ struct stackmap {
 	size_t wbuf_cap;
 	size_t wbuf_used;
 	struct stackmap_stats stats;
+	uint64_t *key_counted;   /* by thread key: periods counted */
+	uint64_t *key_cpu_ns;    /* by thread key: the kernel's account (0: none) */
+	size_t nkeys;
 };
 
 static uint64_t mix64(uint64_t x)
@@ -189,6 +192,8 @@ void stackmap_free(struct stackmap *m)
 	free(m->scratch);
 	free(m->wbuf);
 	free(m->tmpdir);
+	free(m->key_counted);
+	free(m->key_cpu_ns);
 	free(m);
 }
 
@@ -366,6 +371,8 @@ int stackmap_insert(struct stackmap *m, uint32_t thread_key, uint32_t flags,
 	}
 	m->stats.inserts++;
 	m->stats.samples += count;
+	if (thread_key < m->nkeys)
+		m->key_counted[thread_key] += count;
 
 	uint64_t h = hash_key(thread_key, flags, addrs, depth);
 	size_t b = h % m->nbuckets;
@@ -407,6 +414,8 @@ int stackmap_insert(struct stackmap *m, uint32_t thread_key, uint32_t flags,
 
 lost:
 	m->stats.lost += count;
+	if (thread_key < m->nkeys)
+		m->key_counted[thread_key] -= count;
 	return -1;
 }
 
@@ -701,4 +710,64 @@ int stackmap_foreach(struct stackmap *m,
 		}
 	}
 	return 0;
+}
+
+/* ---- the kernel's account per thread key ---------------------------------------- */
+
+int stackmap_reserve_keys(struct stackmap *m, size_t n)
+{
+	if (n <= m->nkeys)
+		return 0;
+	size_t cap = m->nkeys ? m->nkeys : 64;
+	while (cap < n)
+		cap *= 2;
+	uint64_t *counted = realloc(m->key_counted, cap * sizeof *counted);
+	if (!counted)
+		return -1;
+	m->key_counted = counted;
+	uint64_t *cpu = realloc(m->key_cpu_ns, cap * sizeof *cpu);
+	if (!cpu)
+		return -1;
+	m->key_cpu_ns = cpu;
+	memset(counted + m->nkeys, 0, (cap - m->nkeys) * sizeof *counted);
+	memset(cpu + m->nkeys, 0, (cap - m->nkeys) * sizeof *cpu);
+	m->nkeys = cap;
+	return 0;
+}
+
+void stackmap_add_cpu(struct stackmap *m, uint32_t key, uint64_t ns)
+{
+	if (key < m->nkeys)
+		m->key_cpu_ns[key] += ns;
+}
+
+uint64_t stackmap_key_total(const struct stackmap *m, uint32_t key, uint64_t period_ns,
+			    uint64_t *counted)
+{
+	*counted = key < m->nkeys ? m->key_counted[key] : 0;
+	if (key >= m->nkeys || *counted < STACKMAP_SCALE_MIN || !m->key_cpu_ns[key] || !period_ns)
+		return *counted;
+	return (m->key_cpu_ns[key] + period_ns / 2) / period_ns;
+}
+
+uint64_t stackmap_output_total(const struct stackmap *m, uint64_t period_ns)
+{
+	/* keys beyond the room are counted as sampled */
+	uint64_t total = m->stats.samples - m->stats.lost, counted;
+	for (size_t k = 0; k < m->nkeys; k++) {
+		uint64_t t = stackmap_key_total(m, (uint32_t)k, period_ns, &counted);
+		total = total - counted + t;
+	}
+	return total;
+}
+
+uint64_t stackmap_scale_share(uint64_t seen_before, uint64_t count, uint64_t total,
+			      uint64_t counted)
+{
+	if (total == counted || counted == 0)
+		return count;
+	unsigned __int128 half = counted / 2;
+	uint64_t upto = (uint64_t)(((unsigned __int128)(seen_before + count) * total + half) / counted);
+	uint64_t before = (uint64_t)(((unsigned __int128)seen_before * total + half) / counted);
+	return upto - before;
 }

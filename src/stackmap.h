@@ -71,4 +71,32 @@ int stackmap_foreach(struct stackmap *m,
 
 void stackmap_get_stats(const struct stackmap *m, struct stackmap_stats *out);
 
+/* The kernel's account of each thread's CPU (the ptrace backend reads it
+ * from schedstat), kept per thread key beside the counts, so that a thread's
+ * total in every output is the CPU the kernel says it used while this map
+ * counted, however its samples fell (a busy host, a shared CPU): its stacks
+ * keep the shares sampling gave them, scaled to that total
+ * (stackmap_key_total), rounded so the scaled counts add up to it exactly.
+ * A thread counted fewer than STACKMAP_SCALE_MIN periods (a short-lived
+ * one, whose sample stands for others never sampled), or never accounted
+ * (wall-clock profiles, --backend=perf, whose samples are the kernel's
+ * own), keeps its count as sampled.
+ * stackmap_reserve_keys makes room for keys [0, N) (between ticks, so that
+ * inserting and accounting never allocate); a key beyond the room is
+ * neither counted per key nor scaled. -1 out of memory. */
+#define STACKMAP_SCALE_MIN 8u
+int stackmap_reserve_keys(struct stackmap *m, size_t n);
+void stackmap_add_cpu(struct stackmap *m, uint32_t key, uint64_t ns);
+/* KEY's total in periods of PERIOD_NS, and its count as sampled (*COUNTED). */
+uint64_t stackmap_key_total(const struct stackmap *m, uint32_t key, uint64_t period_ns,
+			    uint64_t *counted);
+/* The sum of every key's total: what the outputs show. */
+uint64_t stackmap_output_total(const struct stackmap *m, uint64_t period_ns);
+/* The part of a key's total that falls to its stacks counted so far: with
+ * SEEN_BEFORE periods of the key's stacks already emitted and COUNT more
+ * now, how many of the key's TOTAL periods (of COUNTED) go to these. Summed
+ * over all of a key's stacks in any order, exactly TOTAL. */
+uint64_t stackmap_scale_share(uint64_t seen_before, uint64_t count, uint64_t total,
+			      uint64_t counted);
+
 #endif
