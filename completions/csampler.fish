@@ -37,7 +37,7 @@ set -l opt -c csampler -n __fish_csampler_no_command
 complete $opt -s p -l pid -x -a '(__fish_complete_pids)' -d 'Profile the running process PID'
 complete $opt -l children -d 'Follow child processes and their execs'
 complete $opt -l attach-mode -x -a 'persistent\t"Stay attached for the whole run (default)" per-sample\t"Attach around each sample only"' -d 'Stay attached, or attach per sample'
-complete $opt -l backend -x -a 'ptrace\t"Interrupt the running threads (default)" perf\t"The kernel samples them: perf_event cpu-clock (root)"' -d 'What takes the samples'
+complete $opt -l backend -x -a 'ptrace\t"Interrupt the running threads (default)" perf\t"The kernel samples them: perf_event cpu-clock (root)" auto\t"Perf where permitted, else ptrace"' -d 'What takes the samples'
 # Sampling
 complete $opt -s d -l duration -x -a '10 30s 1m 500ms' -d 'Stop after TIME (30, 30s, 2m, 1.5s, 500ms)'
 complete $opt -l interval -x -a '10 60 5m' -d 'Write one profile per TIME, files named by strftime fields'

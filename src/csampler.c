@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "options.h"
+#include "perf_sampler.h"
 #include "dump.h"
 #include "profiler.h"
 #include "serve.h"
@@ -26,6 +27,17 @@ static void hold_closed_standard_fds(void)
 		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
 		    open("/dev/null", O_RDONLY | O_NOCTTY) != fd)
 			_exit(CS_EXIT_SYSTEM);
+}
+
+/* --backend=auto: perf events where they may sample (and the mode and
+ * options allow them: not --idle, --dump or per-sample attaching), else
+ * ptrace; any other backend stays as given. */
+static void resolve_backend(struct options *o)
+{
+	if (o->backend != BACKEND_AUTO)
+		return;
+	bool perf_can = !o->idle && o->mode != MODE_DUMP && o->seize_mode != TARGET_SEIZE_PER_SAMPLE;
+	o->backend = perf_can && perf_sampler_permitted() ? BACKEND_PERF : BACKEND_PTRACE;
 }
 
 int main(int argc, char **argv)
@@ -44,6 +56,7 @@ int main(int argc, char **argv)
 	case OPTIONS_RUN:
 		break;
 	}
+	resolve_backend(&opts);
 	switch (opts.mode) {
 	case MODE_DUMP:
 		status = dump_run(&opts, stdout);

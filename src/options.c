@@ -483,7 +483,8 @@ void options_print_help(FILE *out)
 "      --backend=BACKEND    ptrace (default): interrupt the running threads;\n"
 "                           perf: the kernel samples them (perf_event cpu-clock)\n"
 "                           without stopping them, cheaper with many threads;\n"
-"                           needs root (CAP_PERFMON and CAP_BPF)\n"
+"                           needs root (CAP_PERFMON and CAP_BPF);\n"
+"                           auto: perf where permitted, else ptrace\n"
 "\n"
 "Sampling:\n"
 "  -d, --duration=TIME      stop after TIME: 30, 30s, 2m, 1h, 1.5s, 500ms\n"
@@ -579,8 +580,10 @@ static enum options_result parse_backend(struct options *o, const char *arg)
 		o->backend = BACKEND_PTRACE;
 	else if (strcmp(arg, "perf") == 0)
 		o->backend = BACKEND_PERF;
+	else if (strcmp(arg, "auto") == 0)
+		o->backend = BACKEND_AUTO;
 	else
-		return opt_usage_error("invalid --backend '%s': expected ptrace or perf", arg);
+		return opt_usage_error("invalid --backend '%s': expected ptrace, perf or auto", arg);
 	return OPTIONS_RUN;
 }
 

@@ -37,6 +37,8 @@ enum run_mode {
 enum sample_backend {
 	BACKEND_PTRACE = 0,             /* interrupt the running threads (sampler.h) */
 	BACKEND_PERF,                   /* the kernel's cpu-clock events (perf_sampler.h) */
+	BACKEND_AUTO,                   /* perf where permitted, else ptrace: resolved in
+	                                 * main before a mode runs */
 };
 
 struct options {

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,30 @@ static bool in_initial_pid_ns(void)
 {
 	struct stat st;
 	return stat("/proc/self/ns/pid", &st) == 0 && st.st_ino == 0xEFFFFFFCu;
+}
+
+bool perf_sampler_permitted(void)
+{
+	if (!in_initial_pid_ns())
+		return false;
+	int map = filter_map_new();
+	if (map < 0)
+		return false;
+	int prog = filter_load(map);
+	close(map);
+	if (prog < 0)
+		return false;
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof attr, .config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 10000000, .disabled = 1,
+	};
+	int cpu = sched_getcpu();
+	int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu < 0 ? 0 : cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	bool ok = fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog) == 0;
+	if (fd >= 0)
+		close(fd);
+	close(prog);
+	return ok;
 }
 
 /* ---- rings -------------------------------------------------------------------------- */

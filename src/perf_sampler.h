@@ -49,6 +49,10 @@ struct perf_sampler;
 struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 				      const struct perf_sampler_config *cfg, int *status);
 void perf_sampler_free(struct perf_sampler *ps);
+/* Whether this csampler may sample with perf events (--backend=auto): in
+ * the initial pid namespace, allowed a BPF filter, a CPU's cpu-clock event
+ * and the filter on it. Says nothing. */
+bool perf_sampler_permitted(void);
 
 void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *ev);
 /* Count every sample the rings hold. 0. */

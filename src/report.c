@@ -27,13 +27,14 @@ void report_start(const struct options *o, pid_t pid)
 		snprintf(what, sizeof what, "%.80s (pid %d)", o->command[0], (int)pid);
 	else
 		snprintf(what, sizeof what, "process %d", (int)pid);
+	const char *backend = o->backend == BACKEND_PERF ? "perf events" : "ptrace";
 	if (o->duration > 0)
-		fprintf(stderr, "csampler: sampling %s%s at %u Hz for %g s%s\n", what,
+		fprintf(stderr, "csampler: sampling %s%s at %u Hz for %g s%s; backend: %s\n", what,
 			o->children ? " and its children" : "", o->rate, o->duration,
-			o->command ? " (or until it exits)" : "");
+			o->command ? " (or until it exits)" : "", backend);
 	else
-		fprintf(stderr, "csampler: sampling %s%s at %u Hz until it exits; Ctrl-C to stop\n",
-			what, o->children ? " and its children" : "", o->rate);
+		fprintf(stderr, "csampler: sampling %s%s at %u Hz until it exits; Ctrl-C to stop; "
+			"backend: %s\n", what, o->children ? " and its children" : "", o->rate, backend);
 }
 
 /* The -v line: every counter a bug report needs. */

@@ -64,7 +64,24 @@ for args in "--idle" "--attach-mode=per-sample" "--dump"; do
 done
 run_csampler --backend=bpf -d 1 -p "$pid"
 assert_eq "--backend=bpf: exit status" "$CS_STATUS" 64
-assert_match "--backend=bpf: message" "$(head -1 "$T/cs.err")" "^csampler: invalid --backend 'bpf': expected ptrace or perf$"
+assert_match "--backend=bpf: message" "$(head -1 "$T/cs.err")" "^csampler: invalid --backend 'bpf': expected ptrace, perf or auto$"
+
+# --backend=auto: perf events where permitted (here, as root), ptrace where
+# the options need it; the start line says which
+run_csampler --backend=auto -F 499 -d 2 -o "$T/auto.folded" -p "$pid"
+assert_eq "--backend=auto: exit status" "$CS_STATUS" 0
+assert_match "--backend=auto: start line" "$(head -1 "$T/cs.err")" "^csampler: sampling process $pid at 499 Hz for 2 s; backend: perf events$"
+assert_share "$T/auto.folded" 'leaf_a$' 50 6
+run_csampler --backend=auto --idle -d 1 -o "$T/auto-idle.folded" -p "$pid"
+assert_eq "--backend=auto --idle: exit status" "$CS_STATUS" 0
+assert_match "--backend=auto --idle: start line" "$(head -1 "$T/cs.err")" "; backend: ptrace$"
+if command -v setpriv >/dev/null 2>&1 &&
+	setpriv --inh-caps=-perfmon,-bpf,-sys_admin --bounding-set=-perfmon,-bpf,-sys_admin true 2>/dev/null; then
+	CSAMPLER_WRAPPER="setpriv --inh-caps=-perfmon,-bpf,-sys_admin --bounding-set=-perfmon,-bpf,-sys_admin" \
+		run_csampler --backend=auto -d 1 -o "$T/auto-nocap.folded" -p "$pid"
+	assert_eq "--backend=auto without CAP_PERFMON: exit status" "$CS_STATUS" 0
+	assert_match "--backend=auto without CAP_PERFMON: start line" "$(head -1 "$T/cs.err")" "; backend: ptrace$"
+fi
 
 # --serve: idle=1 cannot be served by perf events
 need_cmd curl
