@@ -508,8 +508,9 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 	const struct target_thread *tl;
 	size_t n = target_threads(t, &tl);
 	for (size_t i = 0; i < n; i++)
-		if (tl[i].tid == tl[i].pid)
-			filter_set(ps, tl[i].pid, true);
+		if (i == 0 || tl[i].pid != tl[i - 1].pid)
+			perf_sampler_on_event(ps, &(struct target_event){ TARGET_EV_PROCESS_NEW,
+									  tl[i].pid, tl[i].pid });
 	ps->stats.threads_seen = n;
 	if (cfg->verbose)
 		warn("perf events: one per CPU (%u), filtered to the target, in %.1f ms", ps->ncpus,

@@ -3,7 +3,7 @@
 # children) that exist before csampler attaches, not only later forks. A
 # shell waits on two fixtures, one a grandchild through a subshell: the
 # profile has both fixtures' hot functions and no thread of the idle shell;
-# every process is untraced and running afterwards.
+# every process is untraced and running afterwards. Both backends.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 
@@ -30,6 +30,22 @@ total=$(folded_total "$T/out.folded")
 for pid in $SH $BUSY $HOT; do
 	assert_untraced_running "$pid"
 done
+
+# the same with --backend=perf: the children there at attach are sampled too
+# (they were not: 0 samples, and a hint about --idle)
+run_csampler --backend=perf -p "$SH" --children -d 1 -F 199 -o "$T/perf.folded"
+if [ "$CS_STATUS" = 67 ]; then
+	note "perf backend not permitted here: $(cat "$T/cs.err")"
+else
+	assert_eq "perf: exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+	assert_folded_has "$T/perf.folded" ';busy_leaf [0-9]+$'
+	assert_folded_has "$T/perf.folded" ';leaf_[abc] [0-9]+$'
+	total=$(folded_total "$T/perf.folded")
+	[ "$total" -gt 300 ] || fail "perf: only $total samples of two busy processes in 1 s at 199 Hz"
+	for pid in $SH $BUSY $HOT; do
+		assert_untraced_running "$pid"
+	done
+fi
 
 # without --children, the same idle shell: no samples, and a hint
 run_csampler -p "$SH" -d 0.5 -o "$T/alone.folded"
