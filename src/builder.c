@@ -23,6 +23,7 @@ struct build {
 	struct addrmap locations;    /* (pid, address) -> profile location */
 	uint32_t *locs;
 	uint32_t blocked_loc;        /* "[blocked]" pseudo location, lazily made */
+	uint32_t no_user_loc;        /* the one of samples without user registers */
 	struct mapping_seen {        /* per profile mapping: what its locations got */
 		bool located, unresolved, files, lines, inlined;
 	} *seen;
@@ -113,15 +114,17 @@ static uint32_t location_for(struct build *b, pid_t pid, uint64_t addr)
 	return *slot;
 }
 
-static uint32_t blocked_location(struct build *b)
+/* A pseudo location named NAME (made once, kept in *LOC): a sample with no
+ * user stack to show. */
+static uint32_t named_location(struct build *b, uint32_t *loc, const char *name)
 {
-	if (b->blocked_loc == PROFILE_NONE) {
+	if (*loc == PROFILE_NONE) {
 		struct profile_line line = {
-			.function = profile_add_function(b->profile, "[blocked]", "[blocked]", "", 0),
+			.function = profile_add_function(b->profile, name, name, "", 0),
 		};
-		b->blocked_loc = profile_add_location(b->profile, 0, PROFILE_NONE, &line, 1, false);
+		*loc = profile_add_location(b->profile, 0, PROFILE_NONE, &line, 1, false);
 	}
-	return b->blocked_loc;
+	return *loc;
 }
 
 /* The thread's name after --thread-group: the first matching group wins and
@@ -150,7 +153,10 @@ static int add_stack(struct build *b, uint32_t key, uint32_t stack_flags, const 
 			b->locs[n++] = loc;
 	}
 	if (stack_flags & STACK_NOT_CAPTURED)
-		b->locs[n++] = blocked_location(b);
+		b->locs[n++] = named_location(b, &b->blocked_loc, "[blocked]");
+	else if (stack_flags & STACK_NO_USER_CONTEXT)
+		b->locs[n++] = named_location(b, &b->no_user_loc,
+					      "[kernel: no user context (exec, thread start)]");
 	uint32_t flags = (stack_flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW |
 					 STACK_UNWIND_ERROR)) ? PROFILE_SAMPLE_TRUNCATED : 0;
 	if (thread == PROFILE_NONE ||
@@ -253,7 +259,7 @@ static void add_main_mapping(struct build *b)
 
 struct profile *builder_build(const struct build_input *in)
 {
-	struct build b = { .in = in, .blocked_loc = PROFILE_NONE };
+	struct build b = { .in = in, .blocked_loc = PROFILE_NONE, .no_user_loc = PROFILE_NONE };
 	const struct options *o = in->opt;
 	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };
 	b.profile = profile_new();

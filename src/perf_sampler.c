@@ -363,11 +363,12 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 	if (key == UINT32_MAX)
 		return;
 	if (!v->user) {
-		/* on a CPU without a user context (a 32-bit task, or one between
-		 * its birth and its first instruction): its CPU, no stack */
+		/* on a CPU without a user context (an exec between the old
+		 * program and the new, a thread between its birth and its first
+		 * instruction): its CPU, under a frame that says so */
 		uint64_t none = 0;
 		ps->stats.no_user_regs++;
-		recorder_count(ps->rec, key, STACK_UNWIND_ERROR, &none, 0, 1);
+		recorder_count(ps->rec, key, STACK_NO_USER_CONTEXT, &none, 0, 1);
 		return;
 	}
 	struct unwind_snapshot *s = &ps->snap;

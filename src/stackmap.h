@@ -32,6 +32,9 @@
 #define STACK_UNWIND_ERROR     0x4u  /* unwinder stopped on an error before main/_start */
 #define STACK_NOT_CAPTURED     0x8u  /* --idle: a blocked thread we may not interrupt
                                        * and have no earlier stack for (depth 0) */
+#define STACK_NO_USER_CONTEXT  0x10u /* --backend=perf: sampled in the kernel with no
+                                       * user registers (an exec replacing the
+                                       * program, a thread not started yet) (depth 0) */
 
 struct stackmap;
 

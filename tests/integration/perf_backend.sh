@@ -23,6 +23,19 @@ assert_eq "launch --children: hot processes sampled (their threads as roots)" "$
 [ "$kids" -ge 2 ] || fail "no hot children in $(head -3 "$T/kids.folded")"
 assert_within "launch --children: samples of 2 x 2 s at 499 Hz" "$(folded_count "$T/kids.folded" 'leaf_[abc]$')" 1700 2000
 
+# samples without user registers (an exec between two programs) are
+# counted under a frame that says so, never as a bare [truncated] stack
+run_csampler --backend=perf --children -F 999 -v -o "$T/exec.folded" -- \
+	sh -c 'i=0; while [ $i -lt 1500 ]; do /bin/true; i=$((i + 1)); done'
+assert_eq "exec loop: exit status" "$CS_STATUS" 0
+noregs=$(sed -nE 's/.*, ([0-9]+) without user registers,.*/\1/p' "$T/cs.err")
+[ -n "$noregs" ] || fail "no 'without user registers' count in: $(cat "$T/cs.err")"
+named=$(folded_count "$T/exec.folded" '^\[kernel: no user context \(exec, thread start\)\]$')
+assert_eq "exec loop: samples without user registers, under their frame" "$named" "$noregs"
+if grep -qE '^\[truncated\] [0-9]+$' "$T/exec.folded"; then
+	fail "a bare [truncated] stack: $(grep -E '^\[truncated\] [0-9]+$' "$T/exec.folded")"
+fi
+
 start_fixture hot
 pid=$FIXTURE_PID
 run_csampler --backend=perf -v -F 499 -d 5 -o "$T/hot.folded" -p "$pid"
