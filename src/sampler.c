@@ -557,6 +557,8 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 	 * run time is updated only at scheduler events, its arrivals
 	 * when it gets a CPU): it may be running now. */
 	bool ran = ss.runtime_ns != t->runtime_ns || ss.arrivals != t->arrivals;
+	if (ss.arrivals > t->arrivals)
+		s->stats.switches += ss.arrivals - t->arrivals;
 	if (!s->cfg.idle && ss.runtime_ns > t->runtime_ns) {
 		t->cpu_unaccounted_ns += ss.runtime_ns - t->runtime_ns;
 		account_cpu(s, t);

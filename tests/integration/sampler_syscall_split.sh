@@ -1,0 +1,67 @@
+#!/bin/sh
+# sampler_syscall_split: two threads pass 16 KiB blocks over a socketpair
+# (sockloop: short stretches of user code between read/write calls that
+# switch thousands of times a second). Against the kernel's own account of
+# each thread over the same run:
+#   - with both backends, each thread's CPU per second of the run is within
+#     5% of its schedstat run time per second of wall time;
+#   - with --backend=perf, each thread's split between its user code
+#     (fill_block, sum_block) and the rest is within 6 points of the
+#     kernel's utime share (about 3 standard errors of the two estimates);
+#   - with ptrace, whose stops move such threads (the split is off by tens
+#     of points, run to run), the summary says so in one line and names
+#     --backend=perf.
+TEST_TIMEOUT=120
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+
+start_fixture sockloop 4
+pid=$FIXTURE_PID
+tid_of() {
+	for t in /proc/$pid/task/*; do
+		[ "$(cat "$t/comm")" = "$1" ] && basename "$t"
+	done
+}
+W=$(tid_of writer) R=$(tid_of reader)
+[ -n "$W" ] && [ -n "$R" ] || harness "no writer or reader thread in $pid"
+# kernel NAME TID: "runtime_ns utime_ticks stime_ticks" of the thread
+kernel() { echo "$(awk '{print $1}' "/proc/$pid/task/$1/schedstat") $(sed 's/.*) //' "/proc/$pid/task/$1/stat" | awk '{print $12, $13}')"; }
+
+for backend in ptrace perf; do
+	kw0=$(kernel "$W") kr0=$(kernel "$R") t0=$(date +%s%N)
+	run_csampler --backend="$backend" -F 999 -d 4 --threads -o "$T/$backend.folded" \
+		-o "$T/$backend.txt" -p "$pid"
+	kw1=$(kernel "$W") kr1=$(kernel "$R") t1=$(date +%s%N)
+	if [ "$backend" = perf ] && [ "$CS_STATUS" = 67 ]; then
+		note "perf backend not permitted here: $(cat "$T/cs.err")"
+		continue
+	fi
+	assert_eq "$backend: exit status" "$CS_STATUS" 0
+	dur=$(sed -nE 's/^duration: ([0-9.]+) s.*/\1/p' "$T/$backend.txt")
+	for th in writer reader; do
+		if [ "$th" = writer ]; then k0=$kw0 k1=$kw1 leaf=fill_block; else k0=$kr0 k1=$kr1 leaf=sum_block; fi
+		secs=$(awk -v n="^$th-" '$NF ~ n {print $3}' "$T/$backend.txt")
+		[ -n "$secs" ] || fail "$backend: no $th line in $T/$backend.txt"
+		set -- $k0 $k1
+		cpu_k=$(awk -v r="$(($4 - $1))" -v w="$((t1 - t0))" 'BEGIN {printf "%.4f", r / w}')
+		cpu_p=$(awk -v s="$secs" -v d="$dur" 'BEGIN {printf "%.4f", s / d}')
+		user_k=$(awk -v u="$(($5 - $2))" -v s="$(($6 - $3))" 'BEGIN {printf "%.1f", 100 * u / (u + s)}')
+		all=$(folded_count "$T/$backend.folded" "^$th-")
+		mine=$(folded_count "$T/$backend.folded" "^$th-.*;$leaf\$")
+		user_p=$(pct "$mine" "$all")
+		note "$backend $th: CPU kernel $cpu_k, profile $cpu_p; user code kernel $user_k%, profile $user_p%"
+		awk -v k="$cpu_k" -v p="$cpu_p" 'BEGIN {exit !(p >= 0.95 * k && p <= 1.05 * k)}' ||
+			fail "$backend $th: profile $cpu_p of a CPU, the kernel's $cpu_k (5% asked)"
+		[ "$backend" = perf ] && assert_within "perf $th: user code share (kernel's: $user_k)" \
+			"$user_p" "$(awk -v k="$user_k" 'BEGIN {print k - 6}')" \
+			"$(awk -v k="$user_k" 'BEGIN {print k + 6}')"
+	done
+	if [ "$backend" = ptrace ]; then
+		grep -q "^csampler: note: the target's threads got a CPU [0-9]* times a second .*--backend=perf" \
+			"$T/cs.err" || fail "ptrace: no note about switching threads: $(cat "$T/cs.err")"
+	else
+		grep -q "note: the target's threads got a CPU" "$T/cs.err" &&
+			fail "perf: the ptrace note: $(cat "$T/cs.err")"
+	fi
+done
+assert_untraced_running "$pid"
