@@ -69,6 +69,8 @@ struct thread_row {
 	uint32_t key;                   /* UINT32_MAX until named */
 	uint64_t named_ns;              /* when comm was read */
 	char comm[16];
+	uint64_t runtime_ns;            /* schedstat's run time at the last read */
+	bool have_runtime;
 };
 
 struct perf_sampler {
@@ -297,8 +299,30 @@ static struct thread_row *row_make(struct perf_sampler *ps, struct recorder_proc
 	return row;
 }
 
+/* Tell the recorder the CPU ROW's thread used since the last read (its
+ * schedstat run time): each thread's total in the outputs is then the
+ * kernel's account of it (stackmap_key_total), as with ptrace. Read with its
+ * name (once a second while it is sampled), at its exit and at the end. */
+static void row_account(struct perf_sampler *ps, struct thread_row *row)
+{
+	char buf[128];
+	struct procfs_schedstat ss;
+	if (procfs_read_file(row->pid, row->tid, "schedstat", buf, sizeof buf) <= 0 ||
+	    !procfs_parse_schedstat(buf, &ss)) {
+		/* gone: what it ran since the last read is unknown */
+		if (row->have_runtime && row->key != UINT32_MAX)
+			recorder_account_cpu(ps->rec, row->key, STACKMAP_CPU_UNKNOWN);
+		return;
+	}
+	if (row->have_runtime && row->key != UINT32_MAX && ss.runtime_ns > row->runtime_ns)
+		recorder_account_cpu(ps->rec, row->key, ss.runtime_ns - row->runtime_ns);
+	row->runtime_ns = ss.runtime_ns;
+	row->have_runtime = true;
+}
+
 static void row_release(struct perf_sampler *ps, struct thread_row *row)
 {
+	row_account(ps, row);
 	tidmap_remove(&ps->tids, row->tid);
 	row->tid = 0;
 	ps->free_rows[ps->nfree++] = (uint32_t)(row - ps->rows);
@@ -335,6 +359,16 @@ static uint32_t row_key(struct perf_sampler *ps, struct thread_row *row)
 	return row->key;
 }
 
+/* ROW's key as row_key, its CPU told at the same reads. */
+static uint32_t row_key_accounted(struct perf_sampler *ps, struct thread_row *row)
+{
+	uint64_t named = row->named_ns;
+	uint32_t key = row_key(ps, row);
+	if (row->named_ns != named)
+		row_account(ps, row);
+	return key;
+}
+
 /* ---- records ----------------------------------------------------------------------------- */
 
 /* perf's x86 register order into ptrace's layout */
@@ -359,7 +393,7 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 		if (!row)
 			return;
 	}
-	uint32_t key = row_key(ps, row);
+	uint32_t key = row_key_accounted(ps, row);
 	if (key == UINT32_MAX)
 		return;
 	if (!v->user) {
@@ -595,6 +629,9 @@ void perf_sampler_close_threads(struct perf_sampler *ps)
 {
 	perf_sampler_drain(ps);
 	rings_close(ps);
+	for (size_t i = 0; i < ps->rows_cap; i++)
+		if (ps->rows[i].tid)
+			row_account(ps, &ps->rows[i]);
 }
 
 void perf_sampler_get_stats(const struct perf_sampler *ps, struct perf_sampler_stats *out)

@@ -735,17 +735,22 @@ int stackmap_reserve_keys(struct stackmap *m, size_t n)
 	return 0;
 }
 
+/* a key whose account is known to be short: counted as sampled */
+#define CPU_UNKNOWN STACKMAP_CPU_UNKNOWN
+
 void stackmap_add_cpu(struct stackmap *m, uint32_t key, uint64_t ns)
 {
-	if (key < m->nkeys)
-		m->key_cpu_ns[key] += ns;
+	if (key < m->nkeys && m->key_cpu_ns[key] != CPU_UNKNOWN)
+		m->key_cpu_ns[key] = ns == CPU_UNKNOWN || m->key_cpu_ns[key] + ns >= CPU_UNKNOWN
+					     ? CPU_UNKNOWN : m->key_cpu_ns[key] + ns;
 }
 
 uint64_t stackmap_key_total(const struct stackmap *m, uint32_t key, uint64_t period_ns,
 			    uint64_t *counted)
 {
 	*counted = key < m->nkeys ? m->key_counted[key] : 0;
-	if (key >= m->nkeys || *counted < STACKMAP_SCALE_MIN || !m->key_cpu_ns[key] || !period_ns)
+	if (key >= m->nkeys || *counted < STACKMAP_SCALE_MIN || !m->key_cpu_ns[key] ||
+	    m->key_cpu_ns[key] == CPU_UNKNOWN || !period_ns)
 		return *counted;
 	return (m->key_cpu_ns[key] + period_ns / 2) / period_ns;
 }

@@ -90,6 +90,9 @@ void stackmap_get_stats(const struct stackmap *m, struct stackmap_stats *out);
 #define STACKMAP_SCALE_MIN 8u
 int stackmap_reserve_keys(struct stackmap *m, size_t n);
 void stackmap_add_cpu(struct stackmap *m, uint32_t key, uint64_t ns);
+/* (NS = STACKMAP_CPU_UNKNOWN: part of the key's CPU cannot be read, a thread
+ * gone before its last read; it is counted as sampled) */
+#define STACKMAP_CPU_UNKNOWN UINT64_MAX
 /* KEY's total in periods of PERIOD_NS, and its count as sampled (*COUNTED). */
 uint64_t stackmap_key_total(const struct stackmap *m, uint32_t key, uint64_t period_ns,
 			    uint64_t *counted);

@@ -5,15 +5,22 @@
  * them) and the rest in short stretches of user code between the calls: the
  * split a sampler must not skew. The kernel's own account of each thread's
  * user and system time (/proc/PID/task/TID/stat) is the truth a test reads.
+ * With "epoll", a request/response server instead: "server" waits in
+ * epoll_wait, reads a 64-byte request, computes its answer (fill_block on a
+ * small block) and writes it; "client" writes a request, reads the answer
+ * and sums it (sum_block): each wakes the other thousands of times a second.
  *
- * usage: sockloop [WORK]   (WORK: rounds of user work per 64-bit word, 1..64,
- *                           default 4)
+ * usage: sockloop [WORK [epoll]]   (WORK: rounds of user work per 64-bit
+ *                                   word, 1..64, default 4)
  * Prints "ready PID" once both threads run; runs until killed. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -68,6 +75,76 @@ NOINLINE static void read_block(int fd, void *b)
 	}
 }
 
+#define SMALL_WORDS 256          /* an answer: 2 KiB */
+
+NOINLINE static void fill_answer(uint64_t *b, uint64_t seed)
+{
+	for (size_t i = 0; i < SMALL_WORDS; i++) {
+		uint64_t x = seed + i;
+		for (unsigned r = 0; r < work * 4; r++)
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+		b[i] = x;
+	}
+}
+
+NOINLINE static uint64_t sum_answer(const uint64_t *b)
+{
+	uint64_t s = 0;
+	for (size_t i = 0; i < SMALL_WORDS; i++) {
+		uint64_t x = b[i];
+		for (unsigned r = 0; r < work * 4; r++)
+			x ^= x >> 13, x *= 0x9E3779B97F4A7C15ull;
+		s += x;
+	}
+	return s;
+}
+
+static void *server(void *arg)
+{
+	(void)arg;
+	static uint64_t answer[SMALL_WORDS];
+	char request[64];
+	pthread_setname_np(pthread_self(), "server");
+	int ep = epoll_create1(0);
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fds[1] };
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fds[1], &ev) < 0)
+		exit(1);
+	pthread_barrier_wait(&started);
+	for (uint64_t seed = 0;; seed++) {
+		struct epoll_event got;
+		if (epoll_wait(ep, &got, 1, -1) != 1)
+			continue;
+		if (read(fds[1], request, sizeof request) != (ssize_t)sizeof request)
+			exit(1);
+		fill_answer(answer, seed);
+		if (write(fds[1], answer, sizeof answer) != (ssize_t)sizeof answer)
+			exit(1);
+	}
+	return NULL;
+}
+
+static void *client(void *arg)
+{
+	(void)arg;
+	static uint64_t answer[SMALL_WORDS];
+	char request[64] = "GET";
+	volatile uint64_t total = 0;
+	pthread_setname_np(pthread_self(), "client");
+	pthread_barrier_wait(&started);
+	for (;;) {
+		if (write(fds[0], request, sizeof request) != (ssize_t)sizeof request)
+			exit(1);
+		for (size_t done = 0; done < sizeof answer;) {
+			ssize_t n = read(fds[0], (char *)answer + done, sizeof answer - done);
+			if (n <= 0)
+				exit(1);
+			done += (size_t)n;
+		}
+		total += sum_answer(answer);
+	}
+	return NULL;
+}
+
 static void *writer(void *arg)
 {
 	(void)arg;
@@ -97,10 +174,11 @@ static void *reader(void *arg)
 
 int main(int argc, char **argv)
 {
+	bool epoll = argc > 2 && strcmp(argv[2], "epoll") == 0;
 	if (argc > 1) {
 		long w = strtol(argv[1], NULL, 10);
-		if (w < 1 || w > 64) {
-			fprintf(stderr, "usage: sockloop [WORK 1..64]\n");
+		if (w < 1 || w > 64 || (argc > 2 && !epoll)) {
+			fprintf(stderr, "usage: sockloop [WORK 1..64 [epoll]]\n");
 			return 2;
 		}
 		work = (unsigned)w;
@@ -111,7 +189,8 @@ int main(int argc, char **argv)
 	}
 	pthread_t w, r;
 	pthread_barrier_init(&started, NULL, 3);
-	if (pthread_create(&w, NULL, writer, NULL) || pthread_create(&r, NULL, reader, NULL))
+	if (pthread_create(&w, NULL, epoll ? server : writer, NULL) ||
+	    pthread_create(&r, NULL, epoll ? client : reader, NULL))
 		return 1;
 	pthread_barrier_wait(&started);
 	printf("ready %d\n", (int)getpid());
