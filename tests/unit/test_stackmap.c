@@ -350,6 +350,66 @@ static void test_invalid_arguments(void **state)
 	stackmap_free(NULL);
 }
 
+/* The kernel's account per key: a key counted enough periods and accounted
+ * gets its CPU in periods (rounded), the others their counts; the scaled
+ * shares of a key's stacks, in any order and of any sizes, add up to the
+ * key's total exactly, and each is within one period of count x ratio. */
+static void test_cpu_scaling(void **state)
+{
+	(void)state;
+	const uint64_t period = 10000000;  /* 10 ms */
+	struct stackmap *m = stackmap_new(64, 8);
+	assert_non_null(m);
+	assert_int_equal(stackmap_reserve_keys(m, 3), 0);
+	uint64_t a[1] = { 0x1000 }, b[1] = { 0x2000 }, c[1] = { 0x3000 };
+	/* key 0: 30 counted, the kernel says 12.34 periods */
+	assert_int_equal(stackmap_insert(m, 0, 0, a, 1, 17), 0);
+	assert_int_equal(stackmap_insert(m, 0, 0, b, 1, 13), 0);
+	stackmap_add_cpu(m, 0, 123400000);
+	/* key 1: 5 counted (fewer than STACKMAP_SCALE_MIN), accounted */
+	assert_int_equal(stackmap_insert(m, 1, 0, c, 1, 5), 0);
+	stackmap_add_cpu(m, 1, 900000000);
+	/* key 2: 40 counted, never accounted; key 3: beyond the room */
+	assert_int_equal(stackmap_insert(m, 2, 0, c, 1, 40), 0);
+	assert_int_equal(stackmap_insert(m, 200, 0, c, 1, 7), 0);
+	stackmap_add_cpu(m, 200, 500000000);
+	uint64_t counted;
+	assert_int_equal(stackmap_key_total(m, 0, period, &counted), 12);
+	assert_int_equal(counted, 30);
+	assert_int_equal(stackmap_key_total(m, 1, period, &counted), 5);
+	assert_int_equal(stackmap_key_total(m, 2, period, &counted), 40);
+	assert_int_equal(stackmap_key_total(m, 200, period, &counted), 0);
+	assert_int_equal(stackmap_output_total(m, period), 12 + 5 + 40 + 7);
+	/* wall-clock (period 0): counts as sampled */
+	assert_int_equal(stackmap_output_total(m, 0), 30 + 5 + 40 + 7);
+	/* a key whose account is cut short is counted as sampled */
+	stackmap_add_cpu(m, 0, STACKMAP_CPU_UNKNOWN);
+	stackmap_add_cpu(m, 0, 1000);
+	assert_int_equal(stackmap_key_total(m, 0, period, &counted), 30);
+	stackmap_free(m);
+
+	/* shares: random stacks of one key, in random order */
+	uint64_t rng = 0x12345;
+	for (int round = 0; round < 200; round++) {
+		uint64_t counts[50], total_counted = 0;
+		size_t n = 1 + rng_next(&rng) % 50;
+		for (size_t i = 0; i < n; i++)
+			total_counted += counts[i] = 1 + rng_next(&rng) % 300;
+		uint64_t total = rng_next(&rng) % (3 * total_counted + 1);
+		uint64_t seen = 0, sum = 0;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t share = stackmap_scale_share(seen, counts[i], total, total_counted);
+			double want = (double)counts[i] * (double)total / (double)total_counted;
+			assert_true((double)share > want - 1.0 && (double)share < want + 1.0);
+			seen += counts[i];
+			sum += share;
+		}
+		assert_int_equal(sum, total);
+	}
+	/* unscaled: the count itself */
+	assert_int_equal(stackmap_scale_share(4, 7, 20, 20), 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_stream_tiny_table),
 		cmocka_unit_test(test_stream_deep_stacks_arena_eviction),
 		cmocka_unit_test(test_stream_many_passes),
+		cmocka_unit_test(test_cpu_scaling),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
