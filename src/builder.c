@@ -28,9 +28,7 @@ struct build {
 		bool located, unresolved, files, lines, inlined;
 	} *seen;
 	size_t seen_cap;
-	uint64_t *scaled_seen;       /* by thread key: periods of its stacks emitted so far */
-	size_t nscaled;
-	uint64_t period_ns;          /* 0: counts as sampled (wall-clock) */
+	struct stackmap_scaler scale; /* each thread's total: the kernel's account */
 	int error;
 };
 
@@ -172,12 +170,7 @@ static int add_stack(struct build *b, uint32_t key, uint32_t stack_flags, const 
  * the map has one (stackmap_key_total). */
 static uint64_t scaled_count(struct build *b, uint32_t key, uint64_t count)
 {
-	if (!b->in->map || !b->period_ns || key >= b->nscaled)
-		return count;
-	uint64_t counted, total = stackmap_key_total(b->in->map, key, b->period_ns, &counted);
-	uint64_t share = stackmap_scale_share(b->scaled_seen[key], count, total, counted);
-	b->scaled_seen[key] += count;
-	return share;
+	return stackmap_scaler_count(&b->scale, key, count);
 }
 
 static int add_entry(void *ctx, const struct stackmap_entry *e)
@@ -265,10 +258,8 @@ struct profile *builder_build(const struct build_input *in)
 	b.profile = profile_new();
 	b.symbols = in->symbols ? in->symbols : symcache_new(&so, o->verbose);
 	b.locs = malloc((o->max_depth + 1) * sizeof *b.locs);
-	b.nscaled = recorder_nthreads(in->recorder);
-	b.scaled_seen = calloc(b.nscaled ? b.nscaled : 1, sizeof *b.scaled_seen);
-	b.period_ns = o->idle ? 0 : 1000000000u / o->rate;
-	if (!b.profile || !b.symbols || !b.locs || !b.scaled_seen)
+	int scale = stackmap_scaler_init(&b.scale, in->map, o->idle ? 0 : 1000000000u / o->rate);
+	if (!b.profile || !b.symbols || !b.locs || scale < 0)
 		goto fail;
 	for (size_t i = symcache_nprocesses(b.symbols); i < recorder_nprocesses(in->recorder); i++)
 		if (symcache_add_process(b.symbols, recorder_process_maps(in->recorder, i)) < 0)
@@ -303,6 +294,6 @@ done:
 	addrmap_free(&b.locations);
 	free(b.locs);
 	free(b.seen);
-	free(b.scaled_seen);
+	stackmap_scaler_fini(&b.scale);
 	return b.profile;
 }

@@ -460,6 +460,8 @@ int profile_add_timed_sample(struct profile *p, uint32_t thread, const uint32_t 
 		return -1;
 	p->nsamples++;
 	p->total_samples += count;
+	if (flags & PROFILE_SAMPLE_TRUNCATED)
+		p->truncated_samples += count;
 	return 0;
 }
 

@@ -93,6 +93,7 @@ struct profile {
 	bool timeline;           /* samples are one per sample taken, in time order,
 				  * each with its time_nanos (for a timeline view) */
 	uint64_t total_samples;  /* sum of sample counts */
+	uint64_t truncated_samples; /* of them, those marked PROFILE_SAMPLE_TRUNCATED */
 
 	void *priv;              /* interning tables, the sample store */
 };

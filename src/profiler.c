@@ -45,7 +45,8 @@ struct run {
 	                              * start_ns + (k + 1) x interval */
 	struct symcache *symbols;    /* kept across the windows */
 	uint64_t lost, timeline_lost; /* samples the windows' spill or timeline files lost */
-	uint64_t closed_total;       /* periods the closed windows' outputs showed */
+	uint64_t closed_total;       /* periods the windows built showed, and of them */
+	uint64_t closed_truncated;   /* those marked [truncated] */
 	int write_status;            /* CS_EXIT_OUTPUT once a window's file failed */
 	bool build_failed;           /* a window's profile could not be made */
 	unsigned windows_written;    /* (how to view a file is said with the first) */
@@ -177,7 +178,7 @@ static int write_outputs(const struct run *r, const struct profile *p)
  * symbolizers' files are closed before the outputs are made (a --children
  * run of many processes near the descriptor limit). */
 static void write_window(struct run *r, struct stackmap *map, struct timeline *tl, uint64_t end_ns,
-			 bool last)
+			 bool last, void (*before_writing)(struct run *r, const struct profile *p))
 {
 	struct build_input in = {
 		.opt = r->opt, .recorder = r->s.recorder, .map = map, .timeline = tl,
@@ -194,8 +195,14 @@ static void write_window(struct run *r, struct stackmap *map, struct timeline *t
 	}
 	if (!p) {
 		r->build_failed = true;
+		if (before_writing)
+			before_writing(r, NULL);
 		return;
 	}
+	r->closed_total += p->total_samples;
+	r->closed_truncated += p->truncated_samples;
+	if (before_writing)
+		before_writing(r, p);
 	if (write_outputs(r, p) != CS_EXIT_OK)
 		r->write_status = CS_EXIT_OUTPUT;
 	r->windows_written++;
@@ -204,13 +211,6 @@ static void write_window(struct run *r, struct stackmap *map, struct timeline *t
 	stackmap_get_stats(map, &ms);
 	r->lost += ms.lost;
 	r->timeline_lost += tl ? timeline_lost(tl) : 0;
-}
-
-/* The periods MAP's outputs show: each thread's CPU as the kernel
- * accounted it, where it did (stackmap_key_total). */
-static uint64_t window_total(const struct run *r, const struct stackmap *map)
-{
-	return stackmap_output_total(map, r->opt->idle ? 0 : 1000000000u / r->opt->rate);
 }
 
 /* --interval: the window ends at NOW; sampling goes on into a fresh
@@ -229,12 +229,11 @@ static int close_window(struct run *r, uint64_t now)
 	}
 	struct stackmap *old = r->s.map;
 	struct timeline *old_tl = r->timeline;
-	r->closed_total += window_total(r, old);
 	recorder_set_stackmap(r->s.recorder, fresh);
 	r->s.map = fresh;
 	recorder_set_timeline(r->s.recorder, tl);
 	r->timeline = tl;
-	write_window(r, old, old_tl, now, false);
+	write_window(r, old, old_tl, now, false, NULL);
 	stackmap_free(old);
 	timeline_free(old_tl);
 	/* the keys of threads gone, and of names no longer worn, go with it */
@@ -278,6 +277,25 @@ static int record(void *arg)
 	session_detach(&r->s);
 	sampler_close_threads(r->s.sampler);
 	return loop < 0 ? CS_EXIT_FAILURE : 0;
+}
+
+/* After the last window is built, before its files are written: the
+ * summary, which shows what the outputs show (each thread's CPU the
+ * kernel's, the stacks marked [truncated]) beside the samples taken. */
+static void summarize(struct run *r, const struct profile *last)
+{
+	(void)last;  /* (its totals are in r->closed_*) */
+	struct sampler_stats sst;
+	struct recorder_stats rst;
+	sampler_get_stats(r->s.sampler, &sst);
+	recorder_get_stats(r->s.recorder, &rst);
+	uint64_t taken = rst.samples;
+	if (!r->build_failed) {
+		rst.samples = r->closed_total;
+		rst.truncated = r->closed_truncated;
+	}
+	report_summary(r->opt, target_main_pid(r->s.target), &sst, &rst, taken,
+		       (double)(r->end_ns - r->start_ns) / 1e9);
 }
 
 int profiler_run(const struct options *o)
@@ -324,12 +342,7 @@ int profiler_run(const struct options *o)
 	 * sample or two of its start): the profile is not its profile. */
 	if (rst.unreadable > 0 && rst.unreadable >= rst.samples && status == CS_EXIT_OK)
 		status = CS_EXIT_PERMISSION;  /* said in the recorder's warning */
-	/* the summary shows what the outputs show: the kernel's CPU per thread */
-	rst.samples = r.closed_total + window_total(&r, r.s.map);
-
-	report_summary(o, target_main_pid(r.s.target), &sst, &rst,
-		       (double)(r.end_ns - r.start_ns) / 1e9);
-	write_window(&r, r.s.map, r.timeline, r.end_ns, true);
+	write_window(&r, r.s.map, r.timeline, r.end_ns, true, summarize);
 	if (r.build_failed && status == CS_EXIT_OK)
 		status = CS_EXIT_SYSTEM;
 	int wstatus = r.write_status;

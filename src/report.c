@@ -39,7 +39,7 @@ void report_start(const struct options *o, pid_t pid)
 
 /* The -v line: every counter a bug report needs. */
 static void report_diagnostics(const struct options *o, const struct sampler_stats *st,
-			       const struct recorder_stats *rs)
+			       const struct recorder_stats *rs, uint64_t taken)
 {
 	char unw[256] = "";
 	size_t off = 0;
@@ -52,24 +52,26 @@ static void report_diagnostics(const struct options *o, const struct sampler_sta
 		fprintf(stderr,
 			"csampler: %llu samples, %llu threads seen, %llu lost (rings full), %llu "
 			"without user registers, unwind stops: %s, %llu truncated, thread keys %llu "
-			"held of %llu made\n",
+			"held of %llu made, %llu periods taken\n",
 			(unsigned long long)rs->samples, (unsigned long long)st->threads_seen,
 			(unsigned long long)st->lost, (unsigned long long)st->no_user_regs,
 			off ? unw : "none", (unsigned long long)rs->truncated,
-			(unsigned long long)rs->keys_held, (unsigned long long)rs->keys_made);
+			(unsigned long long)rs->keys_held, (unsigned long long)rs->keys_made,
+			(unsigned long long)taken);
 		return;
 	}
 	fprintf(stderr,
-		"csampler: %llu samples, %llu threads seen, %llu ticks missed, unwind stops: %s, "
-		"%llu truncated, %llu sampled late, %llu dropped at wake-ups, "
-		"%llu dropped waiting for a CPU, %llu switches, pause p50 %.1f us p99 %.1f us, thread keys %llu held of %llu made\n",
+		"csampler: %llu samples, %llu threads seen, %llu ticks missed, "
+		"unwind stops: %s, %llu truncated, %llu sampled late, %llu dropped at wake-ups, "
+		"%llu dropped waiting for a CPU, %llu switches, pause p50 %.1f us p99 %.1f us, "
+		"thread keys %llu held of %llu made, %llu periods taken\n",
 		(unsigned long long)rs->samples, (unsigned long long)st->threads_seen,
 		(unsigned long long)st->ticks_missed, off ? unw : "none",
 		(unsigned long long)rs->truncated, (unsigned long long)st->late,
 		(unsigned long long)st->dropped_waking, (unsigned long long)st->dropped_queued,
 		(unsigned long long)st->switches, (double)rs->pause_p50_ns / 1e3,
 		(double)rs->pause_p99_ns / 1e3, (unsigned long long)rs->keys_held,
-		(unsigned long long)rs->keys_made);
+		(unsigned long long)rs->keys_made, (unsigned long long)taken);
 }
 
 /* An empty CPU profile of -p PID: say why, and what to do. */
@@ -93,11 +95,10 @@ static void report_empty(const struct options *o, pid_t pid)
 #define SWITCH_RISK_PER_SEC 2000.0
 
 void report_summary(const struct options *o, pid_t pid, const struct sampler_stats *st,
-		    const struct recorder_stats *rs,
-		    double seconds)
+		    const struct recorder_stats *rs, uint64_t taken, double seconds)
 {
 	if (o->verbose)
-		report_diagnostics(o, st, rs);
+		report_diagnostics(o, st, rs, taken);
 	double asked = (double)o->rate * seconds;
 	/* the kernel samples at the rate asked (--backend=perf): our reads of
 	 * its rings are no ticks */

@@ -17,10 +17,12 @@
 /* Sampling starts: "sampling process PID at RATE Hz for TIME" (or until it
  * exits; "Ctrl-C to stop" without -d). */
 void report_start(const struct options *o, pid_t pid);
-/* Sampling is over after SECONDS: the summary, the rate warning, the hint. */
+/* Sampling is over after SECONDS: the summary, the rate warning, the hint.
+ * RS's samples and truncated are what the outputs show (each thread's CPU
+ * the kernel's account of it); TAKEN the periods the samples counted (-v
+ * prints both; its unwind counters are of the samples taken). */
 void report_summary(const struct options *o, pid_t pid, const struct sampler_stats *st,
-		    const struct recorder_stats *rs,
-		    double seconds);
+		    const struct recorder_stats *rs, uint64_t taken, double seconds);
 /* PATH (not "-") was written in format F, holding SAMPLES samples; HINT:
  * also how to view it (the first of --interval's files only). */
 void report_written(const struct options *o, const char *path, enum output_format f,

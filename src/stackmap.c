@@ -776,3 +776,28 @@ uint64_t stackmap_scale_share(uint64_t seen_before, uint64_t count, uint64_t tot
 	uint64_t before = (uint64_t)(((unsigned __int128)seen_before * total + half) / counted);
 	return upto - before;
 }
+
+int stackmap_scaler_init(struct stackmap_scaler *sc, const struct stackmap *m, uint64_t period_ns)
+{
+	sc->map = m;
+	sc->period_ns = period_ns;
+	sc->nkeys = m && period_ns ? m->nkeys : 0;
+	sc->seen = calloc(sc->nkeys ? sc->nkeys : 1, sizeof *sc->seen);
+	return sc->seen ? 0 : -1;
+}
+
+uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint64_t count)
+{
+	if (key >= sc->nkeys)
+		return count;
+	uint64_t counted, total = stackmap_key_total(sc->map, key, sc->period_ns, &counted);
+	uint64_t share = stackmap_scale_share(sc->seen[key], count, total, counted);
+	sc->seen[key] += count;
+	return share;
+}
+
+void stackmap_scaler_fini(struct stackmap_scaler *sc)
+{
+	free(sc->seen);
+	sc->seen = NULL;
+}

@@ -98,6 +98,20 @@ uint64_t stackmap_key_total(const struct stackmap *m, uint32_t key, uint64_t per
 			    uint64_t *counted);
 /* The sum of every key's total: what the outputs show. */
 uint64_t stackmap_output_total(const struct stackmap *m, uint64_t period_ns);
+/* A walk of M's entries that gives each its share of its key's total
+ * (stackmap_scale_share), keeping per key what was given so far: the
+ * profile builder and --top count with it. PERIOD_NS 0: counts as sampled
+ * (wall-clock). Init returns -1 out of memory. */
+struct stackmap_scaler {
+	const struct stackmap *map;
+	uint64_t period_ns;
+	uint64_t *seen;
+	size_t nkeys;
+};
+int stackmap_scaler_init(struct stackmap_scaler *sc, const struct stackmap *m, uint64_t period_ns);
+uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint64_t count);
+void stackmap_scaler_fini(struct stackmap_scaler *sc);
+
 /* The part of a key's total that falls to its stacks counted so far: with
  * SEEN_BEFORE periods of the key's stacks already emitted and COUNT more
  * now, how many of the key's TOTAL periods (of COUNTED) go to these. Summed

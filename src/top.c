@@ -105,6 +105,7 @@ struct top {
 	struct fn_count *rows;             /* the window, sorted hottest first */
 	size_t nrows, rows_cap;
 	uint64_t window_samples, window_ns;
+	struct stackmap_scaler scale;      /* the second being counted: each thread's CPU */
 	const char *status;                /* a note for the header, or NULL */
 	enum loop_end end;                 /* how the loop ended (tracer thread) */
 	uint64_t elapsed_ns;
@@ -265,7 +266,10 @@ static int count_stack(void *ctx, const struct stackmap_entry *e)
 	const struct recorder_thread *ti = recorder_thread(tp->s.recorder, e->thread_key);
 	pid_t pid = ti ? ti->pid : tp->pid;
 
-	tp->ring[tp->ring_next].samples += e->count;
+	uint64_t count = stackmap_scaler_count(&tp->scale, e->thread_key, e->count);
+	if (!count)
+		return 0;
+	tp->ring[tp->ring_next].samples += count;
 	a->stamp_now++;
 	if (e->depth == 0) {
 		/* --idle: a blocked thread we could not interrupt; else a stack
@@ -276,7 +280,7 @@ static int count_stack(void *ctx, const struct stackmap_entry *e)
 			*fn = fn_intern(tp, blocked ? "[blocked]" : "[no stack]");
 		if (*fn == UINT32_MAX)
 			return 1;
-		return accum_add(a, *fn, e->count, e->count) < 0;
+		return accum_add(a, *fn, count, count) < 0;
 	}
 	for (uint32_t i = 0; i < e->depth; i++) {
 		uint32_t n;
@@ -286,13 +290,13 @@ static int count_stack(void *ctx, const struct stackmap_entry *e)
 		for (uint32_t k = 0; k < 2 * n; k++) {
 			uint32_t fn = ids[k];
 			/* the innermost frame of the leaf: its function and its line */
-			uint64_t self = (i == 0 && k < 2) ? e->count : 0;
+			uint64_t self = (i == 0 && k < 2) ? count : 0;
 			if (a->stamp[fn] == a->stamp_now) {
 				a->self[fn] += self;
 				continue;
 			}
 			a->stamp[fn] = a->stamp_now;
-			if (accum_add(a, fn, self, e->count) < 0)
+			if (accum_add(a, fn, self, count) < 0)
 				return 1;
 		}
 	}
@@ -370,7 +374,10 @@ static int close_second(struct top *tp, uint64_t now)
 	sec->n = 0;
 	sec->duration_ns = now - tp->second_start_ns;
 	tp->second_start_ns = now;
-	int r = symbols_follow(tp) < 0 ? -1 : stackmap_foreach(old, count_stack, tp);
+	int r = symbols_follow(tp) < 0 ||
+		stackmap_scaler_init(&tp->scale, old, tp->opt->idle ? 0 : 1000000000u / tp->opt->rate) < 0
+		? -1 : stackmap_foreach(old, count_stack, tp);
+	stackmap_scaler_fini(&tp->scale);
 	stackmap_free(old);
 	sampler_collect_keys(tp->s.sampler);
 	if (accum_drain(&tp->acc, &sec->counts, &sec->n, &sec->cap) < 0 || r != 0)

@@ -101,7 +101,7 @@ for be in ptrace perf; do
 	mkdir "$T/churn-$be"
 	run_csampler --backend=$be -v --threads -F 499 -d 6 --interval 1 -o "$T/churn-$be/w-%s.folded" -p "$CHURN"
 	assert_eq "$be: exit status of --interval on churn ($(cat "$T/cs.err"))" "$CS_STATUS" 0
-	keys=$(sed -n 's/.*thread keys \([0-9]*\) held of \([0-9]*\) made$/\1 \2/p' "$T/cs.err")
+	keys=$(sed -n 's/.*thread keys \([0-9]*\) held of \([0-9]*\) made, [0-9]* periods taken$/\1 \2/p' "$T/cs.err")
 	held=${keys% *} made=${keys#* }
 	note "$be: churn: thread keys $held held of $made made, $(grep -o '[0-9]* threads seen' "$T/cs.err")"
 	[ -n "$keys" ] || fail "$be: no thread keys in -v's line: $(cat "$T/cs.err")"
