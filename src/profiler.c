@@ -194,9 +194,8 @@ static void write_window(struct run *r, struct stackmap *map, struct timeline *t
 		symcache_release_gone(r->symbols);
 	}
 	if (!p) {
+		/* (said; the run's last line: no summary of outputs not made) */
 		r->build_failed = true;
-		if (before_writing)
-			before_writing(r, NULL);
 		return;
 	}
 	r->closed_total += p->total_samples;
@@ -290,10 +289,8 @@ static void summarize(struct run *r, const struct profile *last)
 	sampler_get_stats(r->s.sampler, &sst);
 	recorder_get_stats(r->s.recorder, &rst);
 	uint64_t taken = rst.samples;
-	if (!r->build_failed) {
-		rst.samples = r->closed_total;
-		rst.truncated = r->closed_truncated;
-	}
+	rst.samples = r->closed_total;
+	rst.truncated = r->closed_truncated;
 	report_summary(r->opt, target_main_pid(r->s.target), &sst, &rst, taken,
 		       (double)(r->end_ns - r->start_ns) / 1e9);
 }

@@ -40,8 +40,12 @@ else
 	assert_eq "perf: exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
 	assert_folded_has "$T/perf.folded" ';busy_leaf [0-9]+$'
 	assert_folded_has "$T/perf.folded" ';leaf_[abc] [0-9]+$'
-	total=$(folded_total "$T/perf.folded")
-	[ "$total" -gt 300 ] || fail "perf: only $total samples of two busy processes in 1 s at 199 Hz"
+	# (each process's own samples: not none, as before; how many depends
+	# on the CPU the machine gave them)
+	for leaf in busy_leaf 'leaf_[abc]'; do
+		n=$(folded_count "$T/perf.folded" ";$leaf\$")
+		[ "$n" -ge 20 ] || fail "perf: only $n samples in $leaf in 1 s at 199 Hz"
+	done
 	for pid in $SH $BUSY $HOT; do
 		assert_untraced_running "$pid"
 	done

@@ -84,6 +84,12 @@ grep -Fq 'GET /debug/pprof/\x1b[31mRED\x07 404 ' "$T/srv.err" || fail "log line:
 big=$(head -c 100000 /dev/zero | tr '\0' a)
 w=$(curl -sS -o /dev/null -w '%{http_code}' -H "X-Big: $big" "$SERVER_URL/debug/pprof/" 2>/dev/null) || w=closed
 case "$w" in 413|414|431|closed|000) ;; *) fail "a 100 kB header answered $w" ;; esac
+# (the line is written as the connection closes: wait for it, 5 s at most)
+for i in $(seq 1 50); do
+	grep -q '^csampler: 127\.0\.0\.1:[0-9]* /debug/pprof/ refused: malformed or oversized request' \
+		"$T/srv.err" && break
+	sleep 0.1
+done
 grep -q '^csampler: 127\.0\.0\.1:[0-9]* /debug/pprof/ refused: malformed or oversized request' "$T/srv.err" ||
 	fail "no log line for the oversized request: $(cat -v "$T/srv.err")"
 http_get /debug/pprof/ "$T/index2"
