@@ -120,9 +120,7 @@ struct sampler *sampler_new(struct target *t, struct recorder *rec,
 	s->period_ns = 1000000000u / s->cfg.rate;
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	s->ncpus = ncpus > 0 ? (unsigned)ncpus : 1;
-	s->max_per_tick = cfg->max_threads_per_tick ? cfg->max_threads_per_tick : 2 * s->ncpus;
-	if (!cfg->max_threads_per_tick && s->max_per_tick < MIN_INTERRUPTS)
-		s->max_per_tick = MIN_INTERRUPTS;
+	s->max_per_tick = cfg->max_threads_per_tick ? cfg->max_threads_per_tick : s->ncpus;
 	while (s->max_skip_level < IDLE_MAX_LEVEL && (2u << s->max_skip_level) <= IDLE_MAX_SKIP &&
 	       (2u << s->max_skip_level) * s->period_ns <= IDLE_MAX_SKIP_NS)
 		s->max_skip_level++;
@@ -135,7 +133,7 @@ struct sampler *sampler_new(struct target *t, struct recorder *rec,
 	s->max_fds = SIZE_MAX;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		s->max_fds = rl.rlim_cur > FD_RESERVE ? (size_t)(rl.rlim_cur - FD_RESERVE) : 0;
-	if (threads_grow_scratch(s, 16) < 0 || grow_snaps(s, s->max_per_tick) < 0 ||
+	if (threads_grow_scratch(s, 16) < 0 || grow_snaps(s, SUBSET_HARD_MAX * s->max_per_tick) < 0 ||
 	    unwind_snapshot_init(&s->late_snap, s->cfg.stack_window) < 0 ||
 	    unwind_snapshot_init(&s->blocked_snap, s->cfg.stack_window) < 0) {
 		sampler_free(s);
@@ -408,7 +406,9 @@ static void record_round_pause(struct sampler *s, struct thread_state *t)
 
 /* A random subset of chosen[0, n): each kept with probability 1/w, w the
  * smallest integer that keeps the expected number within MAX; those kept
- * are moved to the front. Returns how many; *W is w. */
+ * are moved to the front. Returns how many; *W is w. The number kept is
+ * random: it is cut at SUBSET_HARD_MAX x MAX (the room made for a round),
+ * which a binomial of mean MAX passes about never. */
 static size_t take_subset(struct sampler *s, size_t n, size_t max, unsigned *w)
 {
 	*w = 1;
@@ -416,7 +416,7 @@ static size_t take_subset(struct sampler *s, size_t n, size_t max, unsigned *w)
 		return n;
 	*w = (unsigned)((n + max - 1) / max);
 	size_t kept = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && kept < SUBSET_HARD_MAX * max; i++)
 		if (clock_xorshift64(&s->rng) % *w == 0) {
 			struct thread_state *t = s->chosen[i];
 			s->chosen[i] = s->chosen[kept];

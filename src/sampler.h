@@ -34,8 +34,8 @@ struct sampler_config {
 	unsigned max_depth;
 	size_t stack_window;
 	unsigned max_threads_per_tick;  /* on-CPU mode, interrupts a tick (beyond them
-	                                 * a random subset, weighted); 0: two per
-	                                 * online CPU, at least 8 */
+	                                 * a random subset, weighted); 0: one per
+	                                 * online CPU */
 	int verbose;
 	struct perf_sampler *perf;      /* the kernel samples (--backend=perf): every
 	                                 * call goes to it (the sampler owns it from

@@ -70,12 +70,14 @@ struct thread_state {
 
 /* On-CPU mode: every candidate's state is read while there are at most
  * MAX_EXAMINED of them, and every one found running is interrupted while
- * there are at most max_per_tick (MIN_INTERRUPTS, or two per CPU); beyond
- * either, each is taken with probability 1/w, w the smallest integer that
- * keeps the expected number within the bound, and its sample counts w times
- * (an inclusion probability known before the thread is looked at). */
+ * there are at most max_per_tick (one per CPU: no more can run at once);
+ * beyond either, each is taken with probability 1/w, w the smallest
+ * integer that keeps the expected number within the bound, and its sample
+ * counts w times (an inclusion probability known before the thread is
+ * looked at). Measured against interrupting up to 8 on 2 CPUs: 16 busy
+ * threads at 999 Hz slowed by 18% instead of 7%. */
 #define MAX_EXAMINED 64u
-#define MIN_INTERRUPTS 8u
+#define SUBSET_HARD_MAX 4u
 
 /* Descriptors left to everything but the threads' /proc files (mappings,
  * the spill file, symbolizing and writing start after those are closed). */
