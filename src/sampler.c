@@ -8,13 +8,14 @@
  *   - At the tick, a thread is a candidate if it may be running now: it
  *     arrived on a CPU or ran since its last read, or was running ('R') at
  *     its last read. (Run time alone cannot tell: the kernel updates a
- *     running thread's total only at scheduler ticks and switches.) Every
- *     candidate whose stat says 'R' is interrupted, all together: 'R' also
+ *     running thread's total only at scheduler ticks and switches.) The
+ *     candidates whose stat says 'R' are interrupted together; 'R' also
  *     means waiting for a CPU (preempted, or woken and not run yet), and
- *     which of them are on a CPU cannot be known before they stop, so a
- *     choice of some of them would miss running ones for waiting ones.
- *     (Beyond MAX_EXAMINED candidates or max_per_tick running ones, a random
- *     subset with a known probability, its samples weighted by its inverse.)
+ *     which of them are on a CPU cannot be known before they stop, so when
+ *     there are more than max_per_tick (one per CPU), or more than
+ *     MAX_EXAMINED candidates, a random subset with a known probability is
+ *     taken, its samples weighted by the inverse (not the ones with the
+ *     most CPU unsampled: that choice's probability is unknown).
  *   - A stop says whether the thread was on a CPU at the tick: one that was
  *     waiting for a CPU stops only when it gets one, and its schedstat then
  *     shows the wait (run delay) and the arrival. If that wait began before
