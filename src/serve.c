@@ -308,6 +308,11 @@ static const char *attach_failure(int status)
 static void run_stream(struct server *srv, unsigned rate, bool idle, int *exit_status)
 {
 	struct stream st = { .srv = srv, .opt = *srv->opt, .exit_status = -1 };
+	/* the process served, attached: a launched program was started once,
+	 * by first_contact (a stream that launched it again ran a second copy,
+	 * sampled that one and left it running) */
+	st.opt.pid = srv->pid;
+	st.opt.command = NULL;
 	st.opt.rate = rate;
 	st.opt.idle = idle;
 	st.opt.duration = 0;
