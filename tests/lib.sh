@@ -12,18 +12,39 @@ set -u
 : "${TEST_TIMEOUT:=120}"
 
 TEST_NAME=$(basename "$0" .sh)
+TEST_STARTED=$(date +%s%N)
 T=$(mktemp -d "${TMPDIR:-/tmp}/csampler-test.$TEST_NAME.XXXXXX") || exit 99
 FIXTURE_PIDS=""
 
+# Every process the test starts inherits CSAMPLER_TEST_TAG: a PID is killed
+# only while it is still one of ours (tests run side by side and PIDs are
+# reused within seconds where pid_max is 32768: a stale PID may be another
+# test's csampler by now).
+CSAMPLER_TEST_TAG=$T
+export CSAMPLER_TEST_TAG
+# ours PID: PID is alive and was started by this test (its environment has
+# the tag, or, when that cannot be read, as for a process whose main thread
+# has exited, this shell is its parent)
+ours() {
+	tr '\0' '\n' 2>/dev/null <"/proc/$1/environ" | grep -qxF "CSAMPLER_TEST_TAG=$T" ||
+		[ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f2)" = "$$" ]
+}
+# kill_ours SIGNAL PID...: send SIGNAL to each PID that is still ours
+kill_ours() {
+	local sig=$1 p
+	shift
+	for p in "$@"; do ours "$p" && kill -"$sig" "$p" 2>/dev/null; done
+	return 0
+}
+
 cleanup() {
-	local p
-	for p in $FIXTURE_PIDS; do
-		kill -CONT "$p" 2>/dev/null
-		kill -KILL "$p" 2>/dev/null
-	done
+	kill_ours CONT $FIXTURE_PIDS
+	kill_ours KILL $FIXTURE_PIDS
 	[ -n "${WATCHDOG_PID:-}" ] && kill "$WATCHDOG_PID" 2>/dev/null
 	wait 2>/dev/null
 	rm -rf "$T"
+	# (scripts/check names the slowest tests from these lines)
+	echo "# $TEST_NAME took $(awk -v a="$TEST_STARTED" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }') s"
 }
 trap cleanup EXIT
 trap 'echo "FAIL: $TEST_NAME interrupted"; exit 99' INT TERM
@@ -40,6 +61,13 @@ note()    { echo "# $*"; }
 # need_root: ptrace of arbitrary processes and seccomp helpers need root.
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root (ptrace of unrelated processes)"; }
 need_cmd()  { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
+# need_flamegraph: $FLAMEGRAPH_PL is Brendan Gregg's flamegraph.pl (Debian's
+# libdevel-nytprof-perl ships it), with perl to run it, or the test skips.
+need_flamegraph() {
+	FLAMEGRAPH_PL=${FLAMEGRAPH_PL:-/usr/share/perl5/Devel/NYTProf/flamegraph.pl}
+	[ -r "$FLAMEGRAPH_PL" ] || skip "needs flamegraph.pl (Debian libdevel-nytprof-perl)"
+	need_cmd perl
+}
 # need_go: $GO is the go command (or the test skips); go then works offline
 # in the scratch directory and leaves nothing in $HOME.
 need_go() {
@@ -65,6 +93,32 @@ start_fixture() {
 		sleep 0.05
 	done
 	harness "fixture $name never said ready"
+}
+
+# start_named_target: a sleeping process with a known, unique command name
+# (comm is cut at 15 bytes), for completions to offer: sets NAME and TARGET.
+start_named_target() {
+	NAME=csq$$
+	cp /bin/sleep "$T/$NAME" || harness "cannot copy sleep"
+	"$T/$NAME" 300 &
+	TARGET=$!
+	FIXTURE_PIDS="$FIXTURE_PIDS $TARGET"
+	wait_state "$TARGET" "SR"
+}
+
+# check_completions SHELL COMPLETE: what every shell's completion offers, by
+# COMPLETE "LINE" (writes the candidates to $T/reply): options, formats for
+# -f, PIDs for -p (start_named_target's), the program after "--".
+check_completions() {
+	local sh=$1 complete=$2
+	$complete "csampler --dur"
+	assert_eq "$sh: csampler --dur" "$(cat "$T/reply")" "--duration"
+	$complete "csampler -f "
+	assert_eq "$sh: csampler -f" "$(tr '\n' ' ' <"$T/reply")" "folded pprof speedscope svg text "
+	$complete "csampler -p "
+	grep -qx "$TARGET" "$T/reply" || fail "$sh: '-p ' did not offer $TARGET"
+	$complete "csampler -o x.svg -- ech"
+	grep -qx echo "$T/reply" || fail "$sh: '-- ech' did not offer echo"
 }
 
 # proc_state PID: the one-letter State from /proc/PID/status (R S D T t Z ...).
@@ -126,18 +180,26 @@ wait_state() {
 }
 
 # assert_untraced_running PID: every thread of PID is not ptrace-stopped and
-# has TracerPid 0.
+# has TracerPid 0 (one awk over every thread's status: 10,000 threads take
+# a fraction of a second).
 assert_untraced_running() {
-	local pid=$1 task s tp
-	for task in /proc/"$pid"/task/*; do
-		s=$(awk '/^State:/ {print $2}' "$task/status" 2>/dev/null) || continue
-		tp=$(awk '/^TracerPid:/ {print $2}' "$task/status" 2>/dev/null)
-		# a thread that exited between the two reads has no TracerPid
-		[ -z "$s" ] || [ -z "$tp" ] && continue
-		[ "$s" = t ] && fail "thread ${task##*/} left in tracing stop"
-		[ "$s" = T ] && fail "thread ${task##*/} left stopped"
-		[ "$tp" = 0 ] || fail "thread ${task##*/} still traced by $tp"
-	done
+	local bad
+	# a thread that exited between the listing and the read has no status:
+	# awk skips a file it cannot open
+	bad=$(find /proc/"$1"/task -mindepth 2 -maxdepth 2 -name status 2>/dev/null |
+		xargs awk '
+			FNR == 1 { split(FILENAME, p, "/"); tid = p[5] }
+			/^State:/ { st[tid] = $2 }
+			/^TracerPid:/ { tp[tid] = $2 }
+			END {
+				for (t in st) {
+					if (!(t in tp)) continue
+					if (st[t] == "t") { print "thread " t " left in tracing stop"; exit }
+					if (st[t] == "T") { print "thread " t " left stopped"; exit }
+					if (tp[t] != 0) { print "thread " t " still traced by " tp[t]; exit }
+				}
+			}' 2>/dev/null)
+	[ -z "$bad" ] || fail "$bad"
 }
 
 # run_csampler ARGS...: run csampler with a timeout; stdout/stderr in
@@ -165,15 +227,21 @@ assert_folded_has() {
 }
 
 # assert_share FILE REGEX EXPECTED_PCT TOLERANCE: the share of samples whose
-# stack matches REGEX is EXPECTED_PCT +- TOLERANCE percentage points.
+# stack matches REGEX is EXPECTED_PCT +- TOLERANCE percentage points. A
+# TOLERANCE of "Kse" is K standard errors of that share over the samples
+# the file has (sqrt(p(1-p)/n)): a busy machine gives fewer samples, and
+# the test keeps the same confidence.
 assert_share() {
 	local file=$1 re=$2 want=$3 tol=$4 total part
 	total=$(folded_total "$file")
 	part=$(folded_count "$file" "$re")
 	[ "$total" -gt 0 ] || fail "no samples in $file"
 	awk -v p="$part" -v t="$total" -v w="$want" -v tol="$tol" -v re="$re" 'BEGIN {
+		k = tol; se = 0
+		if (tol ~ /se$/) { k = substr(tol, 1, length(tol) - 2); se = 100 * sqrt((w / 100) * (1 - w / 100) / t); tol = k * se }
 		pct = 100 * p / t; d = pct - w; if (d < 0) d = -d
-		printf "# share of /%s/: %.1f%% (%d of %d), expected %s +- %s\n", re, pct, p, t, w, tol
+		printf "# share of /%s/: %.1f%% (%d of %d), expected %s +- %.1f%s\n", re, pct, p, t, w, tol,
+			se ? sprintf(" (%s standard errors of %.2f)", k, se) : ""
 		exit (d <= tol) ? 0 : 1 }' || fail "share of /$re/ out of tolerance"
 }
 
@@ -228,6 +296,60 @@ assert_within() {
 	awk -v g="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(g >= lo && g <= hi) }' ||
 		fail "$1: $2, expected $3 to $4"
 	note "$1: $2 (expected $3 to $4)"
+}
+
+# cpu_ns PID...: the CPU time the live threads of the PIDs have used, in ns
+# (the kernel's schedstat; threads that ended are not counted).
+cpu_ns() {
+	local p
+	for p in "$@"; do cat /proc/"$p"/task/*/schedstat 2>/dev/null; done | awk '{s += $1} END {printf "%.0f\n", s}'
+}
+# cpu_mark PID...: remember the PIDs' CPU time and the time now; then,
+# after the window, cpu_window PID... (not in a subshell: it sets variables)
+# sets CPU_SPENT, the seconds of CPU they used since the mark, and
+# CPU_RATE, the CPUs they used on average (1.000 for one busy thread with a
+# CPU to itself; less on a busy machine).
+cpu_mark() { CPU_MARK_CPU=$(cpu_ns "$@"); CPU_MARK_WALL=$(date +%s%N); }
+cpu_window() {
+	local c1 w1
+	c1=$(cpu_ns "$@") w1=$(date +%s%N)
+	CPU_SPENT=$(awk -v c="$((c1 - CPU_MARK_CPU))" 'BEGIN { printf "%.3f\n", c / 1e9 }')
+	CPU_RATE=$(awk -v c="$((c1 - CPU_MARK_CPU))" -v w="$((w1 - CPU_MARK_WALL))" \
+		'BEGIN { printf "%.3f\n", (w > 0) ? c / w : 0 }')
+}
+# assert_samples WHAT N HZ CPU-SECONDS LOW HIGH: N samples at HZ of a
+# target that used CPU-SECONDS of CPU in the window (its own report) are LOW
+# to HIGH % of CPU-SECONDS x HZ, the samples that CPU time is worth: judged
+# against the kernel's accounting, never against wall time, so a busy
+# machine does not fail it.
+assert_samples() {
+	local due
+	due=$(awk -v c="$4" -v hz="$3" 'BEGIN { printf "%.0f\n", c * hz }')
+	[ "$due" -gt 0 ] || fail "$1: the target used no CPU ($4 s) in the window"
+	assert_within "$1 (its $4 s of CPU are worth $due)" "$2" \
+		"$(awk -v d="$due" -v p="$5" 'BEGIN { printf "%.0f\n", d * p / 100 }')" \
+		"$(awk -v d="$due" -v p="$6" 'BEGIN { printf "%.0f\n", d * p / 100 }')"
+}
+# assert_window_samples WHAT N HZ SECONDS THREADS LOW HIGH: N samples at HZ
+# of a window of SECONDS inside cpu_mark..cpu_window, of a target with
+# THREADS busy threads: at least LOW % of what its average rate over the
+# bracket is worth (CPU_RATE x SECONDS x HZ), at most HIGH % of what the
+# bracket's whole CPU or THREADS whole CPUs for SECONDS are worth, the
+# smaller (the window is inside the bracket).
+assert_window_samples() {
+	local lo hi
+	lo=$(awk -v r="$CPU_RATE" -v s="$4" -v hz="$3" -v p="$6" 'BEGIN { printf "%.0f\n", r * s * hz * p / 100 }')
+	hi=$(awk -v c="$CPU_SPENT" -v s="$4" -v t="$5" -v hz="$3" -v p="$7" \
+		'BEGIN { m = s * t; if (c < m) m = c; printf "%.0f\n", m * hz * p / 100 }')
+	[ "$hi" -gt 0 ] || fail "$1: the target used no CPU in the window"
+	assert_within "$1 (the target ran at $CPU_RATE CPUs, $CPU_SPENT s of CPU in the bracket)" "$2" "$lo" "$hi"
+}
+
+# reported_cpu FILE: the seconds of CPU a fixture reported on its "cpu NS"
+# line (hot prints it at exit); fails if there is none.
+reported_cpu() {
+	awk '$1 == "cpu" && $2 ~ /^[0-9]+$/ { printf "%.3f\n", $2 / 1e9; found = 1 } END { exit !found }' "$1" ||
+		fail "no cpu line in $1: $(cat "$1")"
 }
 
 # assert_eq WHAT GOT WANT

@@ -11,8 +11,13 @@ sock="$T/tmux.sock"
 tmux -S "$sock" new-session -d -x 120 -y 10 \
 	"'$CSAMPLER' -d 3 -o '$T/p.folded' -p $FIXTURE_PID; echo EXIT=\$?; sleep 30" ||
 	harness "cannot start tmux"
-sleep 2
-mid=$(tmux -S "$sock" capture-pane -p)
+# the status line, once drawn (it updates while sampling)
+i=0
+until mid=$(tmux -S "$sock" capture-pane -p) && printf '%s\n' "$mid" | grep -q 'samples/s'; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || fail "no status line in 10 s: $mid"
+	sleep 0.05
+done
 i=0
 until tmux -S "$sock" capture-pane -p | grep -q '^EXIT='; do
 	i=$((i + 1))

@@ -114,7 +114,7 @@ while [ "$round" -le "$ROUNDS" ]; do
 	kill)
 		[ -d "/proc/$L" ] && [ "$(proc_state "$L")" != Z ] && fail "$what: the ledger survived SIGKILL" ;;
 	esac
-	kill -KILL "$L" 2>/dev/null
+	kill_ours KILL "$L"
 	if [ "$lives_on" = 1 ]; then
 		st=0
 		wait "$cspid" || st=$?

@@ -10,6 +10,8 @@
 # loaded the machine is.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
+need_cmd python3
+need_go
 
 start_fixture evilnames
 run_csampler --idle -F 499 -d 2 --threads -o "$T/out.folded" -o "$T/out.svg" -o "$T/out.txt" \
@@ -43,24 +45,20 @@ note "longest frame: $longest bytes (symbol of 10010)"
 
 LC_ALL=C grep -q "$(printf '[\001-\037\177]')" "$T/out.speedscope.json" &&
 	fail "a control byte in the speedscope file"
-if command -v python3 >/dev/null 2>&1; then
-	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$T/out.svg" ||
-		fail "the SVG is not well-formed XML"
-	# strict UTF-8 and JSON; every thread a profile of its own, named
-	python3 -c '
+python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$T/out.svg" ||
+	fail "the SVG is not well-formed XML"
+# strict UTF-8 and JSON; every thread a profile of its own, named
+python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1], encoding="utf-8"))
 names = [p["name"] for p in d["profiles"]]
 assert len(names) >= 7 and all(names), names
 assert any("evil" in f["name"] for f in d["shared"]["frames"])
 ' "$T/out.speedscope.json" || fail "the speedscope file is not valid UTF-8 JSON of every thread"
-fi
-if [ -n "${GO:-}" ] && "$GO" version >/dev/null 2>&1; then
-	"$GO" tool pprof -raw "$T/out.pb.gz" >"$T/raw.txt" 2>"$T/pprof.err" ||
-		fail "go tool pprof cannot read the profile: $(cat "$T/pprof.err")"
-	total=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && /^ *[0-9]+ +[0-9]+: / { s += $1 } END { print s + 0 }' "$T/raw.txt")
-	assert_eq "pprof sample total" "$total" "$reported"
-fi
+"$GO" tool pprof -raw "$T/out.pb.gz" >"$T/raw.txt" 2>"$T/pprof.err" ||
+	fail "go tool pprof cannot read the profile: $(cat "$T/pprof.err")"
+total=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && /^ *[0-9]+ +[0-9]+: / { s += $1 } END { print s + 0 }' "$T/raw.txt")
+assert_eq "pprof sample total" "$total" "$reported"
 assert_untraced_running "$FIXTURE_PID"
 
 # the text report's command line stays one line: arguments holding a

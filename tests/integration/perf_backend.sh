@@ -4,24 +4,29 @@
 # only), the shares are within 4 points and every stack is complete; the
 # target is untraced and running afterwards. A launched shell with
 # --children: both hot children are sampled (their pids in --threads
-# roots), csampler exits with the program's status. Without CAP_PERFMON and
-# CAP_BPF: one line naming the cause and the fix, status 67, the target let
-# go. Combinations that cannot work are usage errors (64). A --serve
-# request for idle=1 answers 400.
+# roots), csampler exits with the program's status. Combinations that cannot
+# work are usage errors (64). A --serve request for idle=1 answers 400.
+# Sample counts are judged against the CPU the kernel gave the targets.
+# (perf_backend_unprivileged: without CAP_PERFMON and CAP_BPF.)
 TEST_TIMEOUT=120
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 
-# --children on a shell running two hot processes (alone on the CPUs), and
-# its exit status
+# --children on a shell running two hot processes, and its exit status
 run_csampler --backend=perf --children --threads -F 499 -o "$T/kids.folded" -- \
 	sh -c "\"$PROGS/hot\" 2 & \"$PROGS/hot\" 2 & wait; exit 3"
 assert_eq "launch: exit status is the program's" "$CS_STATUS" 3
 kids=$(awk '{print $1}' "$T/kids.folded" | cut -d';' -f1 | grep -c '^hot-' | tr -d ' ')
-roots=$(awk '$NF > 50 {split($1, f, ";"); print f[1]}' "$T/kids.folded" | sort -u | grep -c '^hot-')
+# (a root with a tenth of the samples: not a stray sample of a thread start)
+roots=$(awk '{split($1, f, ";"); n[f[1]] += $NF; t += $NF} END {for (r in n) if (n[r] * 10 >= t) print r}' \
+	"$T/kids.folded" | grep -c '^hot-')
 assert_eq "launch --children: hot processes sampled (their threads as roots)" "$roots" 2
 [ "$kids" -ge 2 ] || fail "no hot children in $(head -3 "$T/kids.folded")"
-assert_within "launch --children: samples of 2 x 2 s at 499 Hz" "$(folded_count "$T/kids.folded" 'leaf_[abc]$')" 1700 2000
+# (each hot reports the CPU it used: 2 x 2 s on a quiet machine)
+cpu=$(awk '$1 == "cpu" { s += $2 } END { printf "%.3f\n", s / 1e9 }' "$T/cs.out")
+assert_eq "launch --children: CPU reports of the two hot processes" "$(grep -c '^cpu ' "$T/cs.out")" 2
+assert_samples "launch --children: samples of 2 x 2 s at 499 Hz" "$(folded_count "$T/kids.folded" 'leaf_[abc]$')" \
+	499 "$cpu" 88 102
 
 # samples without user registers (an exec between two programs) are
 # counted under a frame that says so, never as a bare [truncated] stack
@@ -38,35 +43,21 @@ fi
 
 start_fixture hot
 pid=$FIXTURE_PID
+cpu_mark "$pid"
 run_csampler --backend=perf -v -F 499 -d 5 -o "$T/hot.folded" -p "$pid"
+cpu_window "$pid"
 assert_eq "attach: exit status" "$CS_STATUS" 0
 grep -q "perf events: one per CPU" "$T/cs.err" || fail "not sampled by perf events: $(cat "$T/cs.err")"
-assert_share "$T/hot.folded" ';a1;a2;a3;a4;a5;a6;a7;a8;a9;a10;leaf_a$' 50 4
-assert_share "$T/hot.folded" ';b1;b2;b3;b4;b5;b6;b7;b8;b9;b10;leaf_b$' 30 4
-assert_share "$T/hot.folded" ';c1;c2;c3;c4;c5;c6;c7;c8;c9;c10;leaf_c$' 20 4
+# (4.3 standard errors: 4 points of the 30% share at 2495 samples)
+assert_share "$T/hot.folded" ';a1;a2;a3;a4;a5;a6;a7;a8;a9;a10;leaf_a$' 50 4.3se
+assert_share "$T/hot.folded" ';b1;b2;b3;b4;b5;b6;b7;b8;b9;b10;leaf_b$' 30 4.3se
+assert_share "$T/hot.folded" ';c1;c2;c3;c4;c5;c6;c7;c8;c9;c10;leaf_c$' 20 4.3se
 total=$(folded_total "$T/hot.folded")
-# one thread busy for 5 s at 499 Hz: 2495 periods (the first and last
-# partial reads aside); 4 points are 4.3 standard errors of the 30% share
-assert_within "attach: samples of 5 s at 499 Hz" "$total" 2400 2510
+# one thread busy for 5 s at 499 Hz: 2495 periods of a whole CPU (the
+# first and last partial reads aside)
+assert_window_samples "attach: samples of 5 s at 499 Hz" "$total" 499 5 1 95 101
 [ "$(folded_count "$T/hot.folded" 'truncated')" = 0 ] || fail "truncated stacks: $(grep truncated "$T/hot.folded" | head -2)"
 assert_untraced_running "$pid"
-
-# refused by the kernel: no CAP_PERFMON / CAP_BPF
-if command -v setpriv >/dev/null 2>&1 &&
-	setpriv --bounding-set=-perfmon true 2>/dev/null; then
-	CS_STATUS=0
-	setpriv --inh-caps=-perfmon,-bpf,-sys_admin --bounding-set=-perfmon,-bpf,-sys_admin \
-		"$CSAMPLER" --backend=perf -d 1 -o "$T/no.folded" -p "$pid" >"$T/cs.out" 2>"$T/cs.err" ||
-		CS_STATUS=$?
-	assert_eq "no CAP_PERFMON: exit status" "$CS_STATUS" 67
-	assert_match "no CAP_PERFMON: message" "$(cat "$T/cs.err")" \
-		"^csampler: --backend=perf needs root \\(CAP_PERFMON and CAP_BPF\\): the kernel refused .*; use --backend=ptrace$"
-	[ "$(grep -c . "$T/cs.err")" = 1 ] || fail "more than one line: $(cat "$T/cs.err")"
-	[ -e "$T/no.folded" ] && fail "an output was written"
-	assert_untraced_running "$pid"
-else
-	note "setpriv cannot drop CAP_PERFMON here: the refusal is not checked"
-fi
 
 # combinations
 for args in "--idle" "--attach-mode=per-sample" "--dump"; do
@@ -84,17 +75,10 @@ assert_match "--backend=bpf: message" "$(head -1 "$T/cs.err")" "^csampler: inval
 run_csampler --backend=auto -F 499 -d 2 -o "$T/auto.folded" -p "$pid"
 assert_eq "--backend=auto: exit status" "$CS_STATUS" 0
 assert_match "--backend=auto: start line" "$(head -1 "$T/cs.err")" "^csampler: sampling process $pid at 499 Hz for 2 s; backend: perf events$"
-assert_share "$T/auto.folded" 'leaf_a$' 50 6
+assert_share "$T/auto.folded" 'leaf_a$' 50 4.3se
 run_csampler --backend=auto --idle -d 1 -o "$T/auto-idle.folded" -p "$pid"
 assert_eq "--backend=auto --idle: exit status" "$CS_STATUS" 0
 assert_match "--backend=auto --idle: start line" "$(head -1 "$T/cs.err")" "; backend: ptrace$"
-if command -v setpriv >/dev/null 2>&1 &&
-	setpriv --inh-caps=-perfmon,-bpf,-sys_admin --bounding-set=-perfmon,-bpf,-sys_admin true 2>/dev/null; then
-	CSAMPLER_WRAPPER="setpriv --inh-caps=-perfmon,-bpf,-sys_admin --bounding-set=-perfmon,-bpf,-sys_admin" \
-		run_csampler --backend=auto -d 1 -o "$T/auto-nocap.folded" -p "$pid"
-	assert_eq "--backend=auto without CAP_PERFMON: exit status" "$CS_STATUS" 0
-	assert_match "--backend=auto without CAP_PERFMON: start line" "$(head -1 "$T/cs.err")" "; backend: ptrace$"
-fi
 
 # --serve: idle=1 cannot be served by perf events
 need_cmd curl
@@ -104,6 +88,5 @@ assert_eq "serve idle=1: status" "$code" 400
 assert_match "serve idle=1: body" "$(cat "$T/idle.txt")" "idle=1 needs --backend=ptrace"
 code=$(curl -s -o "$T/p.folded" -w '%{http_code}' "$SERVER_URL/debug/pprof/profile?seconds=2&hz=499&format=folded")
 assert_eq "serve: status" "$code" 200
-# 998 samples: 6 points are 3.8 standard errors
-assert_share "$T/p.folded" 'leaf_a$' 50 6
+assert_share "$T/p.folded" 'leaf_a$' 50 4.3se
 exit 0

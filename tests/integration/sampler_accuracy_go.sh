@@ -25,7 +25,11 @@ assert_eq "exit status" "$CS_STATUS" 0
 grep -q '^hashed [1-9]' "$T/cs.out" || fail "gochan did not finish: $(cat "$T/cs.out")"
 note "$(grep -E '^csampler: [0-9]+ samples' "$T/cs.err")"
 total=$(folded_total "$F")
-[ "$total" -ge 300 ] || fail "only $total samples in 4 s at 199 Hz"
+# the program's whole CPU (its own getrusage at the end: csampler follows
+# it from its first instruction) at 199 Hz; the samples are scaled to each
+# thread's kernel-counted CPU, and a Go thread can end before the profile
+# is built (its CPU then only its samples'): 10% either way
+assert_samples "samples of the program" "$total" 199 "$(reported_cpu "$T/cs.out")" 90 110
 waits=$(folded_count "$F" ';runtime\.(futex|usleep|osyield|epollwait|nanosleep|sched_yield|notesleep|notetsleep|semasleep)[^;]*$')
 hash=$(folded_count "$F" ';crypto/sha256\.')
 note "runtime waits as leaf: $waits of $total; crypto/sha256: $hash"

@@ -6,14 +6,15 @@
 #   - with both backends, each thread's CPU per second of the run is within
 #     5% of its schedstat run time per second of wall time;
 #   - with --backend=perf, each thread's split between its user code
-#     (fill_block, sum_block) and the rest is within 6 points of the
-#     kernel's utime share (about 3 standard errors of the two estimates);
+#     (fill_block, sum_block) and the rest is within 3 standard errors of
+#     the kernel's utime share (the two estimates' errors: about 6 points
+#     on a quiet machine, more on a busy one, where the threads run less);
 #   - with ptrace, whose stops move such threads (the split is off by tens
 #     of points, run to run), the summary says so in one line and names
 #     --backend=perf.
 # Then the same for a request/response server over epoll (sockloop epoll:
 # "server" and "client" wake each other about 48,000 times a second), where
-# the perf backend's split is held to 8 points: it shows the user code
+# the perf backend's split is held to 5 points more: it shows the user code
 # about 5 points under the kernel's utime there (the cpu-clock tick held
 # back through the wake-ups, see the man page).
 TEST_TIMEOUT=180
@@ -33,10 +34,10 @@ check() {
 mode=$1
 if [ "$mode" = epoll ]; then
 	start_fixture sockloop 4 epoll
-	first=server second=client leaf1=fill_answer leaf2=sum_answer tol=8
+	first=server second=client leaf1=fill_answer leaf2=sum_answer bias=5
 else
 	start_fixture sockloop 4
-	first=writer second=reader leaf1=fill_block leaf2=sum_block tol=6
+	first=writer second=reader leaf1=fill_block leaf2=sum_block bias=0
 fi
 pid=$FIXTURE_PID
 W=$(tid_of $first) R=$(tid_of $second)
@@ -46,10 +47,8 @@ for backend in ptrace perf; do
 	run_csampler --backend="$backend" -F 999 -d 4 --threads -o "$T/$backend.folded" \
 		-o "$T/$backend.txt" -p "$pid"
 	kw1=$(kernel "$W") kr1=$(kernel "$R") t1=$(date +%s%N)
-	if [ "$backend" = perf ] && [ "$CS_STATUS" = 67 ]; then
-		note "perf backend not permitted here: $(cat "$T/cs.err")"
-		continue
-	fi
+	[ "$backend" = perf ] && [ "$CS_STATUS" = 67 ] &&
+		skip "perf events not permitted here (ptrace checked, perf not): $(cat "$T/cs.err")"
 	assert_eq "$backend: exit status" "$CS_STATUS" 0
 	dur=$(sed -nE 's/^duration: ([0-9.]+) s.*/\1/p' "$T/$backend.txt")
 	for th in $first $second; do
@@ -66,9 +65,14 @@ for backend in ptrace perf; do
 		note "$mode, $backend $th: CPU kernel $cpu_k, profile $cpu_p; user code kernel $user_k%, profile $user_p%"
 		awk -v k="$cpu_k" -v p="$cpu_p" 'BEGIN {exit !(p >= 0.95 * k && p <= 1.05 * k)}' ||
 			fail "$mode, $backend $th: profile $cpu_p of a CPU, the kernel's $cpu_k (5% asked)"
-		[ "$backend" = perf ] && assert_within "$mode, perf $th: user code share (kernel's: $user_k)" \
-			"$user_p" "$(awk -v k="$user_k" -v t=$tol 'BEGIN {print k - t}')" \
-			"$(awk -v k="$user_k" -v t=$tol 'BEGIN {print k + t}')"
+		# 3 standard errors of the difference of the two estimates (the
+		# kernel's split is sampled by its tick: at least u + s ticks of
+		# 1/100 s; the profile's by its samples), plus the bias named above
+		t=$(awk -v k="$user_k" -v nk="$(($5 - $2 + $6 - $3))" -v np="$all" -v b="$bias" 'BEGIN {
+			p = k / 100; printf "%.1f", b + 3 * 100 * sqrt(p * (1 - p) / nk + p * (1 - p) / np) }')
+		[ "$backend" = perf ] && assert_within "$mode, perf $th: user code share (kernel's: $user_k; +- $t)" \
+			"$user_p" "$(awk -v k="$user_k" -v t="$t" 'BEGIN {print k - t}')" \
+			"$(awk -v k="$user_k" -v t="$t" 'BEGIN {print k + t}')"
 	done
 	if [ "$backend" = ptrace ]; then
 		grep -q "^csampler: note: the target's threads got a CPU [0-9]* times a second .*--backend=perf" \

@@ -16,6 +16,7 @@
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 need_cmd curl
+need_go
 
 # SIGTERM and SIGINT mid-request, with real-time signals (they queue: each
 # counts) sent to the target while it is traced
@@ -59,18 +60,29 @@ wait_exit "$SERVER_PID" 10 "csampler --serve after its process exited"
 assert_eq "exit status when the attached process exited" "$WAIT_STATUS" 0
 grep -q "^csampler: process $HOT exited: the server stops" "$T/srv.err" || fail "$(cat "$T/srv.err")"
 
-# a launched program: a request open when it exits gets what was sampled;
-# the server ends with the program's status
+# a launched program (started once: a request attaches to it): a request
+# open when it exits gets what was sampled; the server ends with the
+# program's status
 start_server --serve 0 -- "$PROGS/hot" 3
 http_get "/debug/pprof/profile?seconds=30&format=folded" "$T/end.folded"
 assert_eq "request open when the program exited" "$HTTP_STATUS" 200
 assert_folded_has "$T/end.folded" 'leaf_a'
-assert_within "samples until the exit (99 Hz, about 3 s)" "$(folded_total "$T/end.folded")" 150 330
 wait_exit "$SERVER_PID" 10 "csampler --serve after its program exited"
+assert_samples "samples until the exit (99 Hz, about 3 s)" "$(folded_total "$T/end.folded")" 99 \
+	"$(reported_cpu "$T/srv.out")" 80 108
 assert_eq "exit status: the program's (0)" "$WAIT_STATUS" 0
+# started once: the request samples it, not a second copy (it did)
+assert_eq "copies of the launched program that ran" "$(grep -c '^ready' "$T/srv.out")" 1
 start_server --serve 0 -- sh -c 'sleep 1; exit 5'
 wait_exit "$SERVER_PID" 10 "csampler --serve after its program exited"
 assert_eq "exit status: the program's (5)" "$WAIT_STATUS" 5
+# the same with a request open when it exits: the status seen by the stream
+start_server --serve 0 -- sh -c "echo ran >>'$T/ran'; \"$PROGS/hot\" 1 >/dev/null; exit 6"
+http_get "/debug/pprof/profile?seconds=30&format=folded" "$T/six.folded"
+assert_eq "request open when the program (status 6) exited" "$HTTP_STATUS" 200
+wait_exit "$SERVER_PID" 10 "csampler --serve after its program exited"
+assert_eq "exit status with a request open: the program's (6)" "$WAIT_STATUS" 6
+assert_eq "times the program ran" "$(cat "$T/ran")" ran
 
 # an idle target: a CPU profile without samples that still parses (Parca
 # wants a non-empty pprof body), and idle=1 sees the sleeping threads
@@ -80,14 +92,11 @@ start_server --serve 0 -p "$SLEEP"
 http_get "/debug/pprof/profile?seconds=1" "$T/idle.pb.gz"
 assert_eq "profile of an idle target" "$HTTP_STATUS" 200
 [ -s "$T/idle.pb.gz" ] || fail "empty body for an idle target"
-if [ -n "${GO:-}" ] || command -v go >/dev/null 2>&1; then
-	need_go
-	assert_eq "samples of an idle target" "$(pprof_raw_total "$T/idle.pb.gz")" 0
-	http_get "/debug/pprof/profile?seconds=1&idle=1" "$T/wall.pb.gz"
-	assert_eq "idle=1 status" "$HTTP_STATUS" 200
-	# 6 threads (main, 4 sleepers, late-spin) for a second at 99 Hz
-	assert_within "samples of idle=1" "$(pprof_raw_total "$T/wall.pb.gz")" 540 620
-fi
+assert_eq "samples of an idle target" "$(pprof_raw_total "$T/idle.pb.gz")" 0
+http_get "/debug/pprof/profile?seconds=1&idle=1" "$T/wall.pb.gz"
+assert_eq "idle=1 status" "$HTTP_STATUS" 200
+# 6 threads (main, 4 sleepers, late-spin) for a second at 99 Hz
+assert_within "samples of idle=1" "$(pprof_raw_total "$T/wall.pb.gz")" 540 620
 kill -TERM "$SERVER_PID"
 wait_exit "$SERVER_PID" 10 "csampler --serve"
 

@@ -9,16 +9,19 @@ need_root
 for mode in persistent per-sample; do
 	start_fixture stopme 3 busy
 	pid=$FIXTURE_PID
-	"$CSAMPLER" -q --attach-mode "$mode" -F 199 -d 60 -o "$T/out.folded" -p "$pid" \
+	"$CSAMPLER" --attach-mode "$mode" -F 199 -d 60 -o "$T/out.folded" -p "$pid" \
 		>"$T/cs.out" 2>"$T/cs.err" &
 	cs=$!
+	FIXTURE_PIDS="$FIXTURE_PIDS $cs"
+	# stopped once csampler samples: its start line is printed when the
+	# sampling begins (and, persistent, once it traces the process)
 	i=0
-	while [ "$(tracer_tgid "$pid")" != "$cs" ] && [ "$mode" = persistent ]; do
+	until grep -q '^csampler: sampling process' "$T/cs.err" &&
+		{ [ "$mode" = per-sample ] || [ "$(tracer_tgid "$pid")" = "$cs" ]; }; do
 		i=$((i + 1))
-		[ $i -lt 400 ] || fail "csampler never attached: $(cat "$T/cs.err")"
+		[ $i -lt 400 ] || fail "csampler never began sampling: $(cat "$T/cs.err")"
 		sleep 0.05
 	done
-	sleep 0.5
 	kill -STOP "$pid"
 	wait_state "$pid" tT
 	sleep 1

@@ -19,6 +19,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -73,4 +74,10 @@ func main() {
 	wg.Wait()
 	close(sums)
 	fmt.Printf("hashed %d\n", <-done)
+	// the CPU the process used (the kernel's count), for the test to
+	// judge the samples by: a busy machine gives it less than its seconds
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		fmt.Printf("cpu %d\n", ru.Utime.Nano()+ru.Stime.Nano())
+	}
 }

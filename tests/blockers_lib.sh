@@ -1,0 +1,42 @@
+# blockers_lib.sh: helpers for the tests on the blockers fixture (sourced
+# after lib.sh, with the fixture started: FIXTURE_PID).
+
+# check_clean WHAT: the fixture's latest count is 0 EINTR, 0 odd; the target
+# is untraced and not stopped.
+check_clean() {
+	local line
+	sleep 0.05                  # one more report line after csampler is gone
+	line=$(grep '^eintr' "$T/blockers.out" | tail -n 1)
+	case "$line" in
+	"eintr 0 odd 0 "*) ;;
+	*) fail "$1: the target saw: $line" ;;
+	esac
+	assert_untraced_running "$FIXTURE_PID"
+}
+
+# dump_shows_all_blocked: --dump names each blocked thread's call, reads it
+# in place and unwinds it to its thread function. A thread can be caught
+# between two waits (then it is stopped instead): up to 5 tries.
+dump_shows_all_blocked() {
+	local try pair th call missing
+	for try in 1 2 3 4 5; do
+		run_csampler --dump -p "$FIXTURE_PID"
+		assert_eq "--dump status" "$CS_STATUS" 0
+		missing=""
+		for pair in epoll:epoll_wait sigwait:rt_sigtimedwait read:read recv:recvfrom \
+			    accept:accept poll:poll select:pselect6 nanosleep:clock_nanosleep \
+			    futex:futex semop:semtimedop; do
+			th=${pair%%:*} call=${pair#*:}
+			awk -v th="$th" -v call="$call" '
+				/^Thread / { cur = index($0, "Thread " th " (tid ") == 1 &&
+					     index($0, ", in syscall " call ", ") > 0 &&
+					     $0 ~ /read in place$/ }
+				cur && / in blocker / { found = 1 }
+				END { exit !found }' "$T/cs.out" || missing="$missing $th"
+		done
+		[ -z "$missing" ] && return 0
+	done
+	fail "--dump: not shown blocked, read in place and unwound to blocker:$missing
+$(cat "$T/cs.out")"
+}
+
