@@ -165,18 +165,12 @@ static int add_stack(struct build *b, uint32_t key, uint32_t stack_flags, const 
 	return 0;
 }
 
-/* What a stack of thread KEY counted COUNT times stands for in the outputs:
- * its share of the thread's total, the kernel's account of its CPU where
- * the map has one (stackmap_key_total). */
-static uint64_t scaled_count(struct build *b, uint32_t key, uint64_t count)
-{
-	return stackmap_scaler_count(&b->scale, key, count);
-}
-
 static int add_entry(void *ctx, const struct stackmap_entry *e)
 {
 	struct build *b = ctx;
-	uint64_t count = scaled_count(b, e->thread_key, e->count);
+	/* its share of its thread's total: the kernel's account of the
+	 * thread's CPU where the map has one (stackmap_key_total) */
+	uint64_t count = stackmap_scaler_count(&b->scale, e->thread_key, e->count);
 	return count ? add_stack(b, e->thread_key, e->flags, e->addrs, e->depth, count,
 				 PROFILE_NO_TIME) : 0;
 }
@@ -185,7 +179,7 @@ static int add_timeline_entry(void *ctx, const struct timeline_entry *e)
 {
 	struct build *b = ctx;
 	uint64_t t = e->time_ns > b->in->start_ns ? e->time_ns - b->in->start_ns : 0;
-	uint64_t count = scaled_count(b, e->thread_key, e->count);
+	uint64_t count = stackmap_scaler_count(&b->scale, e->thread_key, e->count);
 	return count ? add_stack(b, e->thread_key, e->flags, e->addrs, e->depth, count, t) : 0;
 }
 

@@ -755,17 +755,6 @@ uint64_t stackmap_key_total(const struct stackmap *m, uint32_t key, uint64_t per
 	return (m->key_cpu_ns[key] + period_ns / 2) / period_ns;
 }
 
-uint64_t stackmap_output_total(const struct stackmap *m, uint64_t period_ns)
-{
-	/* keys beyond the room are counted as sampled */
-	uint64_t total = m->stats.samples - m->stats.lost, counted;
-	for (size_t k = 0; k < m->nkeys; k++) {
-		uint64_t t = stackmap_key_total(m, (uint32_t)k, period_ns, &counted);
-		total = total - counted + t;
-	}
-	return total;
-}
-
 uint64_t stackmap_scale_share(uint64_t seen_before, uint64_t count, uint64_t total,
 			      uint64_t counted)
 {

@@ -96,8 +96,6 @@ void stackmap_add_cpu(struct stackmap *m, uint32_t key, uint64_t ns);
 /* KEY's total in periods of PERIOD_NS, and its count as sampled (*COUNTED). */
 uint64_t stackmap_key_total(const struct stackmap *m, uint32_t key, uint64_t period_ns,
 			    uint64_t *counted);
-/* The sum of every key's total: what the outputs show. */
-uint64_t stackmap_output_total(const struct stackmap *m, uint64_t period_ns);
 /* A walk of M's entries that gives each its share of its key's total
  * (stackmap_scale_share), keeping per key what was given so far: the
  * profile builder and --top count with it. PERIOD_NS 0: counts as sampled

@@ -34,7 +34,7 @@ check() {
 mode=$1
 if [ "$mode" = epoll ]; then
 	start_fixture sockloop 4 epoll
-	first=server second=client leaf1=fill_answer leaf2=sum_answer bias=5
+	first=server second=client leaf1=fill_block leaf2=sum_block bias=5
 else
 	start_fixture sockloop 4
 	first=writer second=reader leaf1=fill_block leaf2=sum_block bias=0

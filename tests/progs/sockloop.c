@@ -32,22 +32,23 @@ static int fds[2];
 static unsigned work = 4;
 static pthread_barrier_t started;
 
-NOINLINE static void fill_block(uint64_t *b, uint64_t seed)
+/* WORDS words of B, ROUNDS rounds of arithmetic each: the user code */
+NOINLINE static void fill_block(uint64_t *b, size_t words, unsigned rounds, uint64_t seed)
 {
-	for (size_t i = 0; i < WORDS; i++) {
+	for (size_t i = 0; i < words; i++) {
 		uint64_t x = seed + i;
-		for (unsigned r = 0; r < work; r++)
+		for (unsigned r = 0; r < rounds; r++)
 			x = x * 6364136223846793005ull + 1442695040888963407ull;
 		b[i] = x;
 	}
 }
 
-NOINLINE static uint64_t sum_block(const uint64_t *b)
+NOINLINE static uint64_t sum_block(const uint64_t *b, size_t words, unsigned rounds)
 {
 	uint64_t s = 0;
-	for (size_t i = 0; i < WORDS; i++) {
+	for (size_t i = 0; i < words; i++) {
 		uint64_t x = b[i];
-		for (unsigned r = 0; r < work; r++)
+		for (unsigned r = 0; r < rounds; r++)
 			x ^= x >> 13, x *= 0x9E3779B97F4A7C15ull;
 		s += x;
 	}
@@ -77,28 +78,6 @@ NOINLINE static void read_block(int fd, void *b)
 
 #define SMALL_WORDS 256          /* an answer: 2 KiB */
 
-NOINLINE static void fill_answer(uint64_t *b, uint64_t seed)
-{
-	for (size_t i = 0; i < SMALL_WORDS; i++) {
-		uint64_t x = seed + i;
-		for (unsigned r = 0; r < work * 4; r++)
-			x = x * 6364136223846793005ull + 1442695040888963407ull;
-		b[i] = x;
-	}
-}
-
-NOINLINE static uint64_t sum_answer(const uint64_t *b)
-{
-	uint64_t s = 0;
-	for (size_t i = 0; i < SMALL_WORDS; i++) {
-		uint64_t x = b[i];
-		for (unsigned r = 0; r < work * 4; r++)
-			x ^= x >> 13, x *= 0x9E3779B97F4A7C15ull;
-		s += x;
-	}
-	return s;
-}
-
 static void *server(void *arg)
 {
 	(void)arg;
@@ -116,7 +95,7 @@ static void *server(void *arg)
 			continue;
 		if (read(fds[1], request, sizeof request) != (ssize_t)sizeof request)
 			exit(1);
-		fill_answer(answer, seed);
+		fill_block(answer, SMALL_WORDS, work * 4, seed);
 		if (write(fds[1], answer, sizeof answer) != (ssize_t)sizeof answer)
 			exit(1);
 	}
@@ -140,7 +119,7 @@ static void *client(void *arg)
 				exit(1);
 			done += (size_t)n;
 		}
-		total += sum_answer(answer);
+		total += sum_block(answer, SMALL_WORDS, work * 4);
 	}
 	return NULL;
 }
@@ -152,7 +131,7 @@ static void *writer(void *arg)
 	pthread_setname_np(pthread_self(), "writer");
 	pthread_barrier_wait(&started);
 	for (uint64_t seed = 0;; seed++) {
-		fill_block(b, seed);
+		fill_block(b, WORDS, work, seed);
 		write_block(fds[0], b);
 	}
 	return NULL;
@@ -167,7 +146,7 @@ static void *reader(void *arg)
 	pthread_barrier_wait(&started);
 	for (;;) {
 		read_block(fds[1], b);
-		total += sum_block(b);
+		total += sum_block(b, WORDS, work);
 	}
 	return NULL;
 }
