@@ -186,6 +186,7 @@ void sampler_free(struct sampler *s)
 void sampler_note_missed(struct sampler *s, uint64_t missed)
 {
 	s->stats.ticks_missed += missed;
+	s->missed_pending += missed;
 }
 
 /* Count T's unwound stack, standing for COUNT periods. */
@@ -256,6 +257,10 @@ static bool sample_in_place(struct sampler *s, struct thread_state *t)
  * its place, must not keep the thread out for good). */
 #define LATE_WAIT_NS 200000000u
 
+/* The most periods without a tick put on one tick's samples (a longer gap:
+ * csampler itself was stopped, or starved for a long time). */
+#define MISSED_CAP 64u
+
 /* How a stop is counted in on-CPU mode. */
 enum stop_verdict {
 	STOP_KEEP,
@@ -277,11 +282,13 @@ enum stop_verdict {
  * (EINTR, ERESTART*) was being entered by a thread that ran at the tick,
  * unless it had gone to sleep in it already (then it got a CPU again to
  * stop); one that returned its timeout slept until its timer fired. */
-static enum stop_verdict judge_stop(const struct thread_state *t,
+static enum stop_verdict judge_stop(struct thread_state *t,
 				    const struct user_regs_struct *r, uint64_t seen_ns)
 {
 	struct procfs_schedstat ss;
 	bool have = procfs_read_schedstat(t->schedstat_fd, &ss);
+	t->stop_run_delay_read = have;  /* (the round's pause uses it) */
+	t->stop_run_delay_ns = have ? ss.run_delay_ns : 0;
 	bool arrived = have && ss.arrivals != t->intr_arrivals;
 	if (arrived && ss.run_delay_ns > t->intr_run_delay_ns && seen_ns > t->intr_tick_ns &&
 	    ss.run_delay_ns - t->intr_run_delay_ns > seen_ns - t->intr_tick_ns)
@@ -372,6 +379,7 @@ static void capture_thread(void *ctx, size_t index, pid_t tid)
 		return;
 
 	s->chosen[i]->late_until_ns = 0;
+	s->chosen[i]->stop_run_delay_read = false;
 	s->captured[i] = false;
 	if (target_get_regs(s->target, tid, &regs) != 0)
 		return;
@@ -386,16 +394,22 @@ static void capture_thread(void *ctx, size_t index, pid_t tid)
 }
 
 /* After the round: the pause of T, without the time it waited for a CPU
- * after the interrupt (it was queued since the tick read it, at the latest). */
+ * after the interrupt (it was queued since the tick read it, at the latest).
+ * Its run delay at the stop was read by judge_stop (on-CPU sampling); with
+ * --idle it is read here, where the wait may have mattered. */
 static void record_round_pause(struct sampler *s, struct thread_state *t)
 {
 	uint64_t from = s->round_start_ns;
-
 	struct procfs_schedstat ss;
+	bool have = t->stop_run_delay_read;
+	uint64_t delay = t->stop_run_delay_ns;
 
-	if ((t->cpu == s->round_cpu || t->seen_ns - s->round_start_ns > PAUSE_CHECK_NS) &&
+	if (!have && (t->cpu == s->round_cpu || t->seen_ns - s->round_start_ns > PAUSE_CHECK_NS) &&
 	    procfs_read_schedstat(t->schedstat_fd, &ss)) {
-		uint64_t delay = ss.run_delay_ns;
+		have = true;
+		delay = ss.run_delay_ns;
+	}
+	if (have) {
 		uint64_t waited = delay > t->run_delay_ns ? delay - t->run_delay_ns : 0;
 		uint64_t before = s->round_start_ns - s->tick_start_ns;
 		uint64_t after = waited > before ? waited - before : 0;
@@ -647,8 +661,15 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 	size_t scan = take_subset(s, nchosen, MAX_EXAMINED, &w_examined);
 	size_t nrun = find_running(s, scan);
 	nrun = take_subset(s, nrun, s->max_per_tick, &w_running);
+	/* Periods that passed without a tick (csampler got no CPU in time: a
+	 * busy host) stand on this tick's samples too: a thread whose total is
+	 * the kernel's (stackmap_key_total) is scaled to it anyway, but one
+	 * counted as sampled (short-lived) lost those periods. (A gap of more
+	 * than MISSED_CAP periods, csampler stopped, is not put on one sample.) */
+	unsigned periods = 1 + (unsigned)(s->missed_pending < MISSED_CAP ? s->missed_pending : MISSED_CAP);
+	s->missed_pending = 0;
 	for (size_t i = 0; i < nrun; i++)
-		s->chosen[i]->weight *= w_examined * w_running;
+		s->chosen[i]->weight *= w_examined * w_running * periods;
 	if (nrun)
 		sample_round(s, 0, nrun, spin_ns);
 	/* Candidates left unexamined that did not run since their last read

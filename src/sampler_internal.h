@@ -58,6 +58,9 @@ struct thread_state {
 	uint64_t intr_tick_ns, intr_run_delay_ns, intr_arrivals;
 	unsigned intr_weight;         /* the periods its stop counts, if kept */
 	uint64_t seen_ns, done_ns;    /* the round saw it stopped, then was done copying */
+	/* its run delay read at the stop (judge_stop), for the round's pause */
+	uint64_t stop_run_delay_ns;
+	bool stop_run_delay_read;
 	uint32_t key;                 /* current thread key */
 	struct recorder_process *proc;
 	/* --idle: the last captured stack, reused while the thread sleeps */
@@ -129,6 +132,7 @@ struct sampler {
 	struct unwind_snapshot blocked_snap; /* --idle: a blocked thread read in place */
 	struct thread_state *late_thread;  /* its thread, between capture and done */
 	uint64_t late_seen_ns;
+	uint64_t missed_pending;       /* periods that passed without a tick since the last */
 
 	bool in_tick;                  /* target events now are deferred */
 	pid_t gone[GONE_PER_TICK];     /* listed by target, /proc entry gone: told after the tick */
