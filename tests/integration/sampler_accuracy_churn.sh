@@ -6,8 +6,9 @@
 # steady_work, the rest creating and ending threads. Threads that live less
 # than a tick are sampled in proportion to their CPU: the short threads'
 # part of the two, S / (S + L), is within 5 points of the kernel's (8 under
-# AddressSanitizer, see below) (before
-# this was fixed: 9 points short, and a third of the CPU unsampled); the
+# AddressSanitizer, see below; 3 standard errors where fewer samples make
+# that more) (before this was fixed: 9 points short, and a third of the
+# CPU unsampled); the
 # rest is at most 5 points above the kernel's; and the samples stand for
 # the process's CPU time within 25%.
 TEST_TIMEOUT=180
@@ -29,10 +30,16 @@ check_case() {
 	long=$(folded_count "$F" ';steady_work(;|$)')
 	local part
 	part=$(awk -v s="$work" -v l="$steady" 'BEGIN { printf "%.1f\n", 100 * s / (s + l) }')
-	assert_within "threads of ${on} us: % of short + steady (kernel: $part)" \
+	# (5 points, or 3 standard errors of the share over the samples of the
+	# two, when a busy machine gives fewer: 350 samples, 8 points)
+	local t
+	t=$(awk -v p="$part" -v n="$((short + long))" -v b="$tol" 'BEGIN {
+		se = (n > 0) ? 3 * 100 * sqrt((p / 100) * (1 - p / 100) / n) : 100
+		printf "%.1f\n", (se > b ? se : b) }')
+	assert_within "threads of ${on} us: % of short + steady (kernel: $part; +- $t)" \
 		"$(pct "$short" "$((short + long))")" \
-		"$(awk -v p="$part" -v t="$tol" 'BEGIN { print p - t }')" \
-		"$(awk -v p="$part" -v t="$tol" 'BEGIN { print p + t }')"
+		"$(awk -v p="$part" -v t="$t" 'BEGIN { print p - t }')" \
+		"$(awk -v p="$part" -v t="$t" 'BEGIN { print p + t }')"
 	assert_within "threads of ${on} us: % for creating and ending threads" \
 		"$(pct "$((total - short - long))" "$total")" 0 \
 		"$(awk -v s="$work" -v l="$steady" -v p="$process" 'BEGIN { printf "%.1f\n", 100 * (p - s - l) / p + 5 }')"

@@ -49,7 +49,9 @@ total=$(folded_total "$T/depth.folded")
 deep=$(frames_hist "$T/depth.folded" | awk '$1 < 97 { s += $4 } END { print s + 0 }')
 assert_eq "samples shorter than the cut" "$deep" 0
 cut=$(frames_hist "$T/depth.folded" | awk '$1 == 99 && $3 == "bottom_spin" { s += $4 } END { print s + 0 }')
-awk -v c="$cut" -v t="$total" 'BEGIN { exit !(100 * c >= 98 * t) }' ||
+# (2% of them elsewhere, and 2 more: a loaded machine gives few samples,
+# and one in the clock read was 1 of 33)
+awk -v c="$cut" -v t="$total" 'BEGIN { exit !(t - c <= 0.02 * t + 2) }' ||
 	fail "samples cut at 100 frames in bottom_spin: $cut of $total"
 assert_eq "samples marked truncated at max-depth" "$(folded_count "$T/depth.folded" '^\[truncated\];')" "$total"
 exit 0
