@@ -6,6 +6,7 @@
 # forked and exec'd child, and without it the child is not sampled.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
+need_go
 
 # --thread-group
 start_fixture threads
@@ -31,11 +32,8 @@ set -- "$T"/csampler-"$FIXTURE_PID"-*.pb.gz
 [ -f "$1" ] || fail "no csampler-$FIXTURE_PID-DATE.pb.gz in the current directory"
 grep -q "wrote .*csampler-$FIXTURE_PID-.*\.pb\.gz" "$T/d.err" || fail "the default file was not named: $(cat "$T/d.err")"
 gzip -t "$1" || fail "the default file is not gzip"
-if [ -x "${GO:-}" ]; then
-	HOME=$T GOCACHE=$T/gocache GOPATH=$T/gopath GOFLAGS=-mod=mod GOTOOLCHAIN=local \
-		"$GO" tool pprof -top "$1" >"$T/top.txt" 2>&1 || fail "pprof cannot read it: $(cat "$T/top.txt")"
-	grep -q leaf_a "$T/top.txt" || fail "pprof -top of the default file lacks leaf_a"
-fi
+"$GO" tool pprof -top "$1" >"$T/top.txt" 2>&1 || fail "pprof cannot read it: $(cat "$T/top.txt")"
+grep -q leaf_a "$T/top.txt" || fail "pprof -top of the default file lacks leaf_a"
 kill -KILL "$FIXTURE_PID"
 
 # --children: sh forks and execs hot; only with --children is it sampled

@@ -6,10 +6,12 @@
 need_root
 
 # The trampoline is named __restore_rt only from libc's full symbol table
-# (Debian: libc6-dbg); without it, any one frame stands in its place.
+# (Debian: libc6-dbg); without it, any one frame stands in its place, and
+# the test ends in a SKIP saying the name was not checked.
 tramp='[^;]+'
+need_cmd readelf
 libc=$(awk '$NF ~ /\/libc\.so\.6$/ { print $NF; exit }' /proc/self/maps)
-if [ -n "$libc" ] && command -v readelf >/dev/null 2>&1; then
+if [ -n "$libc" ]; then
 	id=$(readelf -nW "$libc" 2>/dev/null | awk '/Build ID:/ { print $NF; exit }')
 	if [ -n "$id" ] && [ -f "/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug" ]; then
 		tramp='__restore_rt'
@@ -34,4 +36,6 @@ note "$2 of $1 samples in the handler unwound to main through the trampoline"
 awk -v h="$1" -v w="$2" 'BEGIN { exit !(100 * w >= 99 * h) }' ||
 	fail "handler stacks not unwound through the trampoline: $(grep on_alarm "$F" | sort -t' ' -k2 -rn | head -3)"
 assert_untraced_running "$FIXTURE_PID"
+[ "$tramp" = __restore_rt ] ||
+	skip "no debug symbols of libc (Debian libc6-dbg): stacks checked through the trampoline, its name not"
 exit 0
