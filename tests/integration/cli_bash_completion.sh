@@ -46,7 +46,9 @@ reply_is "csampler --thread-" "--thread-group"
 
 # -p: running PIDs with their command names; the test's own process is one.
 ls /proc | grep -E '^[0-9]+$' | sort -n >"$T/before"
+last0=$(awk '{print $5}' /proc/loadavg)   # the last PID the kernel gave
 complete_line csampler -p ""
+last1=$(awk '{print $5}' /proc/loadavg)
 grep -qx "$TARGET ($NAME)" "$T/reply" ||
 	fail "'-p ' did not offer '$TARGET ($NAME)': $(head -5 "$T/reply" | tr '\n' ' ')..."
 n=$(grep -cE '^[0-9]+ \(.*\)$' "$T/reply")
@@ -54,10 +56,14 @@ n=$(grep -cE '^[0-9]+ \(.*\)$' "$T/reply")
 bad=$(grep -vE '^[0-9]+ \(.*\)$' "$T/reply" | head -3 | tr '\n' ' ')
 assert_eq "entries of '-p ' not 'PID (name)'" "$bad" ""
 # every PID offered was running: it still is, or it was when the
-# completion began, or it was made since (the machine runs other tests)
-newest=$(tail -n 1 "$T/before")
+# completion began, or it was given out while it ran (the machine runs
+# other tests; PIDs wrap at pid_max)
+made_meanwhile() {
+	if [ "$last1" -ge "$last0" ]; then [ "$1" -gt "$last0" ] && [ "$1" -le "$last1" ]
+	else [ "$1" -gt "$last0" ] || [ "$1" -le "$last1" ]; fi
+}
 bogus=$(for p in $(sed 's/ .*//' "$T/reply"); do
-	[ -d "/proc/$p" ] || [ "$p" -gt "$newest" ] || grep -qx "$p" "$T/before" || echo "$p"
+	[ -d "/proc/$p" ] || made_meanwhile "$p" || grep -qx "$p" "$T/before" || echo "$p"
 done | head -3 | tr '\n' ' ')
 assert_eq "PIDs offered by '-p ' that never ran" "$bogus" ""
 # a command name selects its PID, inserted bare

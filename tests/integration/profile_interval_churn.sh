@@ -22,7 +22,9 @@ for be in ptrace perf; do
 	held=${keys% *} made=${keys#* }
 	note "$be: churn: thread keys $held held of $made made, $(grep -o '[0-9]* threads seen' "$T/cs.err")"
 	[ -n "$keys" ] || fail "$be: no thread keys in -v's line: $(cat "$T/cs.err")"
-	assert_within "$be: thread keys made over 6 intervals" "$made" 600 1000000
+	# (enough threads made for the count held to tell: about 1,000 on a
+	# quiet machine, 490 under sanitizers with the suite running)
+	assert_within "$be: thread keys made over 6 intervals" "$made" 200 1000000
 	# the last window's and the live threads' only: about a sixth
 	assert_within "$be: thread keys held at the end (of $made made)" "$((held * 3))" 1 "$made"
 	cat "$T"/churn-$be/w-*.folded >"$T/churn.all"
