@@ -399,7 +399,7 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 {
 	*depth = 0;
 	enum unwind_result res = unwind_stack(p->unwinder, snap, r->addrs, r->cfg.max_depth, depth);
-	r->stats.unwind_results[res]++;
+	r->stats.unwind_results[res] += count;   /* (periods, as samples and truncated) */
 	*flags = flags_for_result(res);
 	*addrs = r->addrs;
 	recorder_count(r, key, *flags, r->addrs, *depth, count);

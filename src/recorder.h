@@ -49,7 +49,7 @@ struct recorder_thread {
 struct recorder_stats {
 	uint64_t samples;               /* periods counted (a sample of a thread read
 	                                 * with probability 1/k counts k) */
-	uint64_t unwind_results[UNWIND_NRESULTS];
+	uint64_t unwind_results[UNWIND_NRESULTS];  /* periods, by how their unwind ended */
 	uint64_t truncated;             /* periods of stacks the outputs mark [truncated] */
 	uint64_t unreadable;            /* stack copies refused (EPERM: not dumpable) */
 	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample (recorder_record_pause) */
