@@ -226,22 +226,27 @@ assert_folded_has() {
 	grep -Eq -- "$re" "$file" || fail "no stack in $file matches /$re/ (first lines: $(head -3 "$file"))"
 }
 
+# share_se K PCT N: K standard errors, in percentage points, of a share of
+# PCT % estimated from N samples (K x 100 x sqrt(p(1-p)/N)); 100 if N is 0.
+share_se() {
+	awk -v k="$1" -v w="$2" -v n="$3" 'BEGIN {
+		printf "%.1f\n", (n > 0) ? k * 100 * sqrt((w / 100) * (1 - w / 100) / n) : 100 }'
+}
+
 # assert_share FILE REGEX EXPECTED_PCT TOLERANCE: the share of samples whose
 # stack matches REGEX is EXPECTED_PCT +- TOLERANCE percentage points. A
 # TOLERANCE of "Kse" is K standard errors of that share over the samples
 # the file has (sqrt(p(1-p)/n)): a busy machine gives fewer samples, and
 # the test keeps the same confidence.
 assert_share() {
-	local file=$1 re=$2 want=$3 tol=$4 total part
+	local file=$1 re=$2 want=$3 tol=$4 total part why=""
 	total=$(folded_total "$file")
 	part=$(folded_count "$file" "$re")
 	[ "$total" -gt 0 ] || fail "no samples in $file"
-	awk -v p="$part" -v t="$total" -v w="$want" -v tol="$tol" -v re="$re" 'BEGIN {
-		k = tol; se = 0
-		if (tol ~ /se$/) { k = substr(tol, 1, length(tol) - 2); se = 100 * sqrt((w / 100) * (1 - w / 100) / t); tol = k * se }
+	case "$tol" in *se) why=" (${tol%se} standard errors)"; tol=$(share_se "${tol%se}" "$want" "$total") ;; esac
+	awk -v p="$part" -v t="$total" -v w="$want" -v tol="$tol" -v re="$re" -v why="$why" 'BEGIN {
 		pct = 100 * p / t; d = pct - w; if (d < 0) d = -d
-		printf "# share of /%s/: %.1f%% (%d of %d), expected %s +- %.1f%s\n", re, pct, p, t, w, tol,
-			se ? sprintf(" (%s standard errors of %.2f)", k, se) : ""
+		printf "# share of /%s/: %.1f%% (%d of %d), expected %s +- %s%s\n", re, pct, p, t, w, tol, why
 		exit (d <= tol) ? 0 : 1 }' || fail "share of /$re/ out of tolerance"
 }
 

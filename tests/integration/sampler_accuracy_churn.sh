@@ -33,9 +33,8 @@ check_case() {
 	# (5 points, or 3 standard errors of the share over the samples of the
 	# two, when a busy machine gives fewer: 350 samples, 8 points)
 	local t
-	t=$(awk -v p="$part" -v n="$((short + long))" -v b="$tol" 'BEGIN {
-		se = (n > 0) ? 3 * 100 * sqrt((p / 100) * (1 - p / 100) / n) : 100
-		printf "%.1f\n", (se > b ? se : b) }')
+	t=$(share_se 3 "$part" "$((short + long))")
+	t=$(awk -v se="$t" -v b="$tol" 'BEGIN { print (se > b) ? se : b }')
 	assert_within "threads of ${on} us: % of short + steady (kernel: $part; +- $t)" \
 		"$(pct "$short" "$((short + long))")" \
 		"$(awk -v p="$part" -v t="$t" 'BEGIN { print p - t }')" \

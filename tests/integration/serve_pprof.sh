@@ -34,7 +34,7 @@ n=$(sed -nE 's/.* of ([0-9.]+)(m?s) total.*/\1 \2/p' "$T/top" |
 [ "${n:-0}" -gt 0 ] || fail "no total in -top URL: $(head -8 "$T/top")"
 for leaf in leaf_a:50 leaf_b:30 leaf_c:20; do
 	share=$(awk -v f="${leaf%:*}" '$NF == f {sub(/%/, "", $2); print $2}' "$T/top")
-	tol=$(awk -v w="${leaf#*:}" -v n="$n" 'BEGIN { printf "%.1f\n", 4.3 * 100 * sqrt((w / 100) * (1 - w / 100) / n) }')
+	tol=$(share_se 4.3 "${leaf#*:}" "$n")
 	assert_within "flat share of ${leaf%:*} in -top URL ($n samples: +- $tol)" "${share:-none}" \
 		"$(awk -v w="${leaf#*:}" -v t="$tol" 'BEGIN { print w - t }')" "$(awk -v w="${leaf#*:}" -v t="$tol" 'BEGIN { print w + t }')"
 done
