@@ -303,16 +303,23 @@ static const char *attach_failure(int status)
 	}
 }
 
+/* The options of a session on the process served (a stream, a dump): it is
+ * attached to, never launched again; a launched program was started once,
+ * by first_contact (a stream that launched it again ran a second copy,
+ * sampled that one and left it running). */
+static struct options served_attach_options(const struct server *srv)
+{
+	struct options o = *srv->opt;
+	o.pid = srv->pid;
+	o.command = NULL;
+	return o;
+}
+
 /* Sample the windows waiting (those with the first one's rate and idle),
  * then build what the stream left. */
 static void run_stream(struct server *srv, unsigned rate, bool idle, int *exit_status)
 {
-	struct stream st = { .srv = srv, .opt = *srv->opt, .exit_status = -1 };
-	/* the process served, attached: a launched program was started once,
-	 * by first_contact (a stream that launched it again ran a second copy,
-	 * sampled that one and left it running) */
-	st.opt.pid = srv->pid;
-	st.opt.command = NULL;
+	struct stream st = { .srv = srv, .opt = served_attach_options(srv), .exit_status = -1 };
 	st.opt.rate = rate;
 	st.opt.idle = idle;
 	st.opt.duration = 0;
@@ -488,9 +495,7 @@ char *srv_dump(struct server *srv, size_t *len, int *http_status, char *reason, 
  * failed (said by dump_run). */
 static char *dump_text(const struct server *srv, size_t *len)
 {
-	struct options o = *srv->opt;
-	o.pid = srv->pid;
-	o.command = NULL;
+	struct options o = served_attach_options(srv);
 	o.mode = MODE_DUMP;
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
