@@ -145,12 +145,11 @@ int session_attach(struct session *s, size_t max_stacks,
 		return status;
 	error_set_cleanup(detach_on_die, s);
 	raise_fd_limit(o->verbose);
-	if (s->recorder) {
-		s->callers_recorder = true;  /* its sinks are the caller's */
-	} else {
+	if (!s->recorder) {  /* else the caller's, counting into its sinks */
 		s->map = stackmap_new(max_stacks, o->max_depth);
 		struct recorder_config rc = { .max_depth = o->max_depth, .verbose = o->verbose };
 		s->recorder = s->map ? recorder_new(s->map, &rc) : NULL;
+		s->owns_recorder = true;
 	}
 	if (s->recorder && o->backend == BACKEND_PERF) {
 		struct perf_sampler_config pc = {
@@ -186,7 +185,7 @@ void session_end(struct session *s)
 {
 	error_set_cleanup(NULL, NULL);
 	sampler_free(s->sampler);
-	if (!s->callers_recorder)
+	if (s->owns_recorder)  /* never the caller's, even when the attach failed */
 		recorder_free(s->recorder);
 	stackmap_free(s->map);
 	target_free(s->target);

@@ -40,7 +40,7 @@ struct session {
 	                              * (kept across sessions: --serve): the session
 	                              * then makes no stackmap, and counts into the
 	                              * recorder's sinks */
-	bool callers_recorder;
+	bool owns_recorder;          /* made by session_attach: session_end frees it */
 	struct sampler *sampler;     /* the ptrace policy, recording through recorder */
 	int sigfd;
 	sigset_t oldmask;

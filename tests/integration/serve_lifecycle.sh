@@ -148,6 +148,32 @@ assert_within "thread keys made in 7 s" "$made" 300 1000000
 assert_within "thread keys held at the stream's end (of $made made)" "$((held * 2))" 1 "$made"
 kill -KILL "$CHURN"
 
+# a refused attach (another tracer holds the process: a second csampler)
+# answers 503 and leaves the server whole: once the other tracer is gone
+# the next request is sampled (the failed attach freed the server's own
+# recorder: a use-after-free, SIGSEGV, in the next one)
+start_fixture hot 300
+HOT=$FIXTURE_PID
+start_server --serve 0 -p "$HOT"
+"$CSAMPLER" -q -p "$HOT" -d 30 -o "$T/other.folded" 2>"$T/other.err" &
+OTHER=$!
+for i in $(seq 1 100); do [ "$(tracer_pid "$HOT")" != 0 ] && break; sleep 0.05; done
+[ "$(tracer_pid "$HOT")" != 0 ] || harness "the other csampler did not attach: $(cat "$T/other.err")"
+for i in 1 2; do
+	http_get "/debug/pprof/profile?seconds=1&format=folded" "$T/refused.folded"
+	assert_eq "request $i while another tracer holds the process" "$HTTP_STATUS" 503
+done
+assert_match "its body" "$(cat "$T/refused.folded")" 'traced by another program'
+kill -INT "$OTHER"
+wait_exit "$OTHER" 10 "the other csampler"
+http_get "/debug/pprof/profile?seconds=1&format=folded" "$T/after.folded"
+assert_eq "request after the other tracer left" "$HTTP_STATUS" 200
+assert_folded_has "$T/after.folded" 'leaf_a'
+kill -TERM "$SERVER_PID"
+wait_exit "$SERVER_PID" 10 "csampler --serve after a refused attach"
+assert_eq "exit status after a refused attach" "$WAIT_STATUS" 0
+kill -KILL "$HOT"
+
 # setup errors
 start_fixture hot 300
 HOT=$FIXTURE_PID
