@@ -16,6 +16,7 @@
 
 #include "error.h"
 #include "options_internal.h"
+#include "outfile.h"
 #include "serve_params.h"
 
 #define DEFAULT_RATE         99u
@@ -268,7 +269,7 @@ static enum options_result resolve_formats(struct options *o, const struct given
 
 	for (size_t i = 0; i < o->noutputs; i++) {
 		struct output_spec *out = &o->outputs[i];
-		bool is_stdout = strcmp(out->path, "-") == 0;
+		bool is_stdout = outfile_is_stdout(out->path);
 		enum output_format f = is_stdout ? FORMAT_AUTO : write_format_from_path(out->path);
 		const char *ext = is_stdout ? NULL : extension_of(out->path);
 

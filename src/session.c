@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "error.h"
+#include "outfile.h"
 #include "session.h"
 #include "tempfile.h"
 
@@ -126,7 +127,7 @@ int session_attach(struct session *s, size_t max_stacks,
 	/* The profile goes to standard output: the program's own output must
 	 * not mix into it, so it goes to standard error. */
 	for (size_t i = 0; o->command && i < o->noutputs; i++)
-		if (strcmp(o->outputs[i].path, "-") == 0)
+		if (outfile_is_stdout(o->outputs[i].path))
 			cfg.stdout_fd = STDERR_FILENO;
 	if (cfg.stdout_fd >= 0 && !o->quiet)
 		fprintf(stderr, "csampler: %s's standard output goes to standard error: standard "

@@ -1,14 +1,5 @@
-/* write: output formats by name and extension, and the atomic creation of
- * output files (see write.h).
- *
- * A file is written to an unnamed O_TMPFILE in PATH's directory, flushed and
- * fsynced with every error checked, and only then given a name: linked as
- * PATH if PATH does not exist, else linked as "PATH.XXXXXX" and renamed over
- * PATH. So no name ever shows an incomplete file, even if csampler is killed
- * while writing (the unnamed file goes with it). Where the filesystem has no
- * O_TMPFILE, the file is written to "PATH.XXXXXX" (mkstemp) and renamed; a
- * failure removes it. Either way PATH is the complete new output or
- * untouched. */
+/* write: output formats by name and extension, and each format written to
+ * an output file made safely by outfile.h (see write.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -26,6 +17,7 @@
 #include "array.h"
 #include "clock.h"
 #include "error.h"
+#include "outfile.h"
 #include "write.h"
 
 static const struct {
@@ -117,253 +109,14 @@ int write_to_stream(const struct profile *p, FILE *out, enum output_format f,
 	return -1;
 }
 
-/* The error a failed stream write left: errno, or EIO when none was set. */
-static int stream_errno(int saved)
-{
-	return saved ? saved : EIO;
-}
-
-static int write_stdout(const struct profile *p, enum output_format f,
-			const struct write_options *opt)
-{
-	errno = 0;
-	if (write_to_stream(p, stdout, f, opt) < 0 || fflush(stdout) == EOF || ferror(stdout)) {
-		errno = stream_errno(errno);
-		warn_errno("cannot write the %s output to stdout", write_format_name(f));
-		return -1;
-	}
-	return 0;
-}
-
-/* PATH names a device, FIFO or socket (/dev/null, a named pipe): write into
- * it directly; a temp file renamed over it would replace the node itself. */
-static int write_special(const struct profile *p, const char *path, enum output_format f,
-			 const struct write_options *opt)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!out) {
-		int err = errno;
-		if (fd >= 0)
-			close(fd);
-		errno = err;
-		warn_errno("cannot open %s", path);
-		return -1;
-	}
-	errno = 0;
-	int failed = write_to_stream(p, out, f, opt) < 0 || fflush(out) == EOF || ferror(out);
-	int err = stream_errno(errno);
-	errno = 0;
-	if (fclose(out) == EOF && !failed) {
-		failed = 1;
-		err = stream_errno(errno);
-	}
-	if (failed) {
-		errno = err;
-		warn_errno("cannot write %s", path);
-		return -1;
-	}
-	return 0;
-}
-
-/* The permissions a new file gets from open(0666) under the current umask. */
-static mode_t creation_mode(void)
-{
-	mode_t mask = umask(022);
-	umask(mask);
-	return 0666 & ~mask;
-}
-
-/* The directory holding PATH into DIR (SIZE bytes); false if too long. */
-static bool parent_dir(const char *path, char *dir, size_t size)
-{
-	const char *slash = strrchr(path, '/');
-	size_t n = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
-	if (n >= size)
-		return false;
-	if (!slash)
-		memcpy(dir, ".", 2);
-	else if (slash == path)
-		memcpy(dir, "/", 2);
-	else {
-		memcpy(dir, path, n);
-		dir[n] = '\0';
-	}
-	return true;
-}
-
-/* fsync the directory holding PATH so the rename itself is durable; a
- * filesystem that cannot do it is not an error. */
-static void sync_parent_dir(const char *path)
-{
-	char dir[PATH_MAX];
-	if (!parent_dir(path, dir, sizeof dir))
-		return;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
-}
-
-/* Write the whole output to FD (consumed) and make it durable. 0, or -1 with
- * errno. */
-static int write_whole(int fd, const struct profile *p, enum output_format f,
-		       const struct write_options *opt)
-{
-	FILE *out = fdopen(fd, "w");
-	if (!out) {
-		int err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	errno = 0;
-	if (write_to_stream(p, out, f, opt) < 0 || fflush(out) == EOF || ferror(out) ||
-	    (fsync(fileno(out)) < 0 && errno != EINVAL && errno != EROFS)) {
-		int err = stream_errno(errno);
-		fclose(out);
-		errno = err;
-		return -1;
-	}
-	errno = 0;
-	if (fclose(out) == EOF) {
-		errno = stream_errno(errno);
-		return -1;
-	}
-	return 0;
-}
-
-/* A name "PATH.XXXXXX" not taken yet, into TMP (PATH's length + 8). */
-static void temp_name(const char *path, char *tmp, size_t size, unsigned attempt)
-{
-	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	uint64_t r = clock_random_seed() + attempt;
-	char suffix[7];
-	for (int i = 0; i < 6; i++, r /= 62)
-		suffix[i] = chars[r % 62];
-	suffix[6] = '\0';
-	snprintf(tmp, size, "%s.%s", path, suffix);
-}
-
-/* Give the complete unnamed file FD the name PATH: a link when PATH does not
- * exist, else a link under a temp name renamed over PATH. 0 or -1/errno. */
-static int publish_tmpfile(int fd, const char *path, char *tmp, size_t tmpsz)
-{
-	char proc[64];
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
-		return 0;
-	if (errno != EEXIST)
-		return -1;
-	for (unsigned attempt = 0; attempt < 100; attempt++) {
-		temp_name(path, tmp, tmpsz, attempt);
-		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0) {
-			if (rename(tmp, path) == 0)
-				return 0;
-			int err = errno;
-			unlink(tmp);
-			errno = err;
-			return -1;
-		}
-		if (errno != EEXIST)
-			return -1;
-	}
-	errno = EEXIST;
-	return -1;
-}
-
-/* Fall back where O_TMPFILE is not supported: write "PATH.XXXXXX", rename. */
-static int write_via_named_temp(const struct profile *p, const char *path, enum output_format f,
-				const struct write_options *opt, char *tmp, size_t tmpsz,
-				const char **step)
-{
-	snprintf(tmp, tmpsz, "%s.XXXXXX", path);
-	*step = "cannot create";
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return -1;
-	*step = "cannot write";
-	if (fchmod(fd, creation_mode()) < 0) {
-		int err = errno;
-		close(fd);
-		unlink(tmp);
-		errno = err;
-		return -1;
-	}
-	if (write_whole(fd, p, f, opt) < 0) {
-		int err = errno;
-		unlink(tmp);
-		errno = err;
-		return -1;
-	}
-	*step = "cannot rename the output to";
-	if (rename(tmp, path) < 0) {
-		int err = errno;
-		unlink(tmp);
-		errno = err;
-		return -1;
-	}
-	return 0;
-}
-
 int write_output_check(const char *path)
 {
-	char dir[PATH_MAX];
-	struct stat st;
-
-	if (strcmp(path, "-") == 0)
-		return 0;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-		/* a device or FIFO is written in place: it must let us */
-		if (access(path, W_OK) == 0)
-			return 0;
-		warn_errno("cannot write %s", path);
-		return -1;
-	}
-	if (!parent_dir(path, dir, sizeof dir)) {
-		errno = ENAMETOOLONG;
-		warn_errno("cannot create %s", path);
-		return -1;
-	}
-	/* create, unnamed, what write_output will create, and drop it */
-	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
-		size_t n = strlen(path) + sizeof ".XXXXXX";
-		char *tmp = malloc(n);
-		if (tmp) {
-			snprintf(tmp, n, "%s.XXXXXX", path);
-			fd = mkstemp(tmp);
-			if (fd >= 0)
-				unlink(tmp);
-			free(tmp);
-		}
-	}
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	int err = errno;
-	if (err == ENOENT && stat(dir, &st) < 0)
-		warn("cannot create %s: the directory %s does not exist", path, dir);
-	else if (err == ENOTDIR)
-		warn("cannot create %s: %s is not a directory", path, dir);
-	else {
-		errno = err;
-		warn_errno("cannot create %s", path);
-	}
-	errno = err;
-	return -1;
+	return outfile_check(path);
 }
 
 int write_output(const struct profile *p, const char *path, enum output_format f,
 		 const struct write_options *opt)
 {
-	const char *step = "cannot write";
-	char dir[PATH_MAX];
-	char *tmp = NULL;
-	int fd = -1, err;
-
 	if (!path || !*path) {
 		warn("empty output file name");
 		errno = EINVAL;
@@ -377,65 +130,17 @@ int write_output(const struct profile *p, const char *path, enum output_format f
 		errno = EINVAL;
 		return -1;
 	}
-	if (strcmp(path, "-") == 0)
-		return write_stdout(p, f, opt);
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return write_special(p, path, f, opt);
-
-	size_t tmpsz = strlen(path) + sizeof ".XXXXXX";
-	tmp = malloc(tmpsz);
-	if (!tmp || !parent_dir(path, dir, sizeof dir)) {
-		err = tmp ? ENAMETOOLONG : ENOMEM;
-		goto fail;
+	char what[64];
+	snprintf(what, sizeof what, "the %s output", write_format_name(f));
+	struct outfile *of = outfile_open(path, what);
+	if (!of)
+		return -1;
+	errno = 0;
+	if (write_to_stream(p, outfile_stream(of), f, opt) < 0) {
+		outfile_abort(of);
+		return -1;
 	}
-	step = "cannot create";
-	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, creation_mode());
-	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
-		/* no O_TMPFILE on this filesystem (or kernel) */
-		if (write_via_named_temp(p, path, f, opt, tmp, tmpsz, &step) < 0) {
-			err = errno;
-			goto fail;
-		}
-		free(tmp);
-		sync_parent_dir(path);
-		return 0;
-	}
-	if (fd < 0) {
-		err = errno;
-		goto fail;
-	}
-	/* write_whole closes the stream; keep a descriptor to link it by */
-	int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	step = "cannot write";
-	if (keep < 0) {
-		err = errno;
-		goto fail;
-	}
-	if (write_whole(fd, p, f, opt) < 0) {
-		err = errno;
-		fd = keep;
-		goto fail;
-	}
-	fd = keep;
-	step = "cannot name the output";
-	if (publish_tmpfile(fd, path, tmp, tmpsz) < 0) {
-		err = errno;
-		goto fail;
-	}
-	close(fd);
-	free(tmp);
-	sync_parent_dir(path);
-	return 0;
-
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(tmp);
-	errno = err;
-	warn_errno("%s %s", step, path);
-	errno = err;
-	return -1;
+	return outfile_commit(of);
 }
 
 /* ---- frame names ---------------------------------------------------------- */

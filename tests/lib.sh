@@ -204,6 +204,25 @@ assert_untraced_running() {
 
 # run_csampler ARGS...: run csampler with a timeout; stdout/stderr in
 # $T/cs.out / $T/cs.err; sets CS_STATUS.
+# start_watchdir DIR: record DIR's inotify events ("create NAME",
+# "moved_from NAME", "delete NAME", ...) into $T/events until stop_watchdir.
+start_watchdir() {
+	local i=0
+	"$PROGS/watchdir" "$1" 60 >"$T/events" 2>"$T/watch.err" &
+	WATCHDIR_PID=$!
+	FIXTURE_PIDS="$FIXTURE_PIDS $WATCHDIR_PID"
+	until grep -q '^ready' "$T/events" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 100 ] || harness "watchdir never ready: $(cat "$T/watch.err")"
+		sleep 0.05
+	done
+}
+# stop_watchdir: the events so far are all in $T/events.
+stop_watchdir() {
+	sleep 0.3
+	kill -TERM "$WATCHDIR_PID"
+	wait "$WATCHDIR_PID" 2>/dev/null
+}
+
 run_csampler() {
 	CS_STATUS=0
 	# CSAMPLER_WRAPPER (e.g. "valgrind -q --error-exitcode=1") runs csampler

@@ -1,9 +1,10 @@
 #!/bin/sh
 # fault_output: the real csampler, attached to the self-checking ledger, with
 # an output it cannot write: the path is a directory, stdout is closed under
-# -o -, the disk is full (small tmpfs), the directory is read-only. Each ends
-# with one clear line and status 69, leaves no partial or temp file, and the
-# ledger runs on untraced with its checksums right. (write_disk_full.sh covers
+# -o - (found before sampling), the disk is full (small tmpfs), the
+# directory is read-only. Each ends with one clear line and status 69,
+# leaves no partial or temp file, and the ledger runs on untraced with its
+# checksums right. (write_disk_full.sh covers
 # the writers' side of the same errors in detail.)
 . "$TESTS_SRCDIR/lib.sh"
 . "$TESTS_SRCDIR/ledger_lib.sh"
@@ -35,17 +36,18 @@ mkdir "$T/out/dir.folded" || harness "mkdir"
 wait "$cs" || st=$?
 assert_eq "status for a directory made while sampling" "$st" 69
 assert_eq "directory message" "$(cat "$T/err")" \
-	"csampler: cannot name the output $T/out/dir.folded: Is a directory"
+	"csampler: cannot write $T/out/dir.folded: it is a directory; name a file in it"
 assert_eq "files next to the directory" "$(ls -A "$T/out" | tr '\n' ' ')" "dir.folded "
 assert_eq "files in the directory" "$(ls -A "$T/out/dir.folded" | wc -l | tr -d ' ')" 0
 ledger_check "$L" "$LOUT" 0
 
-# -o - with stdout closed: an error, not a write into whatever fd 1 became
+# -o - with stdout closed: an error before sampling (the only line: no
+# "sampling process" line), not a write into whatever fd 1 became
 st=0
-"$CSAMPLER" -q -F 499 -d 0.5 -o - -p "$L" >&- 2>"$T/err" || st=$?
+"$CSAMPLER" -F 499 -d 30 -o - -p "$L" >&- 2>"$T/err" || st=$?
 assert_eq "status with stdout closed" "$st" 69
 assert_eq "closed stdout message" "$(cat "$T/err")" \
-	"csampler: cannot write the folded output to stdout: Bad file descriptor"
+	"csampler: cannot write to stdout: Bad file descriptor"
 ledger_check "$L" "$LOUT" 0
 
 # a full disk, and a read-only one

@@ -11,13 +11,7 @@ need_root
 mkdir "$T/out" || harness "mkdir"
 start_fixture hot
 HOT=$FIXTURE_PID
-"$PROGS/watchdir" "$T/out" 60 >"$T/events" 2>"$T/watch.err" &
-W=$!
-FIXTURE_PIDS="$FIXTURE_PIDS $W"
-i=0
-until grep -q '^ready' "$T/events" 2>/dev/null; do
-	i=$((i + 1)); [ $i -lt 100 ] || harness "watchdir never ready: $(cat "$T/watch.err")"; sleep 0.05
-done
+start_watchdir "$T/out"
 
 for round in new replace; do
 	run_csampler -q -F 499 -d 0.5 -o "$T/out/a.folded" -o "$T/out/b.svg" -o "$T/out/c.pb.gz" \
@@ -25,9 +19,7 @@ for round in new replace; do
 	assert_eq "$round: status" "$CS_STATUS" 0
 	assert_folded_has "$T/out/a.folded" 'leaf_a'
 done
-sleep 0.3
-kill -TERM "$W"
-wait "$W" 2>/dev/null
+stop_watchdir
 note "events: $(grep -v '^ready' "$T/events" | tr '\n' ',')"
 
 assert_eq "files in the directory" "$(ls -A "$T/out" | tr '\n' ' ')" "a.folded b.svg c.pb.gz d.txt "
@@ -35,14 +27,16 @@ assert_eq "files in the directory" "$(ls -A "$T/out" | tr '\n' ' ')" "a.folded b
 # '#INODE', a name no directory listing has)
 grep -E '^(modify|close_write) ' "$T/events" | grep -Ev ' #[0-9]+$' &&
 	fail "a named output file was written to: $(cat "$T/events")"
-# names created: the outputs themselves (round 1), or a temp name that is
-# renamed right away (round 2)
+# names created: the outputs themselves (round 1), or a temp name
+# (".NAME.csampler.PID.XXXXXX") that is renamed right away (round 2)
 names='(a\.folded|b\.svg|c\.pb\.gz|d\.txt)'
-grep '^create ' "$T/events" | grep -Ev "^create $names(\.[A-Za-z0-9]{6})?\$" &&
+temps="\\.$names\\.csampler\\.[0-9]+\\.[A-Za-z0-9]{6}"
+grep '^create ' "$T/events" | grep -Ev "^create ($names|$temps)\$" &&
 	fail "unexpected names created: $(cat "$T/events")"
-for tmp in $(grep -E "^create $names\.[A-Za-z0-9]{6}\$" "$T/events" | cut -d' ' -f2); do
+for tmp in $(grep -E "^create $temps\$" "$T/events" | cut -d' ' -f2); do
 	grep -qx "moved_from $tmp" "$T/events" || fail "temp name $tmp was not renamed: $(cat "$T/events")"
 done
 assert_eq "outputs created in place (new)" "$(grep -cE "^create $names\$" "$T/events")" 4
 assert_eq "outputs renamed over the old ones (replace)" "$(grep -cE "^moved_to $names\$" "$T/events")" 4
+assert_eq "temp names made (replace)" "$(grep -cE "^create $temps\$" "$T/events")" 4
 exit 0
