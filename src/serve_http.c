@@ -1,8 +1,11 @@
 /* serve_http: the HTTP side of --serve (serve_internal.h), on
  * libmicrohttpd: one thread per connection (a profile request waits for
- * its window there), at most SERVE_MAX_CONNECTIONS connections, headers
- * within SERVE_CONNECTION_MEMORY bytes, idle connections closed after
- * SERVE_IDLE_TIMEOUT seconds; one log line per request on stderr. */
+ * its window there), at most SERVE_MAX_CONNECTIONS connections and
+ * SERVE_MAX_PER_CLIENT from one address, headers within
+ * SERVE_CONNECTION_MEMORY bytes and SERVE_HEADER_DEADLINE seconds
+ * (serve_guard.h), idle connections closed after SERVE_IDLE_TIMEOUT
+ * seconds; one log line per request on stderr, and one per connection
+ * refused or closed for its deadline. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -25,10 +28,13 @@
 #include "error.h"
 #include "escape.h"
 #include "procfs.h"
+#include "serve_guard.h"
 #include "serve_internal.h"
 
 #define SERVE_MAX_CONNECTIONS 32
 #define SERVE_CONNECTION_MEMORY (32 * 1024)
+#define SERVE_MAX_PER_CLIENT 8
+#define SERVE_HEADER_DEADLINE 10
 #define SERVE_IDLE_TIMEOUT 60
 #define SERVE_STOP_WAIT_NS (10 * 1000000000ull)  /* for requests in progress at exit */
 
@@ -37,6 +43,7 @@ struct http {
 	struct serve_address addr;
 	bool unlink_socket;             /* we made addr.path */
 	struct MHD_Daemon *daemon;
+	struct serve_guard *guard;      /* connections bounded in number and time */
 	char where[320];                /* what the log says we serve on */
 };
 
@@ -392,6 +399,20 @@ static enum MHD_Result answer_dump(struct MHD_Connection *conn, struct request *
 
 /* ---- the request's way ---------------------------------------------------------------- */
 
+static struct serve_guard *http_guard(const struct server *srv)
+{
+	const struct http *h = srv->http;
+	return h->guard;
+}
+
+/* The guard's slot of CONN (MHD_OPTION_NOTIFY_CONNECTION's socket context). */
+static void *connection_slot(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **req_cls)
@@ -402,6 +423,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	(void)upload_data;
 	if (!rq)
 		return MHD_NO;
+	if (!rq->method[0])  /* the first call: the headers are all in */
+		guard_headers_done(http_guard(srv), connection_slot(conn));
 	snprintf(rq->method, sizeof rq->method, "%s", method);
 	if (*upload_data_size) {
 		*upload_data_size = 0;  /* a body is not for us: read and dropped */
@@ -477,6 +500,34 @@ static void client_name(struct MHD_Connection *conn, char *out, size_t size)
 	}
 }
 
+/* A connection accepted or closed (MHD_OPTION_NOTIFY_CONNECTION). */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct server *srv = cls;
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		guard_closed(http_guard(srv), *socket_context);
+		*socket_context = NULL;
+		return;
+	}
+	const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn,
+		MHD_CONNECTION_INFO_CONNECTION_FD);
+	const union MHD_ConnectionInfo *ca = MHD_get_connection_info(conn,
+		MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ca ? ca->client_addr : NULL;
+	socklen_t len = !sa ? 0 : sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+			sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(sa_family_t);
+	guard_opened(http_guard(srv), fd ? fd->connect_fd : -1, sa, len, socket_context,
+		     clock_monotonic_ns());
+}
+
+/* Whether a new connection may be accepted (libmicrohttpd's policy hook). */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+	struct server *srv = cls;
+	return guard_admit(http_guard(srv), addr, len) ? MHD_YES : MHD_NO;
+}
+
 /* The request's end: its log line (MHD_OPTION_NOTIFY_COMPLETED). */
 static void on_request_done(void *cls, struct MHD_Connection *conn, void **req_cls,
 			    enum MHD_RequestTerminationCode toe)
@@ -486,6 +537,7 @@ static void on_request_done(void *cls, struct MHD_Connection *conn, void **req_c
 	if (!rq)
 		return;
 	*req_cls = NULL;
+	guard_answered(http_guard(srv), connection_slot(conn), clock_monotonic_ns());
 	if (!srv->opt->quiet) {
 		char client[INET6_ADDRSTRLEN + 16], uri[sizeof rq->uri * 4], method[64];
 		client_name(conn, client, sizeof client);
@@ -524,12 +576,21 @@ static void on_mhd_error(void *cls, const char *fmt, va_list ap)
 int srv_http_start(struct server *srv)
 {
 	struct http *h = srv->http;
+	h->guard = guard_new(SERVE_MAX_CONNECTIONS, SERVE_MAX_PER_CLIENT, SERVE_HEADER_DEADLINE,
+			     srv->opt->quiet);
+	if (!h->guard || guard_start(h->guard) < 0) {
+		warn_errno("cannot serve on %s", h->where);
+		return CS_EXIT_SYSTEM;
+	}
+	/* (libmicrohttpd's own limit one above the guard's: the guard refuses
+	 * first, and says so) */
 	h->daemon = MHD_start_daemon(
 		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
-		MHD_USE_ITC | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, srv,
+		MHD_USE_ITC | MHD_USE_ERROR_LOG, 0, on_accept, srv, on_request, srv,
 		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, srv,
 		MHD_OPTION_LISTEN_SOCKET, h->listen_fd,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVE_MAX_CONNECTIONS,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVE_MAX_CONNECTIONS + 1,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_CONNECTION_MEMORY,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_IDLE_TIMEOUT,
 		MHD_OPTION_URI_LOG_CALLBACK, on_request_start, srv,
@@ -579,6 +640,7 @@ void srv_http_close(struct server *srv)
 		MHD_quiesce_daemon(h->daemon);  /* (the socket is ours to close) */
 		MHD_stop_daemon(h->daemon);
 	}
+	guard_free(h->guard);  /* (every connection closed with the daemon) */
 	if (h->listen_fd >= 0)
 		close(h->listen_fd);
 	if (h->unlink_socket)
