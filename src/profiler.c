@@ -50,6 +50,10 @@ struct run {
 	int write_status;            /* CS_EXIT_OUTPUT once a window's file failed */
 	bool build_failed;           /* a window's profile could not be made */
 	unsigned windows_written;    /* (how to view a file is said with the first) */
+	pid_t main_pid;              /* the process sampled (kept across a suspension) */
+	bool suspending;             /* SIGTSTP: let the target go, stop, resume */
+	unsigned resumes;            /* sessions after the first (each after a SIGTSTP) */
+	struct sampler_stats before; /* the samplers' of the sessions before this one */
 };
 
 static void draw_progress(const struct run *r, uint64_t now)
@@ -78,6 +82,17 @@ static bool on_stop_signal(void *ctx, int signo)
 	return r->stop_signals > (r->opt->command ? 1u : 0u);
 }
 
+/* SIGTSTP (Ctrl-Z): the loop ends so the target is let go before csampler
+ * stops (stopped mid-tick, or at a signal or a new thread of the target's,
+ * csampler would hold those threads stopped for as long as it is). */
+static bool on_suspend(void *ctx, int signo)
+{
+	struct run *r = ctx;
+	(void)signo;
+	r->suspending = true;
+	return true;
+}
+
 static int close_window(struct run *r, uint64_t now);
 
 static int on_second(void *ctx, uint64_t now)
@@ -99,7 +114,8 @@ static int on_second(void *ctx, uint64_t now)
 static int sample_loop(struct run *r)
 {
 	struct session_hooks h = {
-		.ctx = r, .on_stop_signal = on_stop_signal, .extra_fd = -1,
+		.ctx = r, .on_stop_signal = on_stop_signal, .on_extra_signal = on_suspend,
+		.extra_fd = -1,
 		.on_second = r->progress || r->opt->interval > 0 ? on_second : NULL,
 	};
 	enum session_end end = session_run(&r->s, r->start_ns, &h);
@@ -182,7 +198,7 @@ static void write_window(struct run *r, struct stackmap *map, struct timeline *t
 {
 	struct build_input in = {
 		.opt = r->opt, .recorder = r->s.recorder, .map = map, .timeline = tl,
-		.main_pid = target_main_pid(r->s.target), .start_ns = r->window_start_ns,
+		.main_pid = r->main_pid, .start_ns = r->window_start_ns,
 		.start_realtime_ns = r->window_start_realtime_ns,
 		.duration_ns = end_ns - r->window_start_ns, .symbols = r->symbols,
 	};
@@ -247,6 +263,62 @@ static int close_window(struct run *r, uint64_t now)
 	return 0;
 }
 
+/* The tracer thread's sampling, once attached: until the run's end or a
+ * SIGTSTP, then let the target go. */
+static int sample_until_end(struct run *r)
+{
+	int loop = sample_loop(r);
+	r->end_ns = clock_monotonic_ns();
+	session_detach(&r->s);
+	sampler_close_threads(r->s.sampler);
+	return loop < 0 ? CS_EXIT_FAILURE : 0;
+}
+
+/* The tracer thread's part after a suspension: attach to the process
+ * again (its threads, the recorder and the stackmap as they were) and
+ * sample on. A process that exited meanwhile ends the run (0). */
+static int resume(struct run *r)
+{
+	const struct options *o = r->opt;
+	if (kill(r->main_pid, 0) < 0 && errno == ESRCH) {
+		if (!o->quiet)
+			warn("process %d exited while csampler was stopped", (int)r->main_pid);
+		return 0;
+	}
+	int status = session_attach(&r->s, o->max_stacks, NULL, NULL, NULL);
+	if (status != 0)
+		return status == CS_EXIT_NO_PROCESS || status == CS_EXIT_BAD_TARGET ? 0 : status;
+	r->resumes++;
+	if (!o->quiet)
+		fprintf(stderr, "csampler: continued: sampling process %d again\n", (int)r->main_pid);
+	return sample_until_end(r);
+}
+
+/* SIGTSTP was taken and the target let go (the tracer thread is gone):
+ * stop csampler itself as the signal asked, and when continued set up the
+ * next session to attach again. The time stopped is not the run's: the
+ * run's start moves by it, so -d counts sampling time and the profile's
+ * duration is the time sampled. */
+static void suspend(struct run *r)
+{
+	struct sampler_stats st;
+	sampler_get_stats(r->s.sampler, &st);
+	sampler_stats_add(&r->before, &st);
+	session_release_target(&r->s);
+	r->suspending = false;
+	if (r->progress)
+		fputs("\r\033[K", stderr);
+	if (!r->opt->quiet)
+		fprintf(stderr, "csampler: stopped: process %d was let go; sampling resumes when "
+			"csampler is continued (fg)\n", (int)r->main_pid);
+	uint64_t t0 = clock_monotonic_ns();
+	raise(SIGSTOP);  /* (the whole process: only this thread is left) */
+	uint64_t stopped = clock_monotonic_ns() - t0;
+	r->start_ns += stopped;
+	r->window_start_ns += stopped;
+	r->end_ns += stopped;
+}
+
 /* The tracer thread's part of a recording: attach or launch, sample, let
  * go. Returns 0, CS_EXIT_FAILURE when sampling failed (what was sampled is
  * still written), or the status to exit with when nothing was sampled. */
@@ -254,10 +326,13 @@ static int record(void *arg)
 {
 	struct run *r = arg;
 	const struct options *o = r->opt;
+	if (r->s.reattach_pid)
+		return resume(r);
 	int status = session_attach(&r->s, o->max_stacks, NULL, NULL, NULL);
 	if (status != 0)
 		return status;
 	r->attached = true;
+	r->main_pid = target_main_pid(r->s.target);
 	recorder_set_timeline(r->s.recorder, r->timeline);
 	/* A closed stdout (-o - | head) must be an error we report, not a kill.
 	 * Set after the launch fork: an ignored signal stays ignored across exec. */
@@ -271,11 +346,18 @@ static int record(void *arg)
 		r->attached = false;
 		return CS_EXIT_FAILURE;
 	}
-	int loop = sample_loop(r);
-	r->end_ns = clock_monotonic_ns();
-	session_detach(&r->s);
-	sampler_close_threads(r->s.sampler);
-	return loop < 0 ? CS_EXIT_FAILURE : 0;
+	return sample_until_end(r);
+}
+
+/* The samplers' counters over the whole run (every session of it). */
+static void run_sampler_stats(const struct run *r, struct sampler_stats *st)
+{
+	*st = r->before;
+	if (r->s.sampler) {
+		struct sampler_stats now;
+		sampler_get_stats(r->s.sampler, &now);
+		sampler_stats_add(st, &now);
+	}
 }
 
 /* After the last window is built, before its files are written: the
@@ -286,12 +368,12 @@ static void summarize(struct run *r, const struct profile *last)
 	(void)last;  /* (its totals are in r->closed_*) */
 	struct sampler_stats sst;
 	struct recorder_stats rst;
-	sampler_get_stats(r->s.sampler, &sst);
+	run_sampler_stats(r, &sst);
 	recorder_get_stats(r->s.recorder, &rst);
 	uint64_t taken = rst.samples;
 	rst.samples = r->closed_total;
 	rst.truncated = r->closed_truncated;
-	report_summary(r->opt, target_main_pid(r->s.target), &sst, &rst, taken,
+	report_summary(r->opt, r->main_pid, &sst, &rst, taken,
 		       (double)(r->end_ns - r->start_ns) / 1e9);
 }
 
@@ -304,7 +386,7 @@ int profiler_run(const struct options *o)
 		if (!output_path(o, o->outputs[i].path, clock_realtime_ns(), path, sizeof path) ||
 		    write_output_check(path) < 0)
 			return CS_EXIT_OUTPUT;
-	int status = session_open(&r.s, o, 0);
+	int status = session_open(&r.s, o, SIGTSTP);
 	if (status != 0)
 		return status;
 	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };
@@ -324,16 +406,19 @@ int profiler_run(const struct options *o)
 			goto out;
 		}
 	}
-	status = tracer_run(record, &r);
+	for (;;) {
+		status = tracer_run(record, &r);
+		if (status != 0 || !r.suspending)
+			break;
+		suspend(&r);
+	}
 	if (status < 0) {
 		warn_errno("cannot start the tracer thread");
 		status = CS_EXIT_SYSTEM;
 	}
 	if (!r.attached)
 		goto out;
-	struct sampler_stats sst;
 	struct recorder_stats rst;
-	sampler_get_stats(r.s.sampler, &sst);
 	recorder_get_stats(r.s.recorder, &rst);
 	/* Most stacks refused (a program that made itself non-dumpable after a
 	 * sample or two of its start): the profile is not its profile. */
@@ -358,7 +443,7 @@ int profiler_run(const struct options *o)
 	if (wstatus != CS_EXIT_OK)
 		status = wstatus;
 	else if (status == CS_EXIT_OK && o->command)
-		status = r.stop_signals > 1 ? 128 + r.stop_signal : target_wait_exit(r.s.target);
+		status = r.stop_signals > 1 ? 128 + r.stop_signal : session_program_status(&r.s);
 out:
 	symcache_free(r.symbols);  /* (before the recorder's mappings go) */
 	session_end(&r.s);

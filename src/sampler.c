@@ -149,6 +149,24 @@ struct sampler *sampler_new(struct target *t, struct recorder *rec,
 	return s;
 }
 
+void sampler_stats_add(struct sampler_stats *sum, const struct sampler_stats *more)
+{
+	sum->ticks += more->ticks;
+	sum->ticks_missed += more->ticks_missed;
+	/* (the same threads are seen again after a suspension) */
+	if (more->threads_seen > sum->threads_seen)
+		sum->threads_seen = more->threads_seen;
+	sum->not_captured += more->not_captured;
+	sum->in_place += more->in_place;
+	sum->fd_short += more->fd_short;
+	sum->late += more->late;
+	sum->dropped_waking += more->dropped_waking;
+	sum->switches += more->switches;
+	sum->dropped_queued += more->dropped_queued;
+	sum->lost += more->lost;
+	sum->no_user_regs += more->no_user_regs;
+}
+
 void sampler_free(struct sampler *s)
 {
 	if (!s)

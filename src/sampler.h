@@ -62,6 +62,9 @@ struct sampler_stats {
 	uint64_t no_user_regs;          /* --backend=perf: samples without user registers */
 };
 
+/* Add MORE's counters to SUM's (the sessions of one run). */
+void sampler_stats_add(struct sampler_stats *sum, const struct sampler_stats *more);
+
 struct sampler;
 
 /* A sampler of T's threads, recording through REC (the caller keeps

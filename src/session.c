@@ -126,7 +126,7 @@ int session_attach(struct session *s, size_t max_stacks,
 	};
 	/* The profile goes to standard output: the program's own output must
 	 * not mix into it, so it goes to standard error. */
-	for (size_t i = 0; o->command && i < o->noutputs; i++)
+	for (size_t i = 0; o->command && !s->reattach_pid && i < o->noutputs; i++)
 		if (outfile_is_stdout(o->outputs[i].path))
 			cfg.stdout_fd = STDERR_FILENO;
 	if (cfg.stdout_fd >= 0 && !o->quiet)
@@ -140,8 +140,10 @@ int session_attach(struct session *s, size_t max_stacks,
 	s->on_event = on_event;
 	s->on_die = on_die;
 	s->ctx = ctx;
-	int status = session_exit_status(o->command ? target_launch(&s->target, o->command, &cfg)
-						    : target_attach(&s->target, o->pid, &cfg));
+	int status = session_exit_status(
+		s->reattach_pid ? target_attach(&s->target, s->reattach_pid, &cfg) :
+		o->command ? target_launch(&s->target, o->command, &cfg) :
+		target_attach(&s->target, o->pid, &cfg));
 	if (status != 0)
 		return status;
 	error_set_cleanup(detach_on_die, s);
@@ -182,6 +184,27 @@ void session_detach(struct session *s)
 	target_detach(s->target);
 }
 
+void session_release_target(struct session *s)
+{
+	error_set_cleanup(NULL, NULL);
+	s->reattach_pid = target_main_pid(s->target);
+	sampler_free(s->sampler);
+	s->sampler = NULL;
+	if (s->opt->command && !s->launched)
+		s->launched = s->target;
+	else
+		target_free(s->target);
+	s->target = NULL;
+}
+
+int session_program_status(struct session *s)
+{
+	int seen = s->target ? target_exit_status(s->target) : -1;
+	if (seen >= 0)
+		return seen;
+	return target_wait_exit(s->launched ? s->launched : s->target);
+}
+
 void session_end(struct session *s)
 {
 	error_set_cleanup(NULL, NULL);
@@ -190,6 +213,7 @@ void session_end(struct session *s)
 		recorder_free(s->recorder);
 	stackmap_free(s->map);
 	target_free(s->target);
+	target_free(s->launched);
 	if (s->sigfd >= 0)
 		close(s->sigfd);
 	sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
@@ -213,7 +237,7 @@ static bool take_signals(struct session *s, const struct session_hooks *h)
 		else if (sigismember(&stop, signo) == 1)
 			end |= h->on_stop_signal ? h->on_stop_signal(h->ctx, signo) : true;
 		else if (h->on_extra_signal)
-			h->on_extra_signal(h->ctx, signo);
+			end |= h->on_extra_signal(h->ctx, signo);
 	}
 	return end;
 }

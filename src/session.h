@@ -41,6 +41,11 @@ struct session {
 	                              * then makes no stackmap, and counts into the
 	                              * recorder's sinks */
 	bool owns_recorder;          /* made by session_attach: session_end frees it */
+	pid_t reattach_pid;          /* not 0: session_attach attaches to it (the process
+	                              * sampled before a suspension), not to o's */
+	struct target *launched;     /* the launched program's first target, let go
+	                              * by session_release_target: its exit status
+	                              * is still ours to wait for */
 	struct sampler *sampler;     /* the ptrace policy, recording through recorder */
 	int sigfd;
 	sigset_t oldmask;
@@ -59,6 +64,14 @@ int session_attach(struct session *s, size_t max_stacks,
 		   void (*on_event)(void *ctx, const struct target_event *ev),
 		   void (*on_die)(void *ctx), void *ctx);
 void session_detach(struct session *s);
+/* After tracer_run returned from a session_detach: drop the target and the
+ * sampler, keep the recorder, the stackmap and the signals, and set up
+ * the next session_attach to attach to the same process again (a
+ * recording suspended by Ctrl-Z lets the target go, then resumes). */
+void session_release_target(struct session *s);
+/* Launch mode, sampling over: the program's exit status (waited for when
+ * it still runs, as target_wait_exit). */
+int session_program_status(struct session *s);
 void session_end(struct session *s);
 
 /* The sampling loop, in the tracer thread between session_attach (and
@@ -72,8 +85,9 @@ struct session_hooks {
 	/* A stop signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT): true ends the loop
 	 * (NULL: any stop signal ends it). */
 	bool (*on_stop_signal)(void *ctx, int signo);
-	/* session_open's extra signal (SIGWINCH for --top). */
-	void (*on_extra_signal)(void *ctx, int signo);
+	/* session_open's extra signal (SIGWINCH for --top, SIGTSTP for a
+	 * recording): true ends the loop (SESSION_END_STOPPED). */
+	bool (*on_extra_signal)(void *ctx, int signo);
 	/* EXTRA_FD polled readable or hung up (REVENTS): true ends the loop. */
 	int extra_fd;                   /* -1: none */
 	bool (*on_extra_fd)(void *ctx, short revents);

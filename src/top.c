@@ -510,11 +510,12 @@ static bool handle_key(struct top *tp, int ch, uint64_t now)
 	}
 }
 
-static void on_resize(void *ctx, int signo)
+static bool on_resize(void *ctx, int signo)
 {
 	(void)signo;
 	resize_screen();
 	draw(ctx);
+	return false;
 }
 
 /* The terminal: keys, or hung up. true ends the loop. */
