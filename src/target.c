@@ -329,10 +329,7 @@ void tg_resume_held(struct target *t, size_t i, pid_t tid)
 {
 	int sig = t->rows[i].sig;
 	t->rows[i].sig = 0;
-	if (t->rows[i].held_trap)
-		tg_restart_interrupted_call(t, i, tid);
 	t->regs_tid = 0;
-	t->rows[i].held_trap = false;
 	if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE) {
 		tg_detach_now(t, (ssize_t)i, tid, sig);
 		return;

@@ -192,16 +192,31 @@ static pid_t wait_report(struct target *t, int *status, long long deadline)
 /* x86_64 system calls that return a bare EINTR (not a restart code the
  * kernel acts on) when a ptrace interrupt wakes them, and that have done
  * nothing when they do, so running them again is what the kernel's own
- * restart would do. Left out: connect (it goes on in the background),
- * close (the descriptor is gone anyway), io_uring_enter (it may have
- * submitted). */
+ * restart would do:
+ *   - the transfers (read, write, their vector and positioned forms,
+ *     splice, tee, vmsplice, sendfile) end with EINTR only when nothing
+ *     was moved (else they return the count);
+ *   - io_uring_enter returns the number it submitted when it submitted
+ *     any, so its EINTR means none was: the call again waits as before;
+ *   - connect: a blocking connect interrupted goes on in the background,
+ *     and the same connect again waits for it (the kernel's
+ *     inet_stream_connect): 0 once it completes (also when it completed
+ *     meanwhile), the socket's error when it failed; only when the
+ *     socket's send timeout (SO_SNDTIMEO) runs out again does it end with
+ *     EALREADY where the first call would have said EINPROGRESS (both:
+ *     not connected yet).
+ * Left out: close (the descriptor is gone anyway). */
 static bool call_restartable(unsigned long long nr)
 {
 	switch (nr) {
 	case 0:   /* read */
 	case 1:   /* write */
+	case 17:  /* pread64 */
+	case 18:  /* pwrite64 */
 	case 19:  /* readv */
 	case 20:  /* writev */
+	case 40:  /* sendfile */
+	case 42:  /* connect */
 	case 43:  /* accept */
 	case 44:  /* sendto */
 	case 45:  /* recvfrom */
@@ -216,11 +231,19 @@ static bool call_restartable(unsigned long long nr)
 	case 232: /* epoll_wait */
 	case 242: /* mq_timedsend */
 	case 243: /* mq_timedreceive */
+	case 275: /* splice */
+	case 276: /* tee */
+	case 278: /* vmsplice */
 	case 281: /* epoll_pwait */
 	case 288: /* accept4 */
+	case 295: /* preadv */
+	case 296: /* pwritev */
 	case 299: /* recvmmsg */
 	case 307: /* sendmmsg */
+	case 327: /* preadv2 */
+	case 328: /* pwritev2 */
 	case 333: /* io_pgetevents */
+	case 426: /* io_uring_enter */
 	case 441: /* epoll_pwait2 */
 		return true;
 	default:
@@ -259,10 +282,15 @@ void tg_restart_interrupted_call(struct target *t, size_t i, pid_t tid)
 {
 	struct user_regs_struct r;
 	t->rows[i].restart_ip = 0;
-	if (t->regs_tid == tid)
-		r = t->regs;  /* read by target_get_regs at this stop */
-	else if (tg_ptrace(PTRACE_GETREGS, tid, 0, (unsigned long)&r) < 0)
-		return;
+	if (t->regs_tid == tid) {
+		r = t->regs;  /* read at this stop already */
+	} else {
+		if (tg_ptrace(PTRACE_GETREGS, tid, 0, (unsigned long)&r) < 0)
+			return;
+		/* (kept for target_get_regs: the sample at this stop) */
+		t->regs = r;
+		t->regs_tid = tid;
+	}
 	if (r.cs != X86_64_USER_CS ||
 	    r.rax != EINTR_RET || !call_restartable(r.orig_rax) || r.rip < 2)
 		return;
@@ -279,6 +307,10 @@ void tg_restart_interrupted_call(struct target *t, size_t i, pid_t tid)
 	t->regs_tid = 0;
 	if (tg_ptrace(PTRACE_SETREGS, tid, 0, (unsigned long)&r) < 0)
 		return;
+	/* (a sample taken at this stop sees the thread at its system call
+	 * instruction: the same function, the same frame) */
+	t->regs = r;
+	t->regs_tid = tid;
 	t->rows[i].restart_ip = r.rip;
 	t->restarted++;
 	if (t->cfg.verbose >= 2)
@@ -342,7 +374,8 @@ static void sample_late(struct target *t, size_t i, pid_t tid)
 {
 	tg_row_set_state(t, i, RS_HELD);
 	t->rows[i].sig = 0;
-	t->rows[i].held_trap = true;
+	/* (the call it blocked in made to run again at once: see below) */
+	tg_restart_interrupted_call(t, i, tid);
 	t->late_fn(t->late_ctx, tid);
 	ssize_t k = tg_row_find(t, tid);
 	if (k >= 0 && t->rows[k].state == RS_HELD)
@@ -380,15 +413,24 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 		}
 		tg_row_set_state(t, i, RS_HELD);
 		r->sig = inject;
-		r->held_trap = kind == STOP_TRAP;
+		/* A call our interrupt ended with EINTR is made to run again now,
+		 * before the sample is taken, not when the thread is resumed:
+		 * if csampler is killed (SIGKILL) while it unwinds, the kernel
+		 * lets the thread go as it is, and it then runs the call again
+		 * instead of returning EINTR. What is left of that window is
+		 * the microseconds from the stop to the registers set. */
+		if (kind == STOP_TRAP)
+			tg_restart_interrupted_call(t, i, tid);
 		return;
 	}
 	if (late) {
 		sample_late(t, i, tid);
 		return;
 	}
-	if (kind == STOP_TRAP)
+	if (kind == STOP_TRAP) {
 		tg_restart_interrupted_call(t, i, tid);
+		t->regs_tid = 0;  /* (let go below: its registers read are stale) */
+	}
 	if (!persistent) {
 		/* A per-sample tracee reporting outside a sample (its collection
 		 * timed out): let it go. */

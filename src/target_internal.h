@@ -47,7 +47,6 @@ struct row {
 	bool intr_out;        /* interrupted (or newly attached), no stop seen yet */
 	bool sample_out;      /* a sampling round gave up waiting for its interrupt-stop */
 	bool clone_seen;      /* its parent's clone event was handled (or it was seized) */
-	bool held_trap;       /* HELD at an interrupt-stop (ours) */
 	int sig;              /* HELD: signal to re-inject on resume */
 	unsigned long long restart_ip; /* a call restarted at that ip, not re-entered yet */
 	unsigned scan_gen;    /* per-sample mode: last /proc scan that listed it */

@@ -3,7 +3,9 @@
 # of csampler, in any mode and by any way out. The blockers fixture has one
 # thread in each of epoll_wait, sigtimedwait, read and recv on a socket with
 # SO_RCVTIMEO, accept with SO_RCVTIMEO, poll, select, nanosleep, a futex
-# wait and semtimedop, plus a spinning thread, and counts every EINTR (and
+# wait, semtimedop, io_uring_enter, a TCP connect with SO_SNDTIMEO, splice
+# and sendfile on sockets with timeouts, plus a spinning thread, and
+# counts every EINTR (and
 # any other unexpected result) itself. Two shapes: long waits (200 ms), and
 # 300 us of work then a 3 ms wait, where a thread read as running blocks
 # just before csampler's interrupt lands (the race a ptrace sampler has).
