@@ -66,6 +66,7 @@
  * Everything is allocated when a thread or process is first seen. */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -567,7 +568,10 @@ static void account_cpu(struct sampler *s, struct thread_state *t)
 static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now, size_t *nchosen)
 {
 	struct procfs_schedstat ss;
-	if (!procfs_read_schedstat(t->schedstat_fd, &ss)) {
+	bool opened = threads_open_file(s, t, "schedstat", &t->schedstat_fd);
+	if (!opened && errno != ENOENT && errno != ESRCH)
+		return;  /* no descriptor to read it with now: at its next read */
+	if (!opened || !procfs_read_schedstat(t->schedstat_fd, &ss)) {
 		/* its /proc entry is gone: make sure target knows (the
 		 * report of its end may be lost), and forget it */
 		if (!t->retired && s->ngone < GONE_PER_TICK) {
@@ -652,6 +656,10 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 		/* this read's sample stands for 2^level periods (threads_schedule_read) */
 		t->weight = 1u << t->level;
 		read_thread(s, t, now, &nchosen);
+		/* over the descriptor budget: one that ran keeps its files */
+		if (t->ran)
+			threads_keep_files(s, t);
+		threads_drop_transient(s, t);
 		threads_schedule_read(s, t, tick);
 	}
 

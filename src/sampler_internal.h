@@ -37,6 +37,8 @@
 struct thread_state {
 	pid_t pid, tid;               /* tid 0: free slot */
 	int schedstat_fd, stat_fd, syscall_fd;
+	unsigned transient;           /* which of them were opened for one read only
+	                               * (over the descriptor budget): THREAD_FILE_* */
 	uint64_t runtime_ns;          /* last read */
 	uint64_t cpu_unaccounted_ns;  /* run time read, not yet told to the recorder (no key yet) */
 	uint64_t arrivals;            /* times it got a CPU, as of the last read */
@@ -136,6 +138,7 @@ struct sampler {
 
 	bool in_tick;                  /* target events now are deferred */
 	pid_t gone[GONE_PER_TICK];     /* listed by target, /proc entry gone: told after the tick */
+	size_t evict_cursor;           /* the slot last looked at for files to give up */
 	size_t nfds, max_fds;          /* threads' /proc files open, and the most the fd
 	                                * limit allows (leaving FD_RESERVE) */
 	size_t ngone;
@@ -153,7 +156,17 @@ struct sampler {
 struct thread_state *threads_find(struct sampler *s, pid_t tid);
 size_t threads_take_due(struct sampler *s, uint64_t now);
 void threads_schedule_read(struct sampler *s, struct thread_state *t, uint64_t now);
+/* Open NAME ("schedstat", "stat", "syscall") of T into *FD unless open.
+ * Within the descriptor budget it stays open; over it, a thread that ran
+ * takes the descriptors of one long idle (descriptors go where the CPU
+ * is), and any other gets a descriptor for this read only, closed by
+ * threads_drop_transient. false if it cannot be opened (errno). */
 bool threads_open_file(struct sampler *s, struct thread_state *t, const char *name, int *fd);
+/* T ran: keep the files opened for one read, making room by closing
+ * those of threads long idle. */
+void threads_keep_files(struct sampler *s, struct thread_state *t);
+/* Close the files of T opened for one read (threads_open_file). */
+void threads_drop_transient(struct sampler *s, struct thread_state *t);
 void threads_close_file(struct sampler *s, int *fd);
 void threads_close_files(struct sampler *s, struct thread_state *t);
 int threads_grow_scratch(struct sampler *s, size_t want);

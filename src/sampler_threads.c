@@ -147,7 +147,7 @@ void threads_schedule_read(struct sampler *s, struct thread_state *t, uint64_t n
 	wheel_insert(s, t, now + gap);
 }
 
-/* A thread cannot be followed for want of file descriptors: say so once. */
+/* More threads than descriptors: say so once. */
 static void warn_fd_short(struct sampler *s, pid_t tid)
 {
 	struct rlimit rl;
@@ -155,32 +155,77 @@ static void warn_fd_short(struct sampler *s, pid_t tid)
 	if (s->stats.fd_short > 1)
 		return;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		warn("cannot follow thread %d and others: out of file descriptors (the limit is "
-		     "%llu; csampler keeps 1 per thread, 2 for one that runs): raise it with "
-		     "'ulimit -n' (as root, also the hard limit)", (int)tid,
+		warn("more threads than file descriptors from thread %d on (the limit is %llu; "
+		     "csampler keeps 1 per thread, 2 for one that runs): the threads that run keep "
+		     "theirs, the others' files are opened at each read (slower); raise the limit "
+		     "with 'ulimit -n' (as root, also the hard limit)", (int)tid,
 		     (unsigned long long)rl.rlim_cur);
 	else
-		warn_errno("cannot follow thread %d and others", (int)tid);
+		warn_errno("cannot keep the files of thread %d and others open", (int)tid);
 }
 
-/* Open NAME of thread T's /proc directory into *FD, within the budget. */
+/* Which bit of thread_state.transient FD (one of T's) is. */
+static unsigned file_bit(const struct thread_state *t, const int *fd)
+{
+	return fd == &t->schedstat_fd ? 1u : fd == &t->stat_fd ? 2u : 4u;
+}
+
+/* Close the kept files of a thread long idle (the budget's cursor moves
+ * over the slots, at most 256 a call) to make room for one that runs.
+ * true if any was closed. */
+static bool evict_idle(struct sampler *s, const struct thread_state *keep)
+{
+	for (unsigned n = 0; n < 256 && s->nthreads_cap; n++) {
+		s->evict_cursor = (s->evict_cursor + 1) % s->nthreads_cap;
+		struct thread_state *v = &s->threads[s->evict_cursor];
+		if (v == keep || !v->tid || !v->idle || v->running || v->level == 0 ||
+		    v->schedstat_fd < 0 || (v->transient & 1u))
+			continue;
+		threads_close_files(s, v);
+		return true;
+	}
+	return false;
+}
+
 bool threads_open_file(struct sampler *s, struct thread_state *t, const char *name, int *fd)
 {
 	if (*fd >= 0)
 		return true;
-	if (s->nfds >= s->max_fds) {
+	bool kept = s->nfds < s->max_fds;
+	if (!kept)
 		warn_fd_short(s, t->tid);
-		errno = EMFILE;
-		return false;
-	}
 	*fd = procfs_open_task_file(*task_dir_of(s, t->proc), t->pid, t->tid, name);
 	if (*fd < 0) {
 		if (errno == EMFILE || errno == ENFILE)
 			warn_fd_short(s, t->tid);
 		return false;
 	}
-	s->nfds++;
+	if (kept)
+		s->nfds++;
+	else
+		t->transient |= file_bit(t, fd);
 	return true;
+}
+
+void threads_keep_files(struct sampler *s, struct thread_state *t)
+{
+	while (t->transient && (s->nfds < s->max_fds || evict_idle(s, t))) {
+		t->transient &= t->transient - 1;  /* (one more kept) */
+		s->nfds++;
+	}
+}
+
+void threads_drop_transient(struct sampler *s, struct thread_state *t)
+{
+	int *fds[] = { &t->schedstat_fd, &t->stat_fd, &t->syscall_fd };
+	(void)s;
+	for (size_t i = 0; t->transient && i < 3; i++) {
+		if (!(t->transient & file_bit(t, fds[i])))
+			continue;
+		close(*fds[i]);
+		*fds[i] = -1;
+		t->transient &= ~file_bit(t, fds[i]);
+	}
 }
 
 void threads_close_file(struct sampler *s, int *fd)
@@ -194,6 +239,7 @@ void threads_close_file(struct sampler *s, int *fd)
 
 void threads_close_files(struct sampler *s, struct thread_state *t)
 {
+	threads_drop_transient(s, t);
 	threads_close_file(s, &t->schedstat_fd);
 	threads_close_file(s, &t->stat_fd);
 	threads_close_file(s, &t->syscall_fd);
@@ -294,7 +340,9 @@ static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 	t->key = UINT32_MAX;
 	t->schedstat_fd = t->stat_fd = t->syscall_fd = -1;
 	t->cpu = -1;
-	if (!threads_open_file(s, t, "schedstat", &t->schedstat_fd)) {
+	/* Its run time file, kept open while the budget allows (else opened
+	 * at its reads: read_thread). */
+	if (s->nfds < s->max_fds && !threads_open_file(s, t, "schedstat", &t->schedstat_fd)) {
 		/* Gone already: keep nothing, and make sure target knows. */
 		if (errno == ENOENT && s->ngone < GONE_PER_TICK)
 			s->gone[s->ngone++] = tid;
@@ -304,7 +352,7 @@ static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 	if (s->cfg.idle) {
 		t->last_stack = malloc(s->cfg.max_depth * sizeof *t->last_stack);
 		if (!t->last_stack) {
-			threads_close_file(s, &t->schedstat_fd);
+			threads_close_files(s, t);
 			t->tid = 0;
 			return NULL;
 		}
@@ -476,8 +524,10 @@ bool threads_read_stat(struct sampler *s, struct thread_state *t, char *state)
 {
 	char buf[512];
 	struct procfs_stat st;
-	if (!threads_open_file(s, t, "stat", &t->stat_fd) ||
-	    procfs_pread_text(t->stat_fd, buf, sizeof buf) <= 0 || !procfs_parse_stat(buf, &st))
+	bool ok = threads_open_file(s, t, "stat", &t->stat_fd) &&
+		  procfs_pread_text(t->stat_fd, buf, sizeof buf) > 0 && procfs_parse_stat(buf, &st);
+	threads_drop_transient(s, t);
+	if (!ok)
 		return false;
 	*state = st.state;
 	t->cpu = st.cpu;
