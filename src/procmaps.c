@@ -162,6 +162,51 @@ static void shared_unref(struct procmaps_files *f, int fd)
 	}
 }
 
+/* IMG (LEN bytes, malloc'd) as the image held by F for those bytes: IMG
+ * itself, now F's, or the equal one F holds (IMG freed); NULL when F has
+ * no room (IMG stays the caller's). */
+static void *shared_vdso_take(struct procmaps_files *f, void *img, size_t len)
+{
+	struct shared_vdso *free_slot = NULL;
+	for (size_t i = 0; i < SHARED_VDSOS; i++) {
+		struct shared_vdso *v = &f->vdso[i];
+		if (v->refs && v->len == len && memcmp(v->img, img, len) == 0) {
+			free(img);
+			v->refs++;
+			return v->img;
+		}
+		if (!v->refs && !free_slot)
+			free_slot = v;
+	}
+	if (!free_slot)
+		return NULL;
+	*free_slot = (struct shared_vdso){ .img = img, .len = len, .refs = 1 };
+	return img;
+}
+
+/* Drop one reference to IMG; false if F does not hold it (the caller's). */
+static bool shared_vdso_drop(struct procmaps_files *f, const void *img)
+{
+	for (size_t i = 0; f && i < SHARED_VDSOS; i++) {
+		struct shared_vdso *v = &f->vdso[i];
+		if (!v->refs || v->img != img)
+			continue;
+		if (--v->refs == 0) {
+			free(v->img);
+			v->img = NULL;
+		}
+		return true;
+	}
+	return false;
+}
+
+static void release_vdso(struct procmaps *pm)
+{
+	if (pm->vdso && !shared_vdso_drop(pm->shared, pm->vdso))
+		free(pm->vdso);
+	pm->vdso = NULL;
+}
+
 struct procmaps_files *procmaps_files_new(void)
 {
 	return calloc(1, sizeof(struct procmaps_files));
@@ -173,6 +218,8 @@ void procmaps_files_free(struct procmaps_files *f)
 		return;
 	for (size_t i = 0; i < f->n; i++)
 		close(f->v[i].fd);
+	for (size_t i = 0; i < SHARED_VDSOS; i++)
+		free(f->vdso[i].img);
 	free(f->v);
 	free(f);
 }
@@ -229,6 +276,10 @@ struct procmaps *procmaps_new(pid_t pid)
 		return NULL;
 	}
 	struct procmaps *pm = calloc(1, sizeof(*pm));
+	if (pm && !(pm->scratch = malloc(PROCMAPS_PATH_MAX))) {
+		free(pm);
+		pm = NULL;
+	}
 	if (!pm)
 		return NULL;
 	pm->pid = pid;
@@ -239,6 +290,7 @@ struct procmaps *procmaps_new(pid_t pid)
 	char status[4096];
 	if (procfs_read_file(pid, 0, "status", status, sizeof status) < 0) {
 		int err = errno == ENOENT ? ESRCH : errno;
+		free(pm->scratch);
 		free(pm);
 		errno = err;
 		return NULL;
@@ -249,16 +301,16 @@ struct procmaps *procmaps_new(pid_t pid)
 	return pm;
 }
 
-void procmaps_free(struct procmaps *pm)
+void procmaps_trim(struct procmaps *pm)
 {
-	if (!pm)
-		return;
 	if (pm->maps_fd >= 0)
 		close(pm->maps_fd);
+	pm->maps_fd = -1;
 	if (pm->root_fd >= 0 && pm->root_shared)
 		shared_unref(pm->shared, pm->root_fd);
 	else if (pm->root_fd >= 0)
 		close(pm->root_fd);
+	pm->root_fd = -1;
 	for (size_t i = 0; i < pm->nfiles; i++) {
 		if (pm->files[i].shared)
 			shared_unref(pm->shared, pm->files[i].fd);
@@ -274,8 +326,24 @@ void procmaps_free(struct procmaps *pm)
 	free(pm->maxend);
 	free(pm->cur);
 	free(pm->buf);
-	free(pm->vdso);
+	free(pm->scratch);
+	release_vdso(pm);
 	free(pm->jit);
+	pm->files = NULL;
+	pm->all = pm->cur = NULL;
+	pm->maxend = NULL;
+	pm->buf = pm->scratch = NULL;
+	pm->jit = NULL;
+	pm->nfiles = pm->filescap = pm->n = pm->cap = pm->ncur = pm->curcap = 0;
+	pm->njit = pm->jitcap = pm->bufcap = 0;
+	pm->generation++;
+}
+
+void procmaps_free(struct procmaps *pm)
+{
+	if (!pm)
+		return;
+	procmaps_trim(pm);
 	free(pm);
 }
 
@@ -442,7 +510,12 @@ static void copy_vdso(struct procmaps *pm, const struct procmaps_entry *e)
 		free(img);
 		return;
 	}
-	free(pm->vdso);
+	release_vdso(pm);
+	if (pm->shared) {
+		void *held = shared_vdso_take(pm->shared, img, len);
+		if (held)
+			img = held;
+	}
 	pm->vdso = img;
 	pm->vdso_len = len;
 	pm->vdso_start = e->start;
@@ -451,7 +524,7 @@ static void copy_vdso(struct procmaps *pm, const struct procmaps_entry *e)
 static struct node *add_mapping(struct procmaps *pm, const struct procmaps_entry *e, const char *path)
 {
 	if (pm->n == pm->cap) {
-		size_t nc = pm->cap ? pm->cap * 2 : 256;
+		size_t nc = pm->cap ? pm->cap * 2 : 32;
 		struct node **na = realloc(pm->all, nc * sizeof(*na));
 		if (!na)
 			return NULL;
@@ -535,7 +608,7 @@ int procmaps_refresh(struct procmaps *pm)
 		if (!nl)
 			break;   /* a partial last line (buffer bound): ignore */
 		struct procmaps_entry e;
-		if (procmaps_parse_line(p, (size_t)(nl - p), &e, pm->scratch, sizeof pm->scratch) == 0) {
+		if (procmaps_parse_line(p, (size_t)(nl - p), &e, pm->scratch, PROCMAPS_PATH_MAX) == 0) {
 			struct node *nd = find_known(pm, nsorted, &e, pm->scratch);
 			if (nd) {
 				if (!nd->e.current)
@@ -583,6 +656,11 @@ void procmaps_gone(struct procmaps *pm)
 		close(pm->maps_fd);
 		pm->maps_fd = -1;
 	}
+	/* never read again: its buffer goes (a --children run of thousands
+	 * of short processes kept 64 KB each) */
+	free(pm->buf);
+	pm->buf = NULL;
+	pm->bufcap = 0;
 }
 
 void procmaps_exec(struct procmaps *pm)

@@ -66,6 +66,11 @@ void procmaps_exec(struct procmaps *pm);
 /* The process is gone: close what only a live process needed (its maps
  * file); what symbolizing needs stays. */
 void procmaps_gone(struct procmaps *pm);
+/* A gone process none of whose addresses will be looked up (no sample
+ * holds one): drop its mappings, files and buffers, keeping what it was
+ * (pid, gone); lookups find nothing. --children over thousands of short
+ * processes keeps memory bounded by the live ones and the sampled. */
+void procmaps_trim(struct procmaps *pm);
 /* Whether procmaps_gone was called. */
 bool procmaps_is_gone(const struct procmaps *pm);
 

@@ -47,9 +47,19 @@ struct shared_file {
 	size_t refs;
 };
 
+/* A vDSO image, the same bytes in every process of a kind (one per
+ * kernel and ABI): held once, by reference. */
+struct shared_vdso {
+	void *img;
+	size_t len;
+	unsigned refs;
+};
+#define SHARED_VDSOS 4
+
 struct procmaps_files {
 	struct shared_file *v;
 	size_t n, cap;
+	struct shared_vdso vdso[SHARED_VDSOS];
 };
 
 struct jit_entry {
@@ -82,7 +92,7 @@ struct procmaps {
 	uint64_t seq;
 	char *buf;
 	size_t bufcap;
-	char scratch[PROCMAPS_PATH_MAX];
+	char *scratch;                  /* PROCMAPS_PATH_MAX bytes: a path being parsed */
 	void *vdso;
 	size_t vdso_len;
 	uint64_t vdso_start;

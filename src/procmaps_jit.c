@@ -106,7 +106,7 @@ static void read_perf_map(struct procmaps *pm, int fd, size_t nsorted)
 			size_t llen = (size_t)(nl - (chunk + pos));
 			uint64_t start, size;
 			if (!skipping && procmaps_parse_perf_map_line(chunk + pos, llen, &start, &size,
-								      pm->scratch, sizeof pm->scratch) == 0)
+								      pm->scratch, PROCMAPS_PATH_MAX) == 0)
 				jit_add(pm, nsorted, start, size, pm->scratch);
 			skipping = false;
 			pos += llen + 1;

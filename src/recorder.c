@@ -227,6 +227,8 @@ void recorder_release_gone(struct recorder *r)
 		if (!r->procs[i]->alive && r->procs[i]->unwinder) {
 			unwind_free(r->procs[i]->unwinder);
 			r->procs[i]->unwinder = NULL;
+			if (!r->procs[i]->sampled)
+				procmaps_trim(r->procs[i]->maps);
 		}
 }
 
@@ -398,6 +400,7 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 			     const uint64_t **addrs, unsigned *depth, uint32_t *flags)
 {
 	*depth = 0;
+	p->sampled = true;
 	enum unwind_result res = unwind_stack(p->unwinder, snap, r->addrs, r->cfg.max_depth, depth);
 	r->stats.unwind_results[res] += count;   /* (periods, as samples and truncated) */
 	*flags = flags_for_result(res);

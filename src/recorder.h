@@ -37,6 +37,8 @@ struct recorder_process {
 	char comm[64];                  /* raw; writers escape */
 	struct procmaps *maps;
 	struct unwinder *unwinder;      /* NULL once gone and released */
+	bool sampled;                   /* a stack of it was counted (its mappings are
+	                                 * kept past its end for the symbols) */
 };
 
 /* What a thread key in the stackmap stands for. */
