@@ -7,8 +7,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 
 #include "array.h"
@@ -185,6 +188,53 @@ pid_t tg_wait_report_spin(struct target *t, int *status, long long deadline,
 static pid_t wait_report(struct target *t, int *status, long long deadline)
 {
 	return tg_wait_report_spin(t, status, deadline, 0, NULL, 0, 0);
+}
+
+/* ---- privileges an exec under a tracer loses ----------------------------------------- */
+
+/* The effective id of status field NAME ("Uid", "Gid": real, effective,
+ * saved, filesystem), or -1. */
+static long long effective_id(const char *status, const char *name)
+{
+	const char *v = procfs_status_field(status, name);
+	if (!v)
+		return -1;
+	char *end;
+	(void)strtoll(v, &end, 10);
+	return end == v ? -1 : strtoll(end, NULL, 10);
+}
+
+/* Process PID just executed a program (its exec stop). A set-user-ID or
+ * set-group-ID program, or one with file capabilities, started by a traced
+ * process runs without those privileges unless the tracer may trace any
+ * process (CAP_SYS_PTRACE): the kernel will not hand privileges to a
+ * program a tracer could take over. csampler's non-root users get the
+ * program as it would run for them; say so, as it may fail then. */
+static void warn_lost_privileges(pid_t pid)
+{
+	char path[64], status[4096];
+	struct stat st;
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+	if (stat(path, &st) < 0 || procfs_read_file(pid, 0, "status", status, sizeof status) <= 0)
+		return;
+	long long euid = effective_id(status, "Uid");
+	long long egid = effective_id(status, "Gid");
+	const char *capprm = procfs_status_field(status, "CapPrm");
+	bool file_caps = getxattr(path, "security.capability", NULL, 0) > 0;
+	const char *what = NULL;
+	if ((st.st_mode & S_ISUID) && euid >= 0 && (uid_t)euid != st.st_uid)
+		what = "set-user-ID";
+	else if ((st.st_mode & S_ISGID) && egid >= 0 && (gid_t)egid != st.st_gid)
+		what = "set-group-ID";
+	else if (file_caps && capprm && strtoull(capprm, NULL, 16) == 0)
+		what = "file capabilities";
+	if (!what)
+		return;
+	char comm[64];
+	tg_read_comm(pid, comm, sizeof comm);
+	warn("process %d (%s) runs a program with %s, which the kernel does not grant under a "
+	     "tracer without CAP_SYS_PTRACE: it runs with your privileges, and may fail; run "
+	     "csampler as root to keep them", (int)pid, comm, what);
 }
 
 /* ---- a call our interrupt ended with EINTR ----------------------------------------- */
@@ -530,6 +580,7 @@ static void handle_exec(struct target *t, pid_t pid, pid_t former)
 		warn("process %d (%s) now runs a 32-bit program: its samples show the sampled "
 		     "address only (csampler unwinds 64-bit programs)", (int)pid, comm);
 	}
+	warn_lost_privileges(pid);
 	tg_emit(t, TARGET_EV_EXEC, pid, pid);
 	tg_row_set_state(t, (size_t)leader, RS_RUNNING);
 	if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE) {
