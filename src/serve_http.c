@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -29,6 +30,7 @@
 #include "escape.h"
 #include "procfs.h"
 #include "serve_guard.h"
+#include "tempfile.h"
 #include "serve_internal.h"
 
 #define SERVE_MAX_CONNECTIONS 32
@@ -181,6 +183,22 @@ int srv_http_listen(struct server *srv)
 
 /* Queue BODY (LEN bytes, malloc'd: the response frees it) with STATUS and
  * the headers given as NULL-terminated name, value pairs. */
+/* Queue R (LEN bytes) with the headers AP (name, value, ..., NULL). */
+static enum MHD_Result queue_answer(struct MHD_Connection *conn, struct request *rq,
+				    unsigned status, struct MHD_Response *r, size_t len, va_list ap)
+{
+	for (const char *name; (name = va_arg(ap, const char *));) {
+		const char *value = va_arg(ap, const char *);
+		MHD_add_response_header(r, name, value);
+	}
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	enum MHD_Result ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	rq->status = status;
+	rq->bytes = len;
+	return ret;
+}
+
 static enum MHD_Result answer(struct MHD_Connection *conn, struct request *rq, unsigned status,
 			      char *body, size_t len, ...)
 {
@@ -191,17 +209,57 @@ static enum MHD_Result answer(struct MHD_Connection *conn, struct request *rq, u
 	}
 	va_list ap;
 	va_start(ap, len);
-	for (const char *name; (name = va_arg(ap, const char *));) {
-		const char *value = va_arg(ap, const char *);
-		MHD_add_response_header(r, name, value);
-	}
+	enum MHD_Result ret = queue_answer(conn, rq, status, r, len, ap);
 	va_end(ap);
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	enum MHD_Result ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
-	rq->status = status;
-	rq->bytes = len;
 	return ret;
+}
+
+/* Answer with the LEN bytes of the file FD (closed when sent). */
+static enum MHD_Result answer_file(struct MHD_Connection *conn, struct request *rq,
+				   unsigned status, int fd, size_t len, ...)
+{
+	struct MHD_Response *r = MHD_create_response_from_fd(len, fd);
+	if (!r) {
+		close(fd);
+		return MHD_NO;
+	}
+	va_list ap;
+	va_start(ap, len);
+	enum MHD_Result ret = queue_answer(conn, rq, status, r, len, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* P in format F written to an unnamed temp file ($TMPDIR): its descriptor
+ * and *LEN, or -1 with errno. A body goes through a file as the outputs
+ * do: a speedscope timeline of a long window at a high rate runs to
+ * hundreds of megabytes, and several requests at once must not hold them
+ * in memory. */
+static int body_file(const struct profile *p, enum output_format f,
+		     const struct write_options *wo, size_t *len)
+{
+	int fd = tempfile_open(NULL, "serve-body");
+	if (fd < 0)
+		return -1;
+	int wfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	FILE *out = wfd >= 0 ? fdopen(wfd, "w") : NULL;
+	errno = 0;
+	int failed = !out || write_to_stream(p, out, f, wo) < 0;
+	int err = errno ? errno : EIO;
+	if (out && fclose(out) != 0 && !failed) {
+		failed = 1;
+		err = errno ? errno : EIO;
+	} else if (!out && wfd >= 0) {
+		close(wfd);
+	}
+	off_t end = failed ? -1 : lseek(fd, 0, SEEK_END);
+	if (end < 0) {
+		close(fd);
+		errno = failed ? err : errno;
+		return -1;
+	}
+	*len = (size_t)end;
+	return fd;
 }
 
 /* A one-line text answer. */
@@ -352,23 +410,18 @@ static enum MHD_Result answer_profile(struct MHD_Connection *conn, struct reques
 	enum MHD_Result ret;
 	if (w->profile) {
 		struct write_options wo = { .threads = w->q.threads, .annotate = o->annotate };
-		char *body = NULL;
 		size_t len = 0;
-		FILE *f = open_memstream(&body, &len);
-		int failed = !f || write_to_stream(w->profile, f, w->q.format, &wo) < 0;
-		if (f && fclose(f) != 0)
-			failed = 1;
-		if (failed) {
-			warn_errno("serve: cannot write the profile");
-			free(body);
+		int fd = body_file(w->profile, w->q.format, &wo, &len);
+		if (fd < 0) {
+			warn_errno("serve: cannot write the profile (in %s)", tempfile_dir());
 			ret = answer_failure(conn, rq, 500, "cannot write the profile", 0);
 		} else if (w->q.format == FORMAT_PPROF) {
-			ret = answer(conn, rq, 200, body, len, "Content-Type", content_type(w->q.format),
-				     "Content-Disposition", "attachment; filename=\"profile\"",
-				     (const char *)NULL);
+			ret = answer_file(conn, rq, 200, fd, len, "Content-Type",
+					  content_type(w->q.format), "Content-Disposition",
+					  "attachment; filename=\"profile\"", (const char *)NULL);
 		} else {
-			ret = answer(conn, rq, 200, body, len, "Content-Type", content_type(w->q.format),
-				     (const char *)NULL);
+			ret = answer_file(conn, rq, 200, fd, len, "Content-Type",
+					  content_type(w->q.format), (const char *)NULL);
 		}
 		profile_free(w->profile);
 	} else if (w->http_status == 0) {

@@ -396,6 +396,9 @@ assert_match() { printf '%s' "$2" | grep -Eq -- "$3" || fail "$1: '$2' does not 
 # killed at the end of the test like a fixture).
 start_server() {
 	local i
+	# (the redirections below happen in the child: a previous server's
+	# lines must not be read as this one's)
+	rm -f "$T/srv.out" "$T/srv.err"
 	${CSAMPLER_WRAPPER:-} "$CSAMPLER" "$@" >"$T/srv.out" 2>"$T/srv.err" &
 	SERVER_PID=$!
 	FIXTURE_PIDS="$FIXTURE_PIDS $SERVER_PID"
