@@ -45,8 +45,10 @@ complete_line csampler --thread-
 reply_is "csampler --thread-" "--thread-group"
 
 # -p: running PIDs with their command names; the test's own process is one.
+# (the last PID the kernel gave, read before the listing: a process made
+# between the two is in the listing or after that PID)
+last0=$(awk '{print $5}' /proc/loadavg)
 ls /proc | grep -E '^[0-9]+$' | sort -n >"$T/before"
-last0=$(awk '{print $5}' /proc/loadavg)   # the last PID the kernel gave
 complete_line csampler -p ""
 last1=$(awk '{print $5}' /proc/loadavg)
 grep -qx "$TARGET ($NAME)" "$T/reply" ||
