@@ -211,14 +211,18 @@ static const struct procmaps_entry *main_program_text(const struct procmaps *pm)
 {
 	const struct procmaps_entry *first = NULL, *text = NULL;
 	size_t n = procmaps_count(pm);
+	/* the latest program image's (a launched program's first image is
+	 * csampler's own, forked before its exec) */
+	unsigned image = procmaps_image(pm);
 	for (size_t i = 0; i < n; i++) {
 		const struct procmaps_entry *e = procmaps_at(pm, i);
-		if (e->path[0] == '/' && (!first || e->start < first->start))
+		if (e->image == image && e->path[0] == '/' && (!first || e->start < first->start))
 			first = e;
 	}
 	for (size_t i = 0; first && i < n; i++) {
 		const struct procmaps_entry *e = procmaps_at(pm, i);
-		if (e->executable && e->inode == first->inode && e->dev_major == first->dev_major &&
+		if (e->image == image && e->executable && e->inode == first->inode &&
+		    e->dev_major == first->dev_major &&
 		    e->dev_minor == first->dev_minor && strcmp(e->path, first->path) == 0 &&
 		    (!text || e->start < text->start))
 			text = e;

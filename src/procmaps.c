@@ -543,6 +543,7 @@ static struct node *add_mapping(struct procmaps *pm, const struct procmaps_entry
 	memcpy(nd->path, path, plen + 1);
 	nd->e.path = nd->path;
 	nd->e.current = true;
+	nd->e.image = pm->image;
 	nd->e.fd = -1;
 	nd->seq = pm->seq++;
 	nd->seen = pm->epoch;
@@ -644,6 +645,11 @@ int procmaps_refresh(struct procmaps *pm)
 	return added;
 }
 
+unsigned procmaps_image(const struct procmaps *pm)
+{
+	return pm->image;
+}
+
 bool procmaps_is_gone(const struct procmaps *pm)
 {
 	return pm->gone;
@@ -669,6 +675,7 @@ void procmaps_exec(struct procmaps *pm)
 		pm->cur[i]->e.current = false;
 	pm->ncur = 0;
 	pm->generation++;
+	pm->image++;
 	/* The descriptor shows the mm it was opened on: reopen for the new one. */
 	if (pm->maps_fd >= 0) {
 		close(pm->maps_fd);

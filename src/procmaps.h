@@ -30,6 +30,8 @@ struct procmaps_entry {
 	bool readable, writable, executable, shared;
 	bool current;            /* present in the latest /proc/PID/maps */
 	bool deleted;            /* path ended in " (deleted)" (suffix removed) */
+	unsigned image;          /* the program image it belongs to: the execs seen
+	                          * before it was found (procmaps_image) */
 	int fd;                  /* open file (O_RDONLY|O_CLOEXEC) or -1 */
 	char *path;              /* as the target sees it; "" if anonymous;
 	                          * "[stack]", "[vdso]", "[heap]" ... kept as is */
@@ -71,6 +73,8 @@ void procmaps_gone(struct procmaps *pm);
  * (pid, gone); lookups find nothing. --children over thousands of short
  * processes keeps memory bounded by the live ones and the sampled. */
 void procmaps_trim(struct procmaps *pm);
+/* The program image now: how many execs procmaps_exec has seen. */
+unsigned procmaps_image(const struct procmaps *pm);
 /* Whether procmaps_gone was called. */
 bool procmaps_is_gone(const struct procmaps *pm);
 

@@ -88,6 +88,7 @@ struct procmaps {
 	struct open_file *files;
 	size_t nfiles, filescap;
 	uint64_t generation;
+	unsigned image;                 /* execs seen */
 	uint64_t epoch;
 	uint64_t seq;
 	char *buf;

@@ -7,7 +7,10 @@
  * nanoseconds for a wall-clock profile), the time being count * period, so
  * every view agrees with the folded counts. Each sample carries the labels thread (name), pid and tid
  * (numbers; no tid for a group of threads), and truncated="true" when its
- * stack did not reach the root.
+ * stack did not reach the root; such a stack also ends in a "[truncated]"
+ * root frame (a location of its own, without a mapping), as in the other
+ * formats, so pprof's graphs and flame graph do not show its outermost
+ * frame as a root.
  *
  * Streamed, so memory does not grow with the samples: protobuf merges
  * concatenated messages of one type (repeated fields append, absent scalars
@@ -41,6 +44,7 @@ struct pprof_build {
 	Perftools__Profiles__Label *labels;      /* 4 per thread */
 	Perftools__Profiles__Label **label_ptrs; /* 4 per thread */
 	size_t *nlabels;                         /* per thread, without truncated */
+	uint64_t truncated_loc;                  /* the "[truncated]" location's id, 0: none */
 	bool failed;                             /* out of memory on the way */
 };
 
@@ -176,6 +180,28 @@ static void build_locations(struct pprof_build *b, const struct profile *p)
 	}
 	b->msg.n_location = p->nlocations;
 	b->msg.location = b->location_ptrs;
+	if (p->truncated_samples == 0)
+		return;
+	/* the root frame of the truncated stacks: one more function, line
+	 * and location (their arrays have the room: pprof_build) */
+	static const Perftools__Profiles__Function fn_init = PERFTOOLS__PROFILES__FUNCTION__INIT;
+	Perftools__Profiles__Function *fm = &b->functions[p->nfunctions];
+	*fm = fn_init;
+	fm->id = p->nfunctions + 1;
+	fm->name = fm->system_name = str(b, "[truncated]");
+	b->function_ptrs[p->nfunctions] = fm;
+	b->msg.n_function = p->nfunctions + 1;
+	b->lines[p->nlines] = line_init;
+	b->lines[p->nlines].function_id = fm->id;
+	b->line_ptrs[p->nlines] = &b->lines[p->nlines];
+	Perftools__Profiles__Location *lm = &b->locations[p->nlocations];
+	*lm = loc_init;
+	lm->id = p->nlocations + 1;
+	lm->n_line = 1;
+	lm->line = &b->line_ptrs[p->nlines];
+	b->location_ptrs[p->nlocations] = lm;
+	b->msg.n_location = p->nlocations + 1;
+	b->truncated_loc = lm->id;
 }
 
 /* Each thread's labels (thread, pid, tid when not merged), and a fourth,
@@ -216,12 +242,13 @@ static int pprof_build(struct pprof_build *b, const struct profile *p)
 	bool failed = false;
 	b->mappings = alloc_array(p->nmappings, sizeof *b->mappings, &failed);
 	b->mapping_ptrs = alloc_array(p->nmappings, sizeof *b->mapping_ptrs, &failed);
-	b->functions = alloc_array(p->nfunctions, sizeof *b->functions, &failed);
-	b->function_ptrs = alloc_array(p->nfunctions, sizeof *b->function_ptrs, &failed);
-	b->lines = alloc_array(p->nlines, sizeof *b->lines, &failed);
-	b->line_ptrs = alloc_array(p->nlines, sizeof *b->line_ptrs, &failed);
-	b->locations = alloc_array(p->nlocations, sizeof *b->locations, &failed);
-	b->location_ptrs = alloc_array(p->nlocations, sizeof *b->location_ptrs, &failed);
+	/* (one more of each: the "[truncated]" root frame, build_locations) */
+	b->functions = alloc_array(p->nfunctions + 1, sizeof *b->functions, &failed);
+	b->function_ptrs = alloc_array(p->nfunctions + 1, sizeof *b->function_ptrs, &failed);
+	b->lines = alloc_array(p->nlines + 1, sizeof *b->lines, &failed);
+	b->line_ptrs = alloc_array(p->nlines + 1, sizeof *b->line_ptrs, &failed);
+	b->locations = alloc_array(p->nlocations + 1, sizeof *b->locations, &failed);
+	b->location_ptrs = alloc_array(p->nlocations + 1, sizeof *b->location_ptrs, &failed);
 	b->labels = alloc_array(p->nthreads, 4 * sizeof *b->labels, &failed);
 	b->label_ptrs = alloc_array(p->nthreads, 4 * sizeof *b->label_ptrs, &failed);
 	b->nlabels = alloc_array(p->nthreads, sizeof *b->nlabels, &failed);
@@ -350,14 +377,17 @@ static int add_sample(void *ctx, const struct profile_sample *ps)
 
 	if (c->n == SAMPLES_PER_CHUNK && flush_chunk(c) < 0)
 		return -1;
-	if (array_grow(&c->ids, &c->ids_cap, c->nids + ps->nlocs, sizeof *c->ids, 4096) < 0)
+	bool truncated = (ps->flags & PROFILE_SAMPLE_TRUNCATED) && c->b->truncated_loc;
+	if (array_grow(&c->ids, &c->ids_cap, c->nids + ps->nlocs + 1, sizeof *c->ids, 4096) < 0)
 		return -1;
 	sm = &c->samples[c->n];
 	*sm = sample_init;
 	c->first_id[c->n] = c->nids;
 	for (uint32_t k = 0; k < ps->nlocs; k++)
 		c->ids[c->nids++] = (uint64_t)ps->locs[k] + 1;
-	sm->n_location_id = ps->nlocs;
+	if (truncated)
+		c->ids[c->nids++] = c->b->truncated_loc;  /* the root: leaf first */
+	sm->n_location_id = ps->nlocs + truncated;
 	c->values[2 * c->n] = (int64_t)ps->count;
 	c->values[2 * c->n + 1] = (int64_t)(ps->count * c->p->period_nanos);
 	sm->n_value = 2;

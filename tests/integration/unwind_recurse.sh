@@ -26,7 +26,8 @@ assert_folded_has "$T/whole.folded" '^_start;([^;]+;)*main;(recurse;){300}bottom
 grep -q '^\[' "$T/whole.folded" && fail "stacks marked incomplete: $(grep '^\[' "$T/whole.folded" | cut -c1-120 | head -3)"
 
 # 300 frames of about 80 bytes do not fit a 4 KiB window: all truncated
-run_csampler -v -F 199 -d 1 --stack-window 4k -o "$T/window.folded" -p "$FIXTURE_PID"
+run_csampler -v -F 199 -d 1 --stack-window 4k -o "$T/window.folded" -o "$T/window.pb.gz" \
+	-p "$FIXTURE_PID"
 assert_eq "exit status (4k window)" "$CS_STATUS" 0
 total=$(folded_total "$T/window.folded")
 [ "$total" -gt 0 ] || fail "no samples with a 4k window"
@@ -37,6 +38,20 @@ grep -Eq '(^|;)main(;| )' "$T/window.folded" && fail "a 4k window reached main?"
 # thread the kernel's account of its CPU, within a period or two of them)
 taken=$(sed -nE 's/.*, ([0-9]+) periods taken$/\1/p' "$T/cs.err")
 assert_match "end-of-run statistics" "$(cat "$T/cs.err")" "window $taken, $total truncated"
+# in pprof too every truncated stack ends in a [truncated] root frame (a
+# label alone left pprof's graphs showing the outermost frame as a root)
+if command -v go >/dev/null 2>&1; then
+	need_go
+	go tool pprof -traces "$T/window.pb.gz" >"$T/traces" 2>"$T/pprof.err" ||
+		fail "go tool pprof -traces: $(cat "$T/pprof.err")"
+	counts=$(awk '/^-+\+-+$/ { if (in_trace && last != "") { n++; if (last == "[truncated]") r++ }
+			in_trace = 1; last = ""; next }
+		NF { last = $NF } END { print n + 0, r + 0 }' "$T/traces")
+	note "pprof -traces: traces, ending in [truncated]: $counts"
+	assert_match "pprof traces ending in [truncated]" "$counts" '^([1-9][0-9]*) \1$'
+else
+	note "no go: the pprof output's [truncated] frame not checked"
+fi
 
 # --max-depth 100: 99 recurse frames under the leaf, marked truncated
 run_csampler -v -F 199 -d 1 --max-depth 100 -o "$T/depth.folded" -p "$FIXTURE_PID"

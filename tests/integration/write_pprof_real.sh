@@ -36,6 +36,11 @@ run_csampler -F 499 -d 1 --addresses -o "$T/dladdr.pb.gz" -p "$DL"
 assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
 assert_eq "File: with --addresses" "$(pprof_file "$T/dladdr.pb.gz")" dlopener
 kill "$DL"
+# launched: the program, not csampler (whose image the child had before
+# its exec; it was "File: csampler")
+run_csampler -F 499 -o "$T/launched.pb.gz" -- "$PROGS/dlopener" 0.3
+assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+assert_eq "File: of a launched program" "$(pprof_file "$T/launched.pb.gz")" dlopener
 start_fixture hot 30
 run_csampler -F 499 -d 1 --addresses -o "$T/addr.pb.gz" -p "$FIXTURE_PID"
 assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
