@@ -157,6 +157,12 @@ static int add_stack(struct build *b, uint32_t key, uint32_t stack_flags, const 
 					      "[kernel: no user context (exec, thread start)]");
 	uint32_t flags = (stack_flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW |
 					 STACK_UNWIND_ERROR)) ? PROFILE_SAMPLE_TRUNCATED : 0;
+	if (stack_flags & STACK_TRUNCATED_DEPTH)
+		flags |= PROFILE_SAMPLE_CUT_DEPTH;
+	else if (stack_flags & STACK_TRUNCATED_WINDOW)
+		flags |= PROFILE_SAMPLE_CUT_WINDOW;
+	else if (stack_flags & STACK_UNWIND_NO_INFO)
+		flags |= PROFILE_SAMPLE_NO_INFO;
 	if (thread == PROFILE_NONE ||
 	    profile_add_timed_sample(b->profile, thread, b->locs, n, flags, count, time) < 0) {
 		b->error = errno ? errno : ENOMEM;

@@ -59,6 +59,10 @@ struct profile_thread {
 };
 
 #define PROFILE_SAMPLE_TRUNCATED 0x1u
+/* Why a truncated stack stops (with PROFILE_SAMPLE_TRUNCATED): */
+#define PROFILE_SAMPLE_CUT_DEPTH  0x2u  /* --max-depth */
+#define PROFILE_SAMPLE_CUT_WINDOW 0x4u  /* the copied stack window */
+#define PROFILE_SAMPLE_NO_INFO    0x8u  /* no unwind information, no frame pointer */
 
 struct profile_sample {
 	uint32_t thread;

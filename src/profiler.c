@@ -365,7 +365,6 @@ static void run_sampler_stats(const struct run *r, struct sampler_stats *st)
  * kernel's, the stacks marked [truncated]) beside the samples taken. */
 static void summarize(struct run *r, const struct profile *last)
 {
-	(void)last;  /* (its totals are in r->closed_*) */
 	struct sampler_stats sst;
 	struct recorder_stats rst;
 	run_sampler_stats(r, &sst);
@@ -375,6 +374,7 @@ static void summarize(struct run *r, const struct profile *last)
 	rst.truncated = r->closed_truncated;
 	report_summary(r->opt, r->main_pid, &sst, &rst, taken,
 		       (double)(r->end_ns - r->start_ns) / 1e9);
+	report_stops(r->opt, last);
 }
 
 int profiler_run(const struct options *o)

@@ -391,6 +391,7 @@ static uint32_t flags_for_result(enum unwind_result res)
 	case UNWIND_OK: return 0;
 	case UNWIND_DEPTH: return STACK_TRUNCATED_DEPTH;
 	case UNWIND_WINDOW: return STACK_TRUNCATED_WINDOW;
+	case UNWIND_NO_INFO: return STACK_UNWIND_ERROR | STACK_UNWIND_NO_INFO;
 	default: return STACK_UNWIND_ERROR;
 	}
 }

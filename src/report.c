@@ -2,9 +2,11 @@
 #include "config.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 
 #include "error.h"
+#include "escape.h"
 #include "procfs.h"
 #include "report.h"
 #include "unwind.h"
@@ -142,6 +144,108 @@ void report_summary(const struct options *o, pid_t pid, const struct sampler_sta
 			"of points (each thread's CPU is still the kernel's): --backend=perf samples "
 			"where they run without stopping them (root; its own limit is in the man page)\n",
 			(double)st->switches / seconds);
+}
+
+/* ---- where truncated stacks stop -------------------------------------------------- */
+
+#define STOP_PLACES 64
+
+struct stop_place {
+	uint32_t location;       /* the outermost frame's location */
+	uint32_t function;       /* its outermost function, or PROFILE_NONE */
+	uint32_t why;            /* PROFILE_SAMPLE_CUT_* / NO_INFO; 0: a bad frame */
+	uint64_t count;
+};
+
+struct stop_tally {
+	const struct profile *p;
+	struct stop_place places[STOP_PLACES];
+	size_t n;
+	uint64_t total, truncated;
+};
+
+static int tally_stop(void *ctx, const struct profile_sample *ps)
+{
+	struct stop_tally *t = ctx;
+	t->total += ps->count;
+	if (!(ps->flags & PROFILE_SAMPLE_TRUNCATED) || ps->nlocs == 0)
+		return 0;
+	t->truncated += ps->count;
+	uint32_t loc = ps->locs[ps->nlocs - 1];
+	uint32_t fn = PROFILE_NONE;
+	if (loc < t->p->nlocations) {
+		const struct profile_location *l = &t->p->locations[loc];
+		if (l->nlines && l->first_line + l->nlines - 1 < t->p->nlines)
+			fn = t->p->lines[l->first_line + l->nlines - 1].function;
+	}
+	uint32_t why = ps->flags & (PROFILE_SAMPLE_CUT_DEPTH | PROFILE_SAMPLE_CUT_WINDOW |
+				    PROFILE_SAMPLE_NO_INFO);
+	for (size_t i = 0; i < t->n; i++) {
+		struct stop_place *sp = &t->places[i];
+		if (sp->why == why && (fn != PROFILE_NONE ? sp->function == fn : sp->location == loc)) {
+			sp->count += ps->count;
+			return 0;
+		}
+	}
+	if (t->n < STOP_PLACES)  /* (beyond: too scattered to name) */
+		t->places[t->n++] = (struct stop_place){ loc, fn, why, ps->count };
+	return 0;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct stop_place *x = a, *y = b;
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+/* Why stacks stop at a place, and what to do about it. */
+static void say_why(const struct options *o, uint32_t why, char *buf, size_t size)
+{
+	if (why & PROFILE_SAMPLE_CUT_DEPTH)
+		snprintf(buf, size, "the stack is deeper than --max-depth %u: raise it", o->max_depth);
+	else if (why & PROFILE_SAMPLE_CUT_WINDOW)
+		snprintf(buf, size, "the stack is larger than the %zu KiB copied (--stack-window): "
+			 "raise it", o->stack_window / 1024);
+	else if (why & PROFILE_SAMPLE_NO_INFO)
+		snprintf(buf, size, "no unwind information there (assembly or generated code "
+			 "without CFI), and no frame-pointer chain led on");
+	else
+		snprintf(buf, size, "the next frame could not be found (its return address or "
+			 "stack pointer is not valid there)");
+}
+
+void report_stops(const struct options *o, const struct profile *p)
+{
+	if (o->quiet || !p)
+		return;
+	struct stop_tally *t = calloc(1, sizeof *t);
+	if (!t)
+		return;
+	t->p = p;
+	if (profile_foreach_sample(p, tally_stop, t) == 0 && t->total &&
+	    t->truncated * 100 > t->total * STOPS_REPORT_PERCENT) {
+		qsort(t->places, t->n, sizeof *t->places, by_count);
+		for (size_t i = 0; i < t->n && i < 3; i++) {
+			const struct stop_place *sp = &t->places[i];
+			if (sp->count * 100 < t->total)  /* under 1%: not worth a line */
+				break;
+			char name[128], safe[512], where[300] = "", why[200];
+			const struct profile_location *l = &p->locations[sp->location];
+			escape_terminal(write_frame_name(p, l, sp->function, name, sizeof name), safe,
+					sizeof safe);
+			if (l->mapping != PROFILE_NONE && l->mapping < p->nmappings &&
+			    p->mappings[l->mapping].filename) {
+				char base[256];
+				escape_terminal(write_base_name(p->mappings[l->mapping].filename), base,
+						sizeof base);
+				snprintf(where, sizeof where, " (%s)", base);
+			}
+			say_why(o, sp->why, why, sizeof why);
+			fprintf(stderr, "csampler: %.0f%% of stacks stop in %s%s: %s\n",
+				100.0 * (double)sp->count / (double)t->total, safe, where, why);
+		}
+	}
+	free(t);
 }
 
 void report_written(const struct options *o, const char *path, enum output_format f,

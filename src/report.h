@@ -23,6 +23,12 @@ void report_start(const struct options *o, pid_t pid);
  * prints both; its unwind counters are of the samples taken). */
 void report_summary(const struct options *o, pid_t pid, const struct sampler_stats *st,
 		    const struct recorder_stats *rs, uint64_t taken, double seconds);
+/* When more than STOPS_REPORT_PERCENT% of P's samples are truncated: the
+ * (at most 3) places where most of them stop, each with why in words a
+ * user can act on ("41% of stacks stop in crypto/sha256.block (prog): no
+ * unwind information there ..."), without -v. */
+#define STOPS_REPORT_PERCENT 5
+void report_stops(const struct options *o, const struct profile *p);
 /* PATH (not "-") was written in format F, holding SAMPLES samples; HINT:
  * also how to view it (the first of --interval's files only). */
 void report_written(const struct options *o, const char *path, enum output_format f,

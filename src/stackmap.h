@@ -35,6 +35,8 @@
 #define STACK_NO_USER_CONTEXT  0x10u /* --backend=perf: sampled in the kernel with no
                                        * user registers (an exec replacing the
                                        * program, a thread not started yet) (depth 0) */
+#define STACK_UNWIND_NO_INFO   0x20u /* with STACK_UNWIND_ERROR: no unwind information
+                                       * where it stopped, and no frame pointer */
 
 struct stackmap;
 

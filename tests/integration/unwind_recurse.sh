@@ -38,6 +38,9 @@ grep -Eq '(^|;)main(;| )' "$T/window.folded" && fail "a 4k window reached main?"
 # thread the kernel's account of its CPU, within a period or two of them)
 taken=$(sed -nE 's/.*, ([0-9]+) periods taken$/\1/p' "$T/cs.err")
 assert_match "end-of-run statistics" "$(cat "$T/cs.err")" "window $taken, $total truncated"
+# where they stop and why, without -v
+assert_match "where the stacks stop (4k window)" "$(grep 'of stacks stop in' "$T/cs.err")" \
+	'^csampler: 100% of stacks stop in recurse \(recurse\): the stack is larger than the 4 KiB copied \(--stack-window\): raise it$'
 # in pprof too every truncated stack ends in a [truncated] root frame (a
 # label alone left pprof's graphs showing the outermost frame as a root)
 if command -v go >/dev/null 2>&1; then
@@ -69,4 +72,9 @@ cut=$(frames_hist "$T/depth.folded" | awk '$1 == 99 && $3 == "bottom_spin" { s +
 awk -v c="$cut" -v t="$total" 'BEGIN { exit !(t - c <= 0.02 * t + 2) }' ||
 	fail "samples cut at 100 frames in bottom_spin: $cut of $total"
 assert_eq "samples marked truncated at max-depth" "$(folded_count "$T/depth.folded" '^\[truncated\];')" "$total"
+assert_match "where the stacks stop (max-depth 100)" "$(grep 'of stacks stop in' "$T/cs.err")" \
+	'^csampler: 100% of stacks stop in recurse \(recurse\): the stack is deeper than --max-depth 100: raise it$'
+# whole stacks: no such line
+run_csampler -F 199 -d 0.5 -o "$T/w2.folded" -p "$FIXTURE_PID"
+grep 'of stacks stop in' "$T/cs.err" && fail "a stop place named for whole stacks"
 exit 0
