@@ -309,6 +309,28 @@ static bool has_time_field(const char *path)
 	return false;
 }
 
+/* The seconds between two names PATH's strftime fields tell apart: 1 for
+ * a field of seconds (%S %s %T %r %X %c %+), 60 for minutes, and so on; 0
+ * when it has no field. */
+static unsigned time_resolution(const char *path)
+{
+	unsigned best = 0;
+	for (const char *p = strchr(path, '%'); p && p[1]; p = strchr(p + 2, '%')) {
+		const char *c = p + 1;
+		while (*c == 'E' || *c == 'O' || *c == '_' || *c == '-' || *c == '0' || *c == '^' ||
+		       *c == '#')
+			c++;
+		unsigned r = strchr("SsTrXc+", *c) ? 1 : strchr("MR", *c) ? 60 :
+			     strchr("HIklp", *c) ? 3600 : strchr("deajuwDFxAU", *c) ? 86400 :
+			     strchr("VWGg", *c) ? 7 * 86400 : strchr("mbBh", *c) ? 28 * 86400 :
+			     strchr("YyC", *c) ? 365 * 86400 : 0;
+		if (*c != '%' && r && (!best || r < best))
+			best = r;
+		p = c - 1;
+	}
+	return best;
+}
+
 /* --interval: one file per interval, each named by its start. */
 static enum options_result validate_interval(const struct options *o)
 {
@@ -321,6 +343,13 @@ static enum options_result validate_interval(const struct options *o)
 			return opt_usage_error("--interval writes one file per interval, named by its "
 					       "start: put strftime fields in '%s' (e.g. "
 					       "'prof-%%Y%%m%%dT%%H%%M%%S.pb.gz')", path);
+		unsigned res = time_resolution(path);
+		if (res > o->interval)
+			return opt_usage_error("--interval %.0f writes a file every %.0f s, but '%s' "
+					       "names one every %u s at most: intervals would share a "
+					       "name; add %s", o->interval, o->interval, path, res,
+					       res <= 60 ? "%S (seconds)" : res <= 3600 ?
+					       "%M%S (minutes and seconds)" : "%H%M%S");
 	}
 	return OPTIONS_RUN;
 }

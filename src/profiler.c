@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "builder.h"
@@ -53,6 +54,7 @@ struct run {
 	pid_t main_pid;              /* the process sampled (kept across a suspension) */
 	bool suspending;             /* SIGTSTP: let the target go, stop, resume */
 	unsigned resumes;            /* sessions after the first (each after a SIGTSTP) */
+	bool said_repeat;            /* --interval: a repeated name was said */
 	struct sampler_stats before; /* the samplers' of the sessions before this one */
 };
 
@@ -154,7 +156,36 @@ static void default_output(const struct options *o, pid_t pid, char *out, size_t
 	snprintf(out, size, "csampler-%d-%s.pb.gz", (int)pid, o->interval > 0 ? "%Y%m%d-%H%M%S" : date);
 }
 
-static int write_outputs(const struct run *r, const struct profile *p)
+/* --interval: PATH was written by this run already (a file there changed
+ * since the run began): a pattern whose fields repeat (%H%M%S, each day)
+ * came round. Then the next free "NAME-2.EXT", "NAME-3.EXT"... into PATH
+ * (SIZE bytes), said once, so no interval overwrites another. */
+static void avoid_overwrite(const struct run *r, char *path, size_t size, bool *said)
+{
+	struct stat st;
+	uint64_t since = r->start_realtime_ns / 1000000000u;
+	if (lstat(path, &st) < 0 || (uint64_t)st.st_mtime < since)
+		return;
+	char orig[PATH_MAX];
+	snprintf(orig, sizeof orig, "%s", path);
+	const char *base = write_base_name(orig);
+	const char *dot = strchr(base + (*base == '.'), '.');
+	size_t stem = dot ? (size_t)(dot - orig) : strlen(orig);
+	for (unsigned k = 2; k < 100000; k++) {
+		if ((size_t)snprintf(path, size, "%.*s-%u%s", (int)stem, orig, k, dot ? dot : "") >= size)
+			break;
+		if (lstat(path, &st) < 0 || (uint64_t)st.st_mtime < since) {
+			if (!*said && !r->opt->quiet)
+				warn("'%s' was written by this run already (the pattern's fields came "
+				     "round): written as '%s' (and so on) instead of over it", orig, path);
+			*said = true;
+			return;
+		}
+	}
+	snprintf(path, size, "%s", orig);
+}
+
+static int write_outputs(struct run *r, const struct profile *p)
 {
 	const struct options *o = r->opt;
 	struct write_options wo = { .threads = o->threads, .annotate = o->annotate };
@@ -177,6 +208,8 @@ static int write_outputs(const struct run *r, const struct profile *p)
 			status = CS_EXIT_OUTPUT;
 			continue;
 		}
+		if (o->interval > 0)
+			avoid_overwrite(r, path, sizeof path, &r->said_repeat);
 		if (r->progress)
 			fputs("\r\033[K", stderr);
 		if (write_output(p, path, outs[i].format, &wo) < 0) {
