@@ -510,6 +510,8 @@ static bool direct_call_of(struct unwind_ctx *c, uint64_t ret, uint64_t target)
  * otherwise (an indirect call, a tail call) ends the walk. On success the
  * context registers are the caller's, rbp included, which the rest of the
  * walk uses. */
+static bool frame_record_scan(struct unwind_ctx *c, uint64_t sp, uint64_t start);
+
 static bool found_frame_record_step(struct unwind_ctx *c, unw_cursor_t *cur)
 {
 	uint64_t sp;
@@ -517,6 +519,25 @@ static bool found_frame_record_step(struct unwind_ctx *c, unw_cursor_t *cur)
 	if (!c->s->sp_pc_only || c->rbp_known || !cursor_reg(cur, UNW_X86_64_RSP, &sp) ||
 	    (sp & 7) != 0 || unw_get_proc_info(cur, &pi) < 0 || pi.start_ip == 0)
 		return false;
+	return frame_record_scan(c, sp, pi.start_ip);
+}
+
+/* The interrupted leaf has no CFI and its rbp leads nowhere (code with
+ * frame pointers that uses rbp for data meanwhile: Go's crypto assembly):
+ * its prologue saved the caller's rbp under its return address, so find
+ * that record as found_frame_record_step does, the function's start taken
+ * from its module's symbol table. */
+static bool leaf_record_step(struct unwind_ctx *c)
+{
+	uint64_t sp = c->s->regs.rsp, start = uw_function_start(c, c->s->regs.rip);
+	return (sp & 7) == 0 && start != 0 && frame_record_scan(c, sp, start);
+}
+
+/* Scan up from SP for the record [caller's rbp, return address just past a
+ * direct call of START]; on success the context registers are the
+ * caller's. */
+static bool frame_record_scan(struct unwind_ctx *c, uint64_t sp, uint64_t start)
+{
 	for (uint64_t r = sp; r - sp <= FP_FRAME_MAX && r + 16 > r && r + 16 <= c->stack_end;
 	     r += 8) {
 		uint64_t frame[2];
@@ -527,7 +548,7 @@ static bool found_frame_record_step(struct unwind_ctx *c, unw_cursor_t *cur)
 					(caller_rbp & 7) != 0 || caller_rbp >= c->stack_end))
 			continue;
 		if (ret == 0 || ret >= ADDR_ACTIVATION || !uw_module_for_ip(c, ret - 1) ||
-		    !direct_call_of(c, ret, pi.start_ip))
+		    !direct_call_of(c, ret, start))
 			continue;
 		c->regs.rip = ret;
 		c->regs.rsp = r + 16;
@@ -580,7 +601,8 @@ static bool step_without_cfi(struct unwind_ctx *c, unw_cursor_t *cur, bool at_sn
 		*end = m != NULL && m->inode == 0 ? UNWIND_NO_INFO : UNWIND_OK;
 		return false;
 	}
-	if (fp == FP_FAILED && !(at_snapshot && leaf_return_step(c))) {
+	if (fp == FP_FAILED &&
+	    !(at_snapshot && (leaf_return_step(c) || (!c->s->sp_pc_only && leaf_record_step(c))))) {
 		*end = c->window_hit ? UNWIND_WINDOW : UNWIND_NO_INFO;
 		return false;
 	}

@@ -32,6 +32,9 @@ struct module {
 	uint64_t table_addr;     /* its binary-search table in the target */
 	size_t nfde;
 	int32_t *table;          /* nfde pairs (start offset, fde offset) */
+	uint64_t *funcs;         /* without a table: its functions' starts (the
+	                          * symbol table's, in the target), sorted */
+	size_t nfuncs;
 };
 
 struct unwinder {
@@ -67,5 +70,8 @@ struct unwind_ctx {
 uint64_t uw_monotonic_ns(void);
 void uw_module_free(struct module *m);
 struct module *uw_module_for_ip(struct unwind_ctx *c, uint64_t ip);
+/* The start of the function holding IP in a module without CFI (from its
+ * symbol table: Go's binaries have no .eh_frame), or 0. */
+uint64_t uw_function_start(struct unwind_ctx *c, uint64_t ip);
 
 #endif

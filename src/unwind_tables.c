@@ -20,6 +20,76 @@ void uw_module_free(struct module *m)
 {
 	free(m->table);
 	m->table = NULL;
+	free(m->funcs);
+	m->funcs = NULL;
+}
+
+/* Function symbols read from a module without CFI at most. */
+#define FUNCS_MAX 1000000
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* M has no CFI table: keep its function starts (symbol table, else the
+ * dynamic one), BIAS added, within its text, for the frame-record scan of
+ * code with frame pointers (uw_function_start). */
+static void module_load_funcs(struct module *m, Elf *elf, uint64_t bias)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL, *sym = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh))
+			return;
+		if (sh.sh_type == SHT_SYMTAB)
+			sym = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dyn = scn;
+	}
+	scn = sym ? sym : dyn;
+	Elf_Data *data = scn && gelf_getshdr(scn, &sh) ? elf_getdata(scn, NULL) : NULL;
+	if (!data || sh.sh_entsize == 0)
+		return;
+	size_t n = sh.sh_size / sh.sh_entsize, kept = 0;
+	if (n > FUNCS_MAX)
+		n = FUNCS_MAX;
+	uint64_t *f = malloc((n ? n : 1) * sizeof *f);
+	if (!f)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym s;
+		if (!gelf_getsym(data, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+		    s.st_value == 0)
+			continue;
+		uint64_t a = bias + s.st_value;
+		if (a >= m->text_start && a < m->text_end)
+			f[kept++] = a;
+	}
+	if (kept == 0) {
+		free(f);
+		return;
+	}
+	qsort(f, kept, sizeof *f, cmp_u64);
+	m->funcs = f;
+	m->nfuncs = kept;
+}
+
+uint64_t uw_function_start(struct unwind_ctx *c, uint64_t ip)
+{
+	struct module *m = uw_module_for_ip(c, ip);
+	if (!m || !m->nfuncs || ip < m->funcs[0])
+		return 0;
+	size_t lo = 0, hi = m->nfuncs;  /* the last start <= ip */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->funcs[mid] <= ip)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return m->funcs[lo];
 }
 
 /* Size of a value encoded with ENC in .eh_frame_hdr, or 0 if unsupported. */
@@ -102,7 +172,7 @@ static void module_load_elf(struct module *m, Elf *elf, int fd, const uint8_t *i
 			have_eh = true;
 		}
 	}
-	if (!have_text || !have_eh || eh.p_filesz < 4 || eh.p_filesz > EH_FRAME_HDR_MAX)
+	if (!have_text)
 		return;
 	/* file offset X is at vaddr p_vaddr + (X - p_offset) and at address
 	 * map_start + (X - map_offset): true whatever p_offset's alignment */
@@ -113,6 +183,11 @@ static void module_load_elf(struct module *m, Elf *elf, int fd, const uint8_t *i
 		/* the segment must cover the mapping; else trust the mapping */
 		m->text_start = m->map_start;
 		m->text_end = m->map_end;
+	}
+	if (!have_eh || eh.p_filesz < 4 || eh.p_filesz > EH_FRAME_HDR_MAX) {
+		if (!image)
+			module_load_funcs(m, elf, bias);
+		return;
 	}
 	m->hdr_addr = bias + eh.p_vaddr;
 

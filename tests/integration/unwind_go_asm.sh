@@ -1,0 +1,31 @@
+#!/bin/sh
+# unwind_go_asm: a Go program hot in crypto/sha256's assembly, which has
+# no unwind information and uses rbp for data: every stack was
+# '[truncated];crypto/sha256.block' (the summary said where and why). The
+# saved frame record under the leaf's return address now leads on to
+# Go's frame pointers: at least 95% of the stacks go from
+# crypto/sha256.block through main.hashLoop to runtime.goexit, and
+# main.hashLoop's share is as large as block's (it calls it).
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+need_go
+
+cp "$TESTS_SRCDIR/progs/gosha.go" "$T/" || harness "no gosha.go"
+(cd "$T" && "$GO" build -o gosha gosha.go) >"$T/build.err" 2>&1 ||
+	harness "go build: $(cat "$T/build.err")"
+F=$T/go.folded
+run_csampler -F 199 -o "$F" -- "$T/gosha" 2
+assert_eq "exit status" "$CS_STATUS" 0
+grep -q '^hashed [1-9]' "$T/cs.out" || fail "gosha did not finish: $(cat "$T/cs.out")"
+counts=$(awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); t += c
+	if (s ~ /;crypto\/sha256\.block$/) b += c
+	if (s ~ /^runtime\.goexit;runtime\.main;main\.main;main\.hashLoop;(.*;)?crypto\/sha256\.block$/) w += c }
+	END { print t + 0, b + 0, w + 0 }' "$F")
+set -- $counts
+note "$1 samples, $2 in crypto/sha256.block, $3 of them whole to runtime.goexit"
+[ "$2" -gt 0 ] || fail "no sample in crypto/sha256.block: $(sort -t' ' -k2 -rn "$F" | head -3)"
+awk -v b="$2" -v w="$3" 'BEGIN { exit !(100 * w >= 95 * b) }' ||
+	fail "only $3 of $2 stacks in crypto/sha256.block whole: $(sort -t' ' -k2 -rn "$F" | head -3)"
+grep -q 'of stacks stop in crypto/sha256.block' "$T/cs.err" &&
+	fail "the summary names crypto/sha256.block as a stop: $(cat "$T/cs.err")"
+exit 0
