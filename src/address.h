@@ -11,8 +11,20 @@
 #include <stdint.h>
 
 #define ADDR_ACTIVATION (UINT64_C(1) << 63)
+/* Bits 57-62, above any user address (56 bits with 5-level paging): in a
+ * process that has loaded a library where another one was (dlclose, then
+ * dlopen at the same address), the mapping an address was in when it was
+ * sampled (procmaps_entry.tag, 1-63; 0: untagged, the mapping there now
+ * or last). */
+#define ADDR_TAG_SHIFT 57
+#define ADDR_TAG_MASK (UINT64_C(0x3f) << ADDR_TAG_SHIFT)
 
-static inline uint64_t addr_value(uint64_t a) { return a & ~ADDR_ACTIVATION; }
+static inline uint64_t addr_value(uint64_t a) { return a & ~(ADDR_ACTIVATION | ADDR_TAG_MASK); }
+static inline unsigned addr_tag(uint64_t a) { return (unsigned)((a & ADDR_TAG_MASK) >> ADDR_TAG_SHIFT); }
+static inline uint64_t addr_with_tag(uint64_t a, unsigned tag)
+{
+	return (a & ~ADDR_TAG_MASK) | ((uint64_t)(tag & 0x3f) << ADDR_TAG_SHIFT);
+}
 static inline bool addr_is_activation(uint64_t a) { return (a & ADDR_ACTIVATION) != 0; }
 /* The address to look up in line tables and symbol tables. */
 static inline uint64_t addr_lookup_pc(uint64_t a)

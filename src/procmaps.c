@@ -546,6 +546,18 @@ static struct node *add_mapping(struct procmaps *pm, const struct procmaps_entry
 	nd->e.image = pm->image;
 	nd->e.fd = -1;
 	nd->seq = pm->seq++;
+	nd->e.tag = 1 + (unsigned)(nd->seq % 63);
+	if (e->executable && !pm->reuse) {
+		/* a code mapping where another one was, of the same image */
+		/* (current mappings never overlap: one that does and is not in
+		 * this listing, seen before this refresh, is gone) */
+		for (size_t i = 0; i < pm->n && !pm->reuse; i++) {
+			const struct procmaps_entry *o = &pm->all[i]->e;
+			pm->reuse = o->executable && pm->all[i]->seen != pm->epoch &&
+				    o->image == pm->image && o->start < e->end && e->start < o->end &&
+				    (o->inode != e->inode || o->offset != e->offset);
+		}
+	}
 	nd->seen = pm->epoch;
 	if (e->executable && path[0] == '/' && e->inode != 0)
 		nd->e.fd = file_fd(pm, e, path);
@@ -631,6 +643,7 @@ int procmaps_refresh(struct procmaps *pm)
 		if (nd->seen != pm->epoch && nd->e.current) {
 			nd->e.current = false;
 			changed = true;
+			pm->code_unloaded |= nd->e.executable && nd->e.inode != 0;
 		}
 	}
 	if (added || changed) {
@@ -709,6 +722,34 @@ const struct procmaps_entry *procmaps_find(const struct procmaps *pm, uint64_t a
 			best = nd;
 	}
 	return best ? &best->e : NULL;
+}
+
+const struct procmaps_entry *procmaps_find_tagged(const struct procmaps *pm, uint64_t addr,
+						  unsigned tag)
+{
+	if ((tag == 0 && !pm->reuse) || addr == UINT64_MAX)
+		return procmaps_find(pm, addr);
+	const struct node *best = NULL;
+	size_t i = lower_bound_all(pm->all, pm->n, addr + 1);
+	for (; i > 0 && pm->maxend[i - 1] > addr; i--) {
+		const struct node *nd = pm->all[i - 1];
+		if (!contains(&nd->e, addr))
+			continue;
+		if (tag ? nd->e.tag == tag && (!best || nd->seq > best->seq)
+			: nd->e.image == pm->image && nd->e.executable && (!best || nd->seq < best->seq))
+			best = nd;
+	}
+	return best ? &best->e : procmaps_find(pm, addr);
+}
+
+bool procmaps_has_reuse(const struct procmaps *pm)
+{
+	return pm->reuse;
+}
+
+bool procmaps_code_unloaded(const struct procmaps *pm)
+{
+	return pm->code_unloaded;
 }
 
 size_t procmaps_count(const struct procmaps *pm)

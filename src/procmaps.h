@@ -32,6 +32,7 @@ struct procmaps_entry {
 	bool deleted;            /* path ended in " (deleted)" (suffix removed) */
 	unsigned image;          /* the program image it belongs to: the execs seen
 	                          * before it was found (procmaps_image) */
+	unsigned tag;            /* 1-63, in the order found (address.h's tag) */
 	int fd;                  /* open file (O_RDONLY|O_CLOEXEC) or -1 */
 	char *path;              /* as the target sees it; "" if anonymous;
 	                          * "[stack]", "[vdso]", "[heap]" ... kept as is */
@@ -80,6 +81,18 @@ bool procmaps_is_gone(const struct procmaps *pm);
 
 /* The current mapping containing ADDR, else the newest historical one, else NULL. */
 const struct procmaps_entry *procmaps_find(const struct procmaps *pm, uint64_t addr);
+/* As procmaps_find, but the mapping with TAG among those that held ADDR
+ * (the newest of them), when TAG is not 0 and one has it. An untagged
+ * address of a process with reuse was sampled before the reuse was seen:
+ * the first mapping of the running program that held ADDR. */
+const struct procmaps_entry *procmaps_find_tagged(const struct procmaps *pm, uint64_t addr,
+						  unsigned tag);
+/* Whether a code mapping was ever found where another, now gone, had been
+ * (a library loaded at the address of one unloaded): its samples' addresses
+ * must then carry the mapping's tag. */
+bool procmaps_has_reuse(const struct procmaps *pm);
+/* Whether a code mapping of the program now running went away (dlclose). */
+bool procmaps_code_unloaded(const struct procmaps *pm);
 size_t procmaps_count(const struct procmaps *pm);
 const struct procmaps_entry *procmaps_at(const struct procmaps *pm, size_t i);
 uint64_t procmaps_generation(const struct procmaps *pm);

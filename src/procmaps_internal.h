@@ -89,6 +89,8 @@ struct procmaps {
 	size_t nfiles, filescap;
 	uint64_t generation;
 	unsigned image;                 /* execs seen */
+	bool reuse;                     /* procmaps_has_reuse */
+	bool code_unloaded;             /* procmaps_code_unloaded */
 	uint64_t epoch;
 	uint64_t seq;
 	char *buf;

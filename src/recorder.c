@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "address.h"
 #include "array.h"
 #include "clock.h"
 #include "error.h"
@@ -385,6 +386,54 @@ void recorder_count(struct recorder *r, uint32_t key, uint32_t flags, const uint
 		r->stats.truncated += count;
 }
 
+/* How often a sampled process's mappings are read again: a library can be
+ * unloaded and another loaded at its address without any address of ours
+ * falling outside the mappings known (which is what makes the unwinder
+ * read them). Every 100 reads' time (10 ms to 1 s: 1% of a CPU at most);
+ * once a process unloaded code, before each sample of it, every 20 reads'
+ * time at least (and 1 ms). */
+#define MAPS_CHECK_MIN_NS 10000000ull
+#define MAPS_CHECK_MAX_NS 1000000000ull
+#define MAPS_CHURN_NS 1000000ull
+
+static void read_maps_if_due(struct recorder_process *p)
+{
+	uint64_t now = clock_monotonic_ns(), cost = p->maps_read_cost_ns;
+	uint64_t every;
+	if (procmaps_code_unloaded(p->maps)) {
+		every = 20 * cost > MAPS_CHURN_NS ? 20 * cost : MAPS_CHURN_NS;
+	} else {
+		every = 100 * cost;
+		every = every < MAPS_CHECK_MIN_NS ? MAPS_CHECK_MIN_NS :
+			every > MAPS_CHECK_MAX_NS ? MAPS_CHECK_MAX_NS : every;
+	}
+	if (now - p->maps_read_ns < every)
+		return;
+	(void)procmaps_refresh(p->maps);
+	p->maps_read_ns = clock_monotonic_ns();
+	p->maps_read_cost_ns = p->maps_read_ns - now;
+}
+
+void recorder_read_maps(struct recorder *r)
+{
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (r->procs[i]->alive && r->procs[i]->sampled &&
+		    !procmaps_code_unloaded(r->procs[i]->maps))
+			read_maps_if_due(r->procs[i]);
+}
+
+/* P loaded a library where another had been: each code address of a stack
+ * carries the tag of the mapping it was in (address.h), so it is
+ * symbolized by that library, not by the one there at the end. */
+static void tag_addresses(struct recorder_process *p, uint64_t *addrs, unsigned depth)
+{
+	for (unsigned i = 0; i < depth; i++) {
+		const struct procmaps_entry *e = procmaps_find(p->maps, addr_lookup_pc(addrs[i]));
+		if (e && e->executable)
+			addrs[i] = addr_with_tag(addrs[i], e->tag);
+	}
+}
+
 static uint32_t flags_for_result(enum unwind_result res)
 {
 	switch (res) {
@@ -402,7 +451,13 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 {
 	*depth = 0;
 	p->sampled = true;
+	/* (the mappings of a process that unloaded code are read before each
+	 * of its samples; the others' between ticks: recorder_read_maps) */
+	if (procmaps_code_unloaded(p->maps))
+		read_maps_if_due(p);
 	enum unwind_result res = unwind_stack(p->unwinder, snap, r->addrs, r->cfg.max_depth, depth);
+	if (procmaps_has_reuse(p->maps))
+		tag_addresses(p, r->addrs, *depth);
 	r->stats.unwind_results[res] += count;   /* (periods, as samples and truncated) */
 	*flags = flags_for_result(res);
 	*addrs = r->addrs;

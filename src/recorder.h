@@ -39,6 +39,8 @@ struct recorder_process {
 	struct unwinder *unwinder;      /* NULL once gone and released */
 	bool sampled;                   /* a stack of it was counted (its mappings are
 	                                 * kept past its end for the symbols) */
+	uint64_t maps_read_ns;          /* its mappings were last read then (a sample's) */
+	uint64_t maps_read_cost_ns;     /* and that read took so long */
 };
 
 /* What a thread key in the stackmap stands for. */
@@ -131,6 +133,12 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 void recorder_count(struct recorder *r, uint32_t key, uint32_t flags, const uint64_t *addrs,
 		    unsigned depth, unsigned count);
 /* A target thread was paused from FROM_NS to DONE_NS (CLOCK_MONOTONIC). */
+/* Between ticks: read the mappings of the processes sampled again when due
+ * (every 100 reads' time, 10 ms to 1 s), to see a library unloaded and
+ * another loaded at its address (no address falls outside the mappings
+ * known then); a process seen to unload code is read before each of its
+ * samples from then on (recorder_count_snapshot). */
+void recorder_read_maps(struct recorder *r);
 void recorder_record_pause(struct recorder *r, uint64_t from_ns, uint64_t done_ns);
 
 /* Thread keys held (made, not freed). */

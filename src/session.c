@@ -305,6 +305,7 @@ enum session_end session_run(struct session *s, uint64_t start_ns, const struct 
 				break;
 			}
 			target_poll_pending(s->target);
+			recorder_read_maps(s->recorder);
 		}
 		if (fds[2].revents && h->on_extra_fd(h->ctx, fds[2].revents)) {
 			end = SESSION_END_STOPPED;

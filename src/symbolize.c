@@ -500,10 +500,10 @@ static size_t jit_frame(struct symbolizer *s, uint64_t pc, struct symbol_frame *
 
 /* All frames of PC (innermost first) into OUT[SYM_MAX_CHAIN]; *CACHEABLE is
  * false for answers that a later perf-map reload may change. */
-static size_t compute_frames(struct symbolizer *s, uint64_t pc, struct symbol_frame *out,
-			     bool *cacheable)
+static size_t compute_frames(struct symbolizer *s, uint64_t pc, unsigned tag,
+			     struct symbol_frame *out, bool *cacheable)
 {
-	const struct procmaps_entry *e = procmaps_find(s->pm, pc);
+	const struct procmaps_entry *e = procmaps_find_tagged(s->pm, pc, tag);
 	*cacheable = true;
 	if (s->opt.addresses_only) {
 		memset(out, 0, sizeof *out);
@@ -575,8 +575,11 @@ size_t symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_fram
 	if (max == 0)
 		return 0;
 	uint64_t pc = addr_lookup_pc(addr);
+	unsigned tag = addr_tag(addr);
+	/* (the cache's key keeps the tag: two libraries at one address) */
+	uint64_t key = addr_with_tag(pc, tag);
 	bool found = false;
-	struct cache_slot *slot = pc != 0 ? cache_find(s, pc, &found) : NULL;
+	struct cache_slot *slot = pc != 0 ? cache_find(s, key, &found) : NULL;
 	if (found) {
 		size_t n = slot->count < max ? slot->count : max;
 		memcpy(out, &s->frames[slot->first], n * sizeof *out);
@@ -584,7 +587,7 @@ size_t symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_fram
 	}
 	struct symbol_frame chain[SYM_MAX_CHAIN];
 	bool cacheable;
-	size_t n = compute_frames(s, pc, chain, &cacheable);
+	size_t n = compute_frames(s, pc, tag, chain, &cacheable);
 	if (s->opt.no_inline && n > 1) {
 		/* The outermost function, at the line it executes in itself. */
 		chain[0] = chain[n - 1];
@@ -594,7 +597,7 @@ size_t symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_fram
 		chain[0].inlined = false;
 	uint32_t first;
 	if (cacheable && slot != NULL && frames_append(s, chain, n, &first)) {
-		slot->pc = pc;
+		slot->pc = key;
 		slot->first = first;
 		slot->count = (uint32_t)n;
 		s->cache_count++;
@@ -608,7 +611,7 @@ size_t symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_fram
 bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module *out)
 {
 	uint64_t pc = addr_lookup_pc(addr);
-	const struct procmaps_entry *e = procmaps_find(s->pm, pc);
+	const struct procmaps_entry *e = procmaps_find_tagged(s->pm, pc, addr_tag(addr));
 	if (e == NULL)
 		return false;
 	memset(out, 0, sizeof *out);

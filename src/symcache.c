@@ -246,7 +246,10 @@ static void known_put(struct symcache *c, struct known *slot, const struct symbo
 static struct symbolizer *lookup_in(struct symcache *c, size_t i, const struct symbol_module *mod,
 				    uint64_t *addr)
 {
-	if (!mod->build_id || !*mod->build_id)
+	/* (an address tagged with its mapping, in a process that loaded a
+	 * library where another had been, is looked up there only: another
+	 * process's address at that place may be the other library's) */
+	if (!mod->build_id || !*mod->build_id || addr_tag(*addr))
 		return symbolizer_of(c, i);
 	uint64_t size = mod->limit - mod->start;
 	for (size_t k = 0; k < c->ndonors; k++) {

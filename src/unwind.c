@@ -333,6 +333,31 @@ void unwind_flush(struct unwinder *u)
 	u->generation = procmaps_generation(u->pm);
 }
 
+/* The mappings changed (a library loaded or unloaded, memory mapped): keep
+ * the modules whose mapping is still there, the same file at the same
+ * place, and drop the others with every cached page and libunwind's caches
+ * (a table is built once per mapping: a process that maps memory all the
+ * time must not rebuild them all each time). */
+static void drop_changed_modules(struct unwinder *u)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < u->nmodules; i++) {
+		struct module *m = &u->modules[i];
+		const struct procmaps_entry *e = procmaps_find(u->pm, m->map_start);
+		if (e && e->current && uw_module_matches(m, e))
+			u->modules[kept++] = *m;
+		else
+			uw_module_free(m);
+	}
+	if (kept != u->nmodules) {
+		unw_flush_cache(u->as, 0, 0);
+		memset(u->page_tags, 0, PAGE_CACHE_SLOTS * sizeof *u->page_tags);
+	}
+	u->nmodules = kept;
+	u->last_module = 0;
+	u->generation = procmaps_generation(u->pm);
+}
+
 int unwind_snapshot_init(struct unwind_snapshot *s, size_t window)
 {
 	memset(s, 0, sizeof *s);
@@ -634,7 +659,7 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 	if (limit == 0)
 		return UNWIND_DEPTH;
 	if (procmaps_generation(u->pm) != u->generation)
-		unwind_flush(u);
+		drop_changed_modules(u);
 	struct unwind_ctx c;
 	ctx_init(&c, u, s);
 	unsigned n = 0;

@@ -242,7 +242,7 @@ static struct module *module_build(struct unwind_ctx *c, const struct procmaps_e
 	return m;
 }
 
-static bool module_matches(const struct module *m, const struct procmaps_entry *e)
+bool uw_module_matches(const struct module *m, const struct procmaps_entry *e)
 {
 	return m->map_start == e->start && m->map_end == e->end && m->inode == e->inode &&
 	       m->dev_major == e->dev_major && m->dev_minor == e->dev_minor &&
@@ -278,7 +278,7 @@ struct module *uw_module_for_ip(struct unwind_ctx *c, uint64_t ip)
 	if (!e || !e->current || ip < e->start || ip >= e->end || !e->executable)
 		return NULL;
 	for (size_t i = 0; i < u->nmodules; i++) {
-		if (module_matches(&u->modules[i], e)) {
+		if (uw_module_matches(&u->modules[i], e)) {
 			u->last_module = i;
 			return &u->modules[i];
 		}

@@ -1,0 +1,47 @@
+#!/bin/sh
+# sym_dlopen_reuse: a program that loads libalpha.so, runs it, unloads it,
+# then libbravo.so (the same code under other names), in turn, each
+# loading at the address the other left. Every address in that range was
+# named after the library mapped there at the end: alpha_hot 85%,
+# bravo_hot 0% where perf saw 30.5/29.7. Each sample's addresses now carry
+# the mapping they were in (the mappings read again before each sample
+# once a process unloaded code), so the split between the two follows the
+# fixture's own account of the CPU it spent in each, within 3 standard
+# errors (and 4 points), and no sample names a library's function by the
+# other's code. Attached too.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+
+F=$T/out.folded
+run_csampler -F 499 -o "$F" -- "$PROGS/swaplibs" 3
+assert_eq "exit status" "$CS_STATUS" 0
+read -r _ rounds _ same _ alpha _ bravo <<EOT
+$(grep '^rounds ' "$T/cs.out")
+EOT
+[ "$same" = yes ] || skip "the two libraries did not load at one address here ($rounds rounds)"
+want=$(awk -v a="$alpha" -v b="$bravo" 'BEGIN { printf "%.1f", 100 * a / (a + b) }')
+note "$rounds rounds; the fixture's CPU: alpha $alpha ns, bravo $bravo ns ($want% alpha)"
+both=$T/both.folded
+grep -E ';(alpha|bravo)_(hot|leaf)( |;)' "$F" >"$both"
+total=$(folded_total "$both")
+[ "$total" -ge 200 ] || fail "only $total samples in the libraries: $(sort -t' ' -k2 -rn "$F" | head -3)"
+se=$(share_se 3 "$want" "$total")
+tol=$(awk -v s="$se" 'BEGIN { print (s > 4) ? s : 4 }')
+assert_share "$both" ';alpha_hot;alpha_leaf$' "$want" "$tol"
+assert_share "$both" ';bravo_hot;bravo_leaf$' "$(awk -v w="$want" 'BEGIN { print 100 - w }')" "$tol"
+# never one library's function under the other's
+grep -Eq 'alpha_hot;bravo|bravo_hot;alpha' "$F" && fail "mixed stacks: $(grep -E 'alpha_hot;bravo|bravo_hot;alpha' "$F" | head -2)"
+
+# attached to it while it runs
+start_fixture swaplibs 8
+sleep 0.5
+run_csampler -F 499 -d 2 -o "$T/att.folded" -p "$FIXTURE_PID"
+assert_eq "attached: exit status" "$CS_STATUS" 0
+grep -E ';(alpha|bravo)_(hot|leaf)( |;)' "$T/att.folded" >"$both"
+total=$(folded_total "$both")
+# (the fixture spends about as much in each: its own account is printed
+# only at its end)
+se=$(share_se 3 50 "$total")
+tol=$(awk -v s="$se" 'BEGIN { print (s > 6) ? s : 6 }')
+assert_share "$both" ';alpha_hot;alpha_leaf$' 50 "$tol"
+exit 0

@@ -1,0 +1,25 @@
+/* swaplib: the library swaplibs loads twice over, built as libalpha.so
+ * (SWAP_NAME alpha) and libbravo.so (bravo): the same code, so each loads
+ * where the other was unloaded, under other names. */
+#define NOINLINE __attribute__((noinline, noclone))
+#define CAT2(a, b) a##_##b
+#define CAT(a, b) CAT2(a, b)
+#define LEAF CAT(SWAP_NAME, leaf)
+#define HOT CAT(SWAP_NAME, hot)
+
+NOINLINE unsigned long long LEAF(unsigned long long x)
+{
+	for (unsigned i = 0; i < 100000u; i++) {
+		x = x * 6364136223846793005ull + 99;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+unsigned long long HOT(unsigned long long x, unsigned rounds);
+unsigned long long HOT(unsigned long long x, unsigned rounds)
+{
+	for (unsigned k = 0; k < rounds; k++)
+		x = LEAF(x + 1);
+	return x;
+}
