@@ -369,17 +369,38 @@ static void run_stream(struct server *srv, unsigned rate, bool idle, int *exit_s
 
 /* ---- requests' side (serve_internal.h) ---------------------------------------------- */
 
+/* When window W ends (0: it is not open or waiting). */
+static uint64_t window_end(const struct window *w, uint64_t now)
+{
+	return w->state == WINDOW_OPEN ? w->end_ns :
+	       w->state == WINDOW_PENDING ? now + (uint64_t)w->q.seconds * 1000000000u : 0;
+}
+
+/* END as whole seconds from NOW, rounded up, at least 1. */
+static unsigned seconds_until(uint64_t end, uint64_t now)
+{
+	unsigned s = end > now ? (unsigned)((end - now + 999999999u) / 1000000000u) : 0;
+	return s ? s : 1;
+}
+
 unsigned srv_busy_seconds(const struct server *srv)
 {
 	uint64_t now = clock_monotonic_ns(), end = now;
+	for (const struct window *w = srv->windows; w; w = w->next)
+		if (window_end(w, now) > end)
+			end = window_end(w, now);
+	return seconds_until(end, now);
+}
+
+unsigned srv_first_free_seconds(const struct server *srv)
+{
+	uint64_t now = clock_monotonic_ns(), first = 0;
 	for (const struct window *w = srv->windows; w; w = w->next) {
-		uint64_t e = w->state == WINDOW_OPEN ? w->end_ns :
-			     w->state == WINDOW_PENDING ? now + (uint64_t)w->q.seconds * 1000000000u : 0;
-		if (e > end)
-			end = e;
+		uint64_t e = window_end(w, now);
+		if (e && (!first || e < first))
+			first = e;
 	}
-	unsigned s = (unsigned)((end - now + 999999999u) / 1000000000u);
-	return s ? s : 1;
+	return seconds_until(first, now);
 }
 
 /* Whether the client of FD closed its side. */
@@ -422,12 +443,16 @@ void srv_window_run(struct server *srv, struct window *w, int client_fd)
 		return;
 	}
 	if (active >= SERVE_MAX_WINDOWS) {
+		/* (a place frees when the first of them ends) */
+		w->retry_after = srv_first_free_seconds(srv);
 		window_fail(w, 503, "%d profiles are being taken already, the most at once: retry in "
-			    "%u seconds", SERVE_MAX_WINDOWS, srv_busy_seconds(srv));
+			    "%u seconds", SERVE_MAX_WINDOWS, w->retry_after);
 		return;
 	}
 	char why[sizeof w->reason];
 	if (!window_fits(srv, w, why, sizeof why)) {
+		/* (the stream at another rate ends with the last of its windows) */
+		w->retry_after = srv_busy_seconds(srv);
 		window_fail(w, 409, "%s", why);
 		return;
 	}

@@ -404,7 +404,7 @@ static enum MHD_Result answer_profile(struct MHD_Connection *conn, struct reques
 	w->q = qp.q;
 	pthread_mutex_lock(&srv->lock);
 	srv_window_run(srv, w, client_fd(conn));
-	unsigned retry = w->http_status == 409 || w->http_status == 503 ? srv_busy_seconds(srv) : 0;
+	unsigned retry = w->retry_after;
 	pthread_mutex_unlock(&srv->lock);
 
 	enum MHD_Result ret;

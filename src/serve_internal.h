@@ -40,6 +40,7 @@ struct window {
 	struct timeline *timeline;      /* a speedscope request's */
 	struct profile *profile;        /* DONE: the result, or NULL */
 	int http_status;                /* DONE without a profile: 500, 503... */
+	unsigned retry_after;           /* with it: seconds until a retry can work, 0: none */
 	char reason[256];
 	struct window *next;
 };
@@ -91,6 +92,9 @@ void srv_window_run(struct server *srv, struct window *w, int client_fd);
 char *srv_dump(struct server *srv, size_t *len, int *http_status, char *reason, size_t reasonsz);
 /* Seconds until the sampling now running ends (at least 1). srv->lock held. */
 unsigned srv_busy_seconds(const struct server *srv);
+/* The seconds (at least 1) until the first window open or waiting ends
+ * (a place among SERVE_MAX_WINDOWS frees). Lock held. */
+unsigned srv_first_free_seconds(const struct server *srv);
 
 /* serve_http.c, for the main thread. */
 /* Make the listening socket (before the target is touched: an address in

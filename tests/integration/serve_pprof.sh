@@ -123,7 +123,12 @@ assert_window_samples "samples of the short window" "$(folded_total "$T/short.fo
 http_get "/debug/pprof/profile?seconds=1&hz=999" "$T/conflict"
 assert_eq "another rate while a window is open" "$HTTP_STATUS" 409
 grep -q '^a profile at 199 Hz is being taken' "$T/conflict" || fail "409 body: $(cat "$T/conflict")"
-grep -qi '^Retry-After: [0-9]' "$HTTP_HEADERS" || fail "409 without Retry-After"
+# (the long window asked at wall0 ends 4 s after it opened: about 2 s
+# are left, and the stream at 199 Hz ends with it)
+retry=$(sed -n 's/^Retry-After: \([0-9]*\).*/\1/Ip' "$HTTP_HEADERS" | tr -d '\r')
+[ -n "$retry" ] || fail "409 without Retry-After: $(cat "$HTTP_HEADERS")"
+left=$(awk -v w0="$wall0" -v now="$(date +%s%N)" 'BEGIN { printf "%d", 4 - (now - w0) / 1e9 + 0.999 }')
+assert_within "409's Retry-After (the long window's time left: $left s)" "$retry" "$left" "$((left + 1))"
 http_get /debug/pprof/dump "$T/busy"
 assert_eq "dump while a window is open" "$HTTP_STATUS" 409
 wait "$LONG"
@@ -133,6 +138,24 @@ assert_window_samples "samples of the long window" "$(folded_total "$T/long.fold
 assert_eq "attaches for the two overlapping windows" \
 	"$(grep -c '^csampler: attached to process' "$T/srv.err")" $((attaches + 1))
 assert_untraced_running "$HOT"
+
+# 8 profiles at once, the most: a ninth (from another address: 8
+# connections is one client's most) is answered 503 with Retry-After the
+# time until the first of them ends, when a place frees (it was the
+# last's: 8 s where 2 were left)
+curls=""
+for s8 in 3 4 5 6 7 8 9 10; do
+	curl -sS --max-time 30 -o /dev/null "$SERVER_URL/debug/pprof/profile?seconds=$s8" 2>/dev/null &
+	curls="$curls $!"
+done
+sleep 1
+w=$(curl -sS --interface 127.0.0.2 -D "$T/h9" -o "$T/b9" -w '%{http_code}' \
+	"$SERVER_URL/debug/pprof/profile?seconds=1" 2>"$T/curl9.err") || w="000 $(cat "$T/curl9.err")"
+assert_eq "a ninth profile at once" "$w" 503
+retry=$(sed -n 's/^Retry-After: \([0-9]*\).*/\1/Ip' "$T/h9" | tr -d '\r')
+assert_within "its Retry-After (the shortest window, 3 s, opened a second ago)" "${retry:-0}" 1 3
+grep -q "retry in $retry seconds" "$T/b9" || fail "503 body: $(cat "$T/b9")"
+wait $curls
 
 kill -TERM "$SERVER_PID"
 wait_exit "$SERVER_PID" 15 "csampler --serve after SIGTERM" "$HOT"
