@@ -12,6 +12,7 @@
 #include "array.h"
 #include "builder.h"
 #include "error.h"
+#include "escape.h"
 #include "procfs.h"
 #include "symcache.h"
 #include "timeline.h"
@@ -84,6 +85,23 @@ static void set_mapping_flags(struct build *b)
 	}
 }
 
+/* Samples fell in MOD, which has no symbols: say once a run why they are
+ * named by address, and how to get its symbols. */
+static void say_unnamed(struct build *b, const struct symbol_module *mod)
+{
+	if (b->in->opt->quiet || !symcache_first_unnamed(b->symbols, mod))
+		return;
+	char path[512], where[160] = "";
+	escape_terminal(mod->path, path, sizeof path);
+	if (mod->build_id && strlen(mod->build_id) > 2 && strlen(mod->build_id) <= 80 &&
+	    strspn(mod->build_id, "0123456789abcdef") == strlen(mod->build_id))
+		snprintf(where, sizeof where, ", the debug file /usr/lib/debug/.build-id/%.2s/%s.debug",
+			 mod->build_id, mod->build_id + 2);
+	warn("no symbols in %s (stripped, and no debug file found): its samples are named by "
+	     "address; install its debug symbols (its package's -dbgsym or -dbg%s), or set "
+	     "DEBUGINFOD_URLS", path, where);
+}
+
 static uint32_t location_for(struct build *b, pid_t pid, uint64_t addr)
 {
 	uint32_t *slot = addrmap_slot(&b->locations, pid, addr);
@@ -94,6 +112,8 @@ static uint32_t location_for(struct build *b, pid_t pid, uint64_t addr)
 	struct symcache_result r;
 	if (symcache_lookup(b->symbols, pid, addr, &r) < 0)
 		return PROFILE_NONE;
+	if (r.has_module && r.module.unnamed && !r.resolved)
+		say_unnamed(b, &r.module);
 	uint32_t mapping = r.has_module ? add_mapping(b, &r.module) : PROFILE_NONE;
 	struct profile_line lines[SYMCACHE_MAX_FRAMES];
 	for (size_t i = 0; i < r.n; i++) {

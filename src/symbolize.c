@@ -622,8 +622,10 @@ bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module
 	out->offset = e->offset;
 	if (entry_is_file(e) || entry_is_vdso(e)) {
 		struct sym_module *m = module_for_entry(s, e);
-		if (m != NULL)
+		if (m != NULL) {
 			out->build_id = m->build_id;
+			out->unnamed = !m->is_vdso && !s->opt.addresses_only && sym_module_unnamed(m);
+		}
 	}
 	return true;
 }

@@ -39,6 +39,8 @@ struct symbol_module {
 	const char *path;        /* as the target sees it ("[vdso]", ...) */
 	const char *build_id;    /* lowercase hex, or NULL */
 	uint64_t start, limit, offset;
+	bool unnamed;            /* a file whose ELF and debug files found name no
+	                          * function (stripped, no debug information) */
 };
 
 struct symbolizer;

@@ -302,6 +302,15 @@ static const struct sym_entry *symtab_at(struct sym_module *m, uint64_t addr)
 	return lo < m->nsyms && m->syms[lo].addr == addr ? &m->syms[lo] : NULL;
 }
 
+bool sym_module_unnamed(struct sym_module *m)
+{
+	if (!m->dwfl_mod)
+		return false;  /* (not read at all: said otherwise) */
+	if (!m->syms_built)
+		module_index_symbols(m);
+	return m->nsyms == 0;
+}
+
 /* The function symbol containing PC (a sized one, else the nearest sizeless
  * one before it); NULL if none. */
 const char *sym_symtab_name(struct sym_module *m, uint64_t pc)

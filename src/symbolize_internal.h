@@ -114,5 +114,7 @@ bool sym_frame_set_plt_name(struct symbolizer *s, struct sym_module *m, struct s
 const char *sym_module_line(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr bias, uint64_t pc,
 			       int *line);
 const char *sym_symtab_name(struct sym_module *m, uint64_t pc);
+/* Whether M's symbol tables (its own, or its debug file's) name no function. */
+bool sym_module_unnamed(struct sym_module *m);
 
 #endif

@@ -59,6 +59,8 @@ struct symcache {
 	struct symbol_frame frames[SYMCACHE_MAX_FRAMES];  /* the last lookup's */
 	char unknown[32];
 	uint64_t clock;                 /* symbolizer uses, for proc.used */
+	const char **unnamed;           /* modules said to have no symbols (interned path) */
+	size_t nunnamed, unnamed_cap;
 };
 
 struct symcache *symcache_new(const struct symbolize_options *so, int verbose)
@@ -81,6 +83,7 @@ void symcache_free(struct symcache *c)
 	free(c->donors);
 	free(c->known);
 	free(c->pool);
+	free(c->unnamed);
 	intern_free(&c->strings);
 	free(c);
 }
@@ -268,6 +271,22 @@ static struct symbolizer *lookup_in(struct symcache *c, size_t i, const struct s
 		c->donors[c->ndonors++] = (struct donor){ .build_id = build_id, .offset = mod->offset,
 			.size = size, .start = mod->start, .proc = i };
 	return symbolizer_of(c, i);
+}
+
+bool symcache_first_unnamed(struct symcache *c, const struct symbol_module *mod)
+{
+	bool ok = true;
+	const char *path = keep(c, mod->path, &ok);
+	if (!ok || !path)
+		return false;
+	for (size_t i = 0; i < c->nunnamed; i++)
+		if (c->unnamed[i] == path)
+			return false;
+	if (c->nunnamed >= 64 ||  /* (beyond: enough said) */
+	    array_grow(&c->unnamed, &c->unnamed_cap, c->nunnamed + 1, sizeof *c->unnamed, 8) < 0)
+		return false;
+	c->unnamed[c->nunnamed++] = path;
+	return true;
 }
 
 /* ---- lookup ---------------------------------------------------------------------- */

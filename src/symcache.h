@@ -61,4 +61,8 @@ int symcache_lookup(struct symcache *c, pid_t pid, uint64_t addr, struct symcach
  * address up; false if none. */
 bool symcache_module(struct symcache *c, pid_t pid, uint64_t addr, struct symbol_module *out);
 
+/* MOD has no symbols (symbol_module.unnamed): true the first time it is
+ * told of MOD's file (by path and build-id), so it is said once a run. */
+bool symcache_first_unnamed(struct symcache *c, const struct symbol_module *mod);
+
 #endif
