@@ -288,6 +288,7 @@ struct profile *builder_build(const struct build_input *in)
 	for (size_t i = symcache_nprocesses(b.symbols); i < recorder_nprocesses(in->recorder); i++)
 		if (symcache_add_process(b.symbols, recorder_process_maps(in->recorder, i)) < 0)
 			goto fail;
+	bool more_unnamed = symcache_more_unnamed(b.symbols);
 	add_main_mapping(&b);
 	/* with a timeline output, one sample per sample taken, in time order */
 	int walk = in->timeline ? timeline_foreach(in->timeline, add_timeline_entry, &b)
@@ -300,6 +301,9 @@ struct profile *builder_build(const struct build_input *in)
 		goto fail;
 	}
 	set_mapping_flags(&b);
+	if (!more_unnamed && symcache_more_unnamed(b.symbols) && !o->quiet)
+		warn("more programs and libraries without symbols were sampled (the first %d are "
+		     "named above)", SYMCACHE_UNNAMED_SAID);
 	char *cmd = join_command(o, recorder_thread(in->recorder, 0));
 	profile_set_command(b.profile, cmd ? cmd : "");
 	free(cmd);

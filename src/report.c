@@ -77,10 +77,16 @@ static void report_diagnostics(const struct options *o, const struct sampler_sta
 }
 
 /* An empty CPU profile of -p PID: say why, and what to do. */
-static void report_empty(const struct options *o, pid_t pid)
+static void report_empty(const struct options *o, pid_t pid, double seconds)
 {
 	size_t children = o->command || o->children ? 0 : procfs_count_children(pid);
-	if (children)
+	/* a launched program that ended before a few ticks (it failed at
+	 * once: a port in use, a missing file) had nothing to sample */
+	if (o->command && seconds * o->rate < 3)
+		fprintf(stderr, "csampler: hint: %s ended after %.3f s, before a sample was due at %u "
+			"Hz (see its own messages above if it failed)\n", o->command[0], seconds,
+			o->rate);
+	else if (children)
 		fprintf(stderr, "csampler: hint: process %d ran on no CPU, but it has %zu child "
 			"%s: add --children to profile %s\n", (int)pid, children,
 			plural(children, "process", "processes"), plural(children, "it", "them"));
@@ -135,7 +141,7 @@ void report_summary(const struct options *o, pid_t pid, const struct sampler_sta
 			100.0 * (double)complete / (double)rs->samples);
 	fputc('\n', stderr);
 	if (!rs->samples)
-		report_empty(o, pid);
+		report_empty(o, pid, seconds);
 	else if (ticks && !o->idle && seconds > 0 &&
 		 (double)st->switches / seconds >= SWITCH_RISK_PER_SEC)
 		fprintf(stderr, "csampler: note: the target's threads got a CPU %.0f times a second "

@@ -61,6 +61,7 @@ struct symcache {
 	uint64_t clock;                 /* symbolizer uses, for proc.used */
 	const char **unnamed;           /* modules said to have no symbols (interned path) */
 	size_t nunnamed, unnamed_cap;
+	uint64_t unnamed_more;          /* told of beyond SYMCACHE_UNNAMED_SAID */
 };
 
 struct symcache *symcache_new(const struct symbolize_options *so, int verbose)
@@ -282,11 +283,18 @@ bool symcache_first_unnamed(struct symcache *c, const struct symbol_module *mod)
 	for (size_t i = 0; i < c->nunnamed; i++)
 		if (c->unnamed[i] == path)
 			return false;
-	if (c->nunnamed >= 64 ||  /* (beyond: enough said) */
-	    array_grow(&c->unnamed, &c->unnamed_cap, c->nunnamed + 1, sizeof *c->unnamed, 8) < 0)
+	if (c->nunnamed >= SYMCACHE_UNNAMED_SAID ||
+	    array_grow(&c->unnamed, &c->unnamed_cap, c->nunnamed + 1, sizeof *c->unnamed, 8) < 0) {
+		c->unnamed_more++;
 		return false;
+	}
 	c->unnamed[c->nunnamed++] = path;
 	return true;
+}
+
+bool symcache_more_unnamed(const struct symcache *c)
+{
+	return c->unnamed_more > 0;
 }
 
 /* ---- lookup ---------------------------------------------------------------------- */

@@ -62,7 +62,11 @@ int symcache_lookup(struct symcache *c, pid_t pid, uint64_t addr, struct symcach
 bool symcache_module(struct symcache *c, pid_t pid, uint64_t addr, struct symbol_module *out);
 
 /* MOD has no symbols (symbol_module.unnamed): true the first time it is
- * told of MOD's file (by path and build-id), so it is said once a run. */
+ * told of MOD's file (by path), so it is said once a run, for the first
+ * SYMCACHE_UNNAMED_SAID files; symcache_more_unnamed says whether others
+ * came after them. */
+#define SYMCACHE_UNNAMED_SAID 5
 bool symcache_first_unnamed(struct symcache *c, const struct symbol_module *mod);
+bool symcache_more_unnamed(const struct symcache *c);
 
 #endif
