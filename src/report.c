@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -161,6 +162,7 @@ struct stop_place {
 	uint32_t function;       /* its outermost function, or PROFILE_NONE */
 	uint32_t why;            /* PROFILE_SAMPLE_CUT_* / NO_INFO; 0: a bad frame */
 	uint64_t count;
+	bool jit;                /* unnamed generated code: one place for all of it */
 };
 
 struct stop_tally {
@@ -169,6 +171,28 @@ struct stop_tally {
 	size_t n;
 	uint64_t total, truncated;
 };
+
+/* Whether P maps a program or library whose base name starts with NAME. */
+static bool maps_file(const struct profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->nmappings; i++)
+		if (p->mappings[i].filename &&
+		    strncmp(write_base_name(p->mappings[i].filename), name, strlen(name)) == 0)
+			return true;
+	return false;
+}
+
+/* Whether location L is code csampler knows of no file for: JIT code (a
+ * perf map's, or anonymous memory). */
+static bool generated_code(const struct profile *p, const struct profile_location *l)
+{
+	if (l->jit)
+		return true;
+	if (l->mapping == PROFILE_NONE || l->mapping >= p->nmappings)
+		return true;
+	const char *f = p->mappings[l->mapping].filename;
+	return !f || !*f || strncmp(f, "[anon", 5) == 0;
+}
 
 static int tally_stop(void *ctx, const struct profile_sample *ps)
 {
@@ -186,15 +210,20 @@ static int tally_stop(void *ctx, const struct profile_sample *ps)
 	}
 	uint32_t why = ps->flags & (PROFILE_SAMPLE_CUT_DEPTH | PROFILE_SAMPLE_CUT_WINDOW |
 				    PROFILE_SAMPLE_NO_INFO);
+	/* unnamed generated code stops at one place, whatever its address */
+	const char *fname = fn < t->p->nfunctions ? t->p->functions[fn].name : NULL;
+	bool jit = loc < t->p->nlocations && generated_code(t->p, &t->p->locations[loc]) &&
+		   (!fname || strncmp(fname, "[anon]", 6) == 0);
 	for (size_t i = 0; i < t->n; i++) {
 		struct stop_place *sp = &t->places[i];
-		if (sp->why == why && (fn != PROFILE_NONE ? sp->function == fn : sp->location == loc)) {
+		if (sp->why == why && (jit ? sp->jit : fn != PROFILE_NONE ? sp->function == fn :
+				       sp->location == loc)) {
 			sp->count += ps->count;
 			return 0;
 		}
 	}
 	if (t->n < STOP_PLACES)  /* (beyond: too scattered to name) */
-		t->places[t->n++] = (struct stop_place){ loc, fn, why, ps->count };
+		t->places[t->n++] = (struct stop_place){ loc, fn, why, ps->count, jit };
 	return 0;
 }
 
@@ -205,9 +234,20 @@ static int by_count(const void *a, const void *b)
 }
 
 /* Why stacks stop at a place, and what to do about it. */
-static void say_why(const struct options *o, uint32_t why, char *buf, size_t size)
+static void say_why(const struct options *o, const struct profile *p,
+		    const struct profile_location *l, uint32_t why, char *buf, size_t size)
 {
-	if (why & PROFILE_SAMPLE_CUT_DEPTH)
+	if ((why & PROFILE_SAMPLE_NO_INFO) && generated_code(p, l) && maps_file(p, "libjvm.so"))
+		snprintf(buf, size, "JIT-compiled Java without frame pointers: start the JVM with "
+			 "-XX:+PreserveFramePointer (and name its code with a perf map: jcmd PID "
+			 "Compiler.perfmap)");
+	else if ((why & PROFILE_SAMPLE_NO_INFO) && generated_code(p, l) && maps_file(p, "node"))
+		snprintf(buf, size, "JIT-compiled JavaScript without unwind information: run node "
+			 "with --perf-basic-prof (and --interpreted-frames-native-stack)");
+	else if ((why & PROFILE_SAMPLE_NO_INFO) && generated_code(p, l))
+		snprintf(buf, size, "generated code (JIT) without unwind information or frame "
+			 "pointers");
+	else if (why & PROFILE_SAMPLE_CUT_DEPTH)
 		snprintf(buf, size, "the stack is deeper than --max-depth %u: raise it", o->max_depth);
 	else if (why & PROFILE_SAMPLE_CUT_WINDOW)
 		snprintf(buf, size, "the stack is larger than the %zu KiB copied (--stack-window): "
@@ -235,18 +275,19 @@ void report_stops(const struct options *o, const struct profile *p)
 			const struct stop_place *sp = &t->places[i];
 			if (sp->count * 100 < t->total)  /* under 1%: not worth a line */
 				break;
-			char name[128], safe[512], where[300] = "", why[200];
+			char name[128], safe[512], where[300] = "", why[240];
 			const struct profile_location *l = &p->locations[sp->location];
-			escape_terminal(write_frame_name(p, l, sp->function, name, sizeof name), safe,
+			escape_terminal(sp->jit ? "JIT code" :
+					write_frame_name(p, l, sp->function, name, sizeof name), safe,
 					sizeof safe);
-			if (l->mapping != PROFILE_NONE && l->mapping < p->nmappings &&
-			    p->mappings[l->mapping].filename) {
+			if (!sp->jit && l->mapping != PROFILE_NONE && l->mapping < p->nmappings &&
+			    p->mappings[l->mapping].filename && *p->mappings[l->mapping].filename) {
 				char base[256];
 				escape_terminal(write_base_name(p->mappings[l->mapping].filename), base,
 						sizeof base);
 				snprintf(where, sizeof where, " (%s)", base);
 			}
-			say_why(o, sp->why, why, sizeof why);
+			say_why(o, p, l, sp->why, why, sizeof why);
 			fprintf(stderr, "csampler: %.0f%% of stacks stop in %s%s: %s\n",
 				100.0 * (double)sp->count / (double)t->total, safe, where, why);
 		}

@@ -105,11 +105,12 @@ assert_match "start line without -d" "$(cat "$T/cs.err")" \
 	"csampler: sampling $PROGS/burst \\(pid [0-9]+\\) at 99 Hz until it exits; Ctrl-C to stop"
 
 # a launched program that fails at once (a port in use): a hint about its
-# end, not about --idle (it got the --idle hint); one that sleeps: --idle
+# end, not about --idle (it got the --idle hint); a process asleep: --idle
 run_csampler -o "$T/f.folded" -- sh -c 'echo "port in use" >&2; exit 3'
 assert_eq "exit status of a program that failed at once" "$CS_STATUS" 3
 assert_match "its hint" "$(grep 'hint:' "$T/cs.err")" \
 	'^csampler: hint: sh ended after 0\.[0-9]{3} s, before a sample was due at 99 Hz \(see its own messages above if it failed\)$'
-run_csampler -o "$T/s.folded" -- sleep 0.3
-assert_match "hint for a program that slept" "$(grep 'hint:' "$T/cs.err")" '--idle profiles where blocked threads wait'
+start_fixture sleepers 2
+run_csampler -d 0.5 -o "$T/s.folded" -p "$FIXTURE_PID"
+assert_match "hint for a process asleep" "$(grep 'hint:' "$T/cs.err")" '--idle profiles where blocked threads wait'
 exit 0
