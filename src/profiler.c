@@ -405,8 +405,9 @@ static void summarize(struct run *r, const struct profile *last)
 	uint64_t taken = rst.samples;
 	rst.samples = r->closed_total;
 	rst.truncated = r->closed_truncated;
+	int exited = r->opt->command && r->s.target ? target_exit_status(r->s.target) : -1;
 	report_summary(r->opt, r->main_pid, &sst, &rst, taken,
-		       (double)(r->end_ns - r->start_ns) / 1e9);
+		       (double)(r->end_ns - r->start_ns) / 1e9, exited);
 	report_stops(r->opt, last);
 }
 

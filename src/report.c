@@ -78,15 +78,18 @@ static void report_diagnostics(const struct options *o, const struct sampler_sta
 }
 
 /* An empty CPU profile of -p PID: say why, and what to do. */
-static void report_empty(const struct options *o, pid_t pid, double seconds)
+static void report_empty(const struct options *o, pid_t pid, double seconds, int exited)
 {
 	size_t children = o->command || o->children ? 0 : procfs_count_children(pid);
-	/* a launched program that ended before a few ticks (it failed at
-	 * once: a port in use, a missing file) had nothing to sample */
-	if (o->command && seconds * o->rate < 3)
+	/* a launched program that failed (a port in use, a missing file), or
+	 * ended before a few ticks, had nothing to sample */
+	if (o->command && exited > 0)
+		fprintf(stderr, "csampler: hint: %s exited with status %d after %.3f s without "
+			"running on a CPU at a tick (see its own messages above)\n", o->command[0],
+			exited, seconds);
+	else if (o->command && exited == 0 && seconds * o->rate < 3)
 		fprintf(stderr, "csampler: hint: %s ended after %.3f s, before a sample was due at %u "
-			"Hz (see its own messages above if it failed)\n", o->command[0], seconds,
-			o->rate);
+			"Hz\n", o->command[0], seconds, o->rate);
 	else if (children)
 		fprintf(stderr, "csampler: hint: process %d ran on no CPU, but it has %zu child "
 			"%s: add --children to profile %s\n", (int)pid, children,
@@ -104,7 +107,7 @@ static void report_empty(const struct options *o, pid_t pid, double seconds)
 #define SWITCH_RISK_PER_SEC 2000.0
 
 void report_summary(const struct options *o, pid_t pid, const struct sampler_stats *st,
-		    const struct recorder_stats *rs, uint64_t taken, double seconds)
+		    const struct recorder_stats *rs, uint64_t taken, double seconds, int exited)
 {
 	if (o->verbose)
 		report_diagnostics(o, st, rs, taken);
@@ -142,7 +145,7 @@ void report_summary(const struct options *o, pid_t pid, const struct sampler_sta
 			100.0 * (double)complete / (double)rs->samples);
 	fputc('\n', stderr);
 	if (!rs->samples)
-		report_empty(o, pid, seconds);
+		report_empty(o, pid, seconds, exited);
 	else if (ticks && !o->idle && seconds > 0 &&
 		 (double)st->switches / seconds >= SWITCH_RISK_PER_SEC)
 		fprintf(stderr, "csampler: note: the target's threads got a CPU %.0f times a second "

@@ -20,9 +20,10 @@ void report_start(const struct options *o, pid_t pid);
 /* Sampling is over after SECONDS: the summary, the rate warning, the hint.
  * RS's samples and truncated are what the outputs show (each thread's CPU
  * the kernel's account of it); TAKEN the periods the samples counted (-v
- * prints both; its unwind counters are of the samples taken). */
+ * prints both; its unwind counters are of the samples taken). EXITED: a
+ * launched program's exit status when it ended while sampled, else -1. */
 void report_summary(const struct options *o, pid_t pid, const struct sampler_stats *st,
-		    const struct recorder_stats *rs, uint64_t taken, double seconds);
+		    const struct recorder_stats *rs, uint64_t taken, double seconds, int exited);
 /* When more than STOPS_REPORT_PERCENT% of P's samples are truncated: the
  * (at most 3) places where most of them stop, each with why in words a
  * user can act on ("41% of stacks stop in crypto/sha256.block (prog): no

@@ -109,7 +109,7 @@ assert_match "start line without -d" "$(cat "$T/cs.err")" \
 run_csampler -o "$T/f.folded" -- sh -c 'echo "port in use" >&2; exit 3'
 assert_eq "exit status of a program that failed at once" "$CS_STATUS" 3
 assert_match "its hint" "$(grep 'hint:' "$T/cs.err")" \
-	'^csampler: hint: sh ended after 0\.[0-9]{3} s, before a sample was due at 99 Hz \(see its own messages above if it failed\)$'
+	'^csampler: hint: sh exited with status 3 after [0-9]+\.[0-9]{3} s without running on a CPU at a tick \(see its own messages above\)$'
 start_fixture sleepers 2
 run_csampler -d 0.5 -o "$T/s.folded" -p "$FIXTURE_PID"
 assert_match "hint for a process asleep" "$(grep 'hint:' "$T/cs.err")" '--idle profiles where blocked threads wait'
