@@ -14,6 +14,24 @@ check_clean() {
 	assert_untraced_running "$FIXTURE_PID"
 }
 
+# check_after_kill WHAT: as check_clean, after csampler was killed with
+# SIGKILL, which cannot be caught: a thread that blocked in the
+# microseconds between csampler's look and its interrupt, woken by it and
+# not yet handled, sees its call end with EINTR (the man page's measured
+# window): at most 1 such here (one kill); sets KILL_EINTR to the count.
+check_after_kill() {
+	local line
+	sleep 0.05
+	line=$(grep '^eintr' "$T/blockers.out" | tail -n 1)
+	KILL_EINTR=$(echo "$line" | awk '{ print $2 }')
+	case "$line" in
+	"eintr 0 odd 0 "*|"eintr 1 odd 0 "*) ;;
+	*) fail "$1: the target saw: $line" ;;
+	esac
+	[ "$KILL_EINTR" = 0 ] || note "$1: the SIGKILL window was hit: $line"
+	assert_untraced_running "$FIXTURE_PID"
+}
+
 # dump_shows_all_blocked: --dump names each blocked thread's call, reads it
 # in place and unwinds it to its thread function. A thread can be caught
 # between two waits (then it is stopped instead): up to 5 tries.

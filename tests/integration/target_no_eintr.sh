@@ -10,9 +10,10 @@
 # 300 us of work then a 3 ms wait, where a thread read as running blocks
 # just before csampler's interrupt lands (the race a ptrace sampler has).
 # Each way out is repeated: duration (on-CPU, --idle, both attach modes),
-# --dump, SIGINT, SIGTERM, SIGHUP, SIGKILL of csampler and an output error.
-# After each, every thread is untraced and running, and the count is still
-# 0. --dump reads each blocked thread in place and unwinds it to its thread
+# --dump, SIGINT, SIGTERM, SIGHUP, an output error, and last SIGKILL of
+# csampler. After each, every thread is untraced and running, and the
+# count is still 0 (after SIGKILL at most 1: the window the man page
+# documents, which an uncatchable signal can hit). --dump reads each blocked thread in place and unwinds it to its thread
 # function. (target_no_eintr_top: --top quit; target_no_eintr_launch: the
 # launched program's own exit, and a build with frame pointers.)
 TEST_TIMEOUT=300
@@ -85,15 +86,17 @@ for shape in "0 200" "300 3"; do
 	done
 	run_bg_then_signal HUP -F 999
 	check_clean "SIGHUP ($shape)"
-	run_bg_then_signal KILL -F 999
-	check_clean "SIGKILL of csampler ($shape)"
 	run_csampler -q -F 999 -d 1 -o "$T/no/such/dir/out.folded" -p "$FIXTURE_PID"
 	assert_eq "output error status" "$CS_STATUS" 69
 	check_clean "output error ($shape)"
 	[ "$shape" = "0 200" ] && dump_shows_all_blocked
+	# last: SIGKILL (its documented window may leave one EINTR)
+	run_bg_then_signal KILL -F 999
+	check_after_kill "SIGKILL of csampler ($shape)"
 	kill -TERM "$FIXTURE_PID"
 	wait "$FIXTURE_PID"
-	assert_eq "fixture status ($shape: 3 = it saw EINTR)" "$?" 0
+	st=$?
+	[ "$KILL_EINTR" = 0 ] && assert_eq "fixture status ($shape: 3 = it saw EINTR)" "$st" 0
 	note "$shape: $(grep '^eintr' "$T/blockers.out" | tail -n 1)"
 done
 
