@@ -42,7 +42,9 @@ for f in $(ls "$T/out"/w-*.folded | sort); do
 	total=$(folded_total "$f")
 	sum=$((sum + total))
 	eval "count_$n=$total"
-	assert_folded_has "$f" 'leaf_a'
+	# (leaf_a holds 57% of hot's time: in 20 samples it is there but for
+	# one chance in 10^7; a loaded machine can leave an interval fewer)
+	[ "$total" -lt 20 ] || assert_folded_has "$f" 'leaf_a'
 done
 # together, the 4.5 s of the busy thread's CPU at 99 Hz (the kernel's count)
 assert_window_samples "samples of the 4.5 s" "$sum" 99 4.5 1 85 110
