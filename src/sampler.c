@@ -659,7 +659,7 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 		/* over the descriptor budget: one that ran keeps its files */
 		if (t->ran)
 			threads_keep_files(s, t);
-		threads_drop_transient(s, t);
+		threads_drop_transient(t);
 		threads_schedule_read(s, t, tick);
 	}
 

@@ -166,7 +166,7 @@ bool threads_open_file(struct sampler *s, struct thread_state *t, const char *na
  * those of threads long idle. */
 void threads_keep_files(struct sampler *s, struct thread_state *t);
 /* Close the files of T opened for one read (threads_open_file). */
-void threads_drop_transient(struct sampler *s, struct thread_state *t);
+void threads_drop_transient(struct thread_state *t);
 void threads_close_file(struct sampler *s, int *fd);
 void threads_close_files(struct sampler *s, struct thread_state *t);
 int threads_grow_scratch(struct sampler *s, size_t want);

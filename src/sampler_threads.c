@@ -215,10 +215,9 @@ void threads_keep_files(struct sampler *s, struct thread_state *t)
 	}
 }
 
-void threads_drop_transient(struct sampler *s, struct thread_state *t)
+void threads_drop_transient(struct thread_state *t)
 {
 	int *fds[] = { &t->schedstat_fd, &t->stat_fd, &t->syscall_fd };
-	(void)s;
 	for (size_t i = 0; t->transient && i < 3; i++) {
 		if (!(t->transient & file_bit(t, fds[i])))
 			continue;
@@ -239,7 +238,7 @@ void threads_close_file(struct sampler *s, int *fd)
 
 void threads_close_files(struct sampler *s, struct thread_state *t)
 {
-	threads_drop_transient(s, t);
+	threads_drop_transient(t);
 	threads_close_file(s, &t->schedstat_fd);
 	threads_close_file(s, &t->stat_fd);
 	threads_close_file(s, &t->syscall_fd);
@@ -526,7 +525,7 @@ bool threads_read_stat(struct sampler *s, struct thread_state *t, char *state)
 	struct procfs_stat st;
 	bool ok = threads_open_file(s, t, "stat", &t->stat_fd) &&
 		  procfs_pread_text(t->stat_fd, buf, sizeof buf) > 0 && procfs_parse_stat(buf, &st);
-	threads_drop_transient(s, t);
+	threads_drop_transient(t);
 	if (!ok)
 		return false;
 	*state = st.state;

@@ -388,19 +388,12 @@ static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_
 	size_t len = s->stack_cap;
 	const struct procmaps_entry *e = procmaps_find(u->pm, sp);
 	bool known = e && e->current && sp >= e->start && sp < e->end;
-	if (!known) {
-		/* a thread made since the mappings were read has its stack in a
-		 * mapping not known yet: read them again (at most every
-		 * REFRESH_INTERVAL_NS), or the copy runs past the stack's end
-		 * and the walk cannot tell where the stack ends */
-		uint64_t now = uw_monotonic_ns();
-		if (now - u->last_refresh_ns >= REFRESH_INTERVAL_NS) {
-			u->last_refresh_ns = now;
-			if (procmaps_refresh(u->pm) > 0) {
-				e = procmaps_find(u->pm, sp);
-				known = e && e->current && sp >= e->start && sp < e->end;
-			}
-		}
+	/* a thread made since the mappings were read has its stack in a
+	 * mapping not known yet: read them again, or the copy runs past the
+	 * stack's end and the walk cannot tell where the stack ends */
+	if (!known && uw_reread_maps(u)) {
+		e = procmaps_find(u->pm, sp);
+		known = e && e->current && sp >= e->start && sp < e->end;
 	}
 	if (known && e->end - sp < len)
 		len = (size_t)(e->end - sp);

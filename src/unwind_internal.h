@@ -70,6 +70,9 @@ struct unwind_ctx {
 uint64_t uw_monotonic_ns(void);
 void uw_module_free(struct module *m);
 struct module *uw_module_for_ip(struct unwind_ctx *c, uint64_t ip);
+/* An address in no known mapping: read U's mappings again, at most every
+ * REFRESH_INTERVAL_NS; true if any mapping was found new. */
+bool uw_reread_maps(struct unwinder *u);
 /* Whether module M was built for mapping E (same range and file). */
 bool uw_module_matches(const struct module *m, const struct procmaps_entry *e);
 /* The start of the function holding IP in a module without CFI (from its

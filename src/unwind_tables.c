@@ -76,6 +76,15 @@ static void module_load_funcs(struct module *m, Elf *elf, uint64_t bias)
 	m->nfuncs = kept;
 }
 
+bool uw_reread_maps(struct unwinder *u)
+{
+	uint64_t now = uw_monotonic_ns();
+	if (now - u->last_refresh_ns < REFRESH_INTERVAL_NS)
+		return false;
+	u->last_refresh_ns = now;
+	return procmaps_refresh(u->pm) > 0;
+}
+
 uint64_t uw_function_start(struct unwind_ctx *c, uint64_t ip)
 {
 	struct module *m = uw_module_for_ip(c, ip);
@@ -268,12 +277,8 @@ struct module *uw_module_for_ip(struct unwind_ctx *c, uint64_t ip)
 	const struct procmaps_entry *e = procmaps_find(u->pm, ip);
 	if ((!e || !e->current || ip < e->start || ip >= e->end) && !c->refreshed) {
 		c->refreshed = true;
-		uint64_t now = uw_monotonic_ns();
-		if (now - u->last_refresh_ns >= REFRESH_INTERVAL_NS) {
-			u->last_refresh_ns = now;
-			if (procmaps_refresh(u->pm) > 0)
-				e = procmaps_find(u->pm, ip);
-		}
+		if (uw_reread_maps(u))
+			e = procmaps_find(u->pm, ip);
 	}
 	if (!e || !e->current || ip < e->start || ip >= e->end || !e->executable)
 		return NULL;
