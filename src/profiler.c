@@ -53,7 +53,6 @@ struct run {
 	unsigned windows_written;    /* (how to view a file is said with the first) */
 	pid_t main_pid;              /* the process sampled (kept across a suspension) */
 	bool suspending;             /* SIGTSTP: let the target go, stop, resume */
-	unsigned resumes;            /* sessions after the first (each after a SIGTSTP) */
 	bool said_repeat;            /* --interval: a repeated name was said */
 	struct sampler_stats before; /* the samplers' of the sessions before this one */
 };
@@ -321,7 +320,6 @@ static int resume(struct run *r)
 	int status = session_attach(&r->s, o->max_stacks, NULL, NULL, NULL);
 	if (status != 0)
 		return status == CS_EXIT_NO_PROCESS || status == CS_EXIT_BAD_TARGET ? 0 : status;
-	r->resumes++;
 	if (!o->quiet)
 		fprintf(stderr, "csampler: continued: sampling process %d again\n", (int)r->main_pid);
 	return sample_until_end(r);
