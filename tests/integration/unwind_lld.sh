@@ -21,10 +21,14 @@ run_csampler -F 199 -d 3 -o "$T/out.folded" -p "$FIXTURE_PID"
 assert_eq "exit status" "$CS_STATUS" 0
 total=$(folded_total "$T/out.folded")
 [ "$total" -gt 0 ] || fail "no samples"
+# whole: from _start through main, wherever the sample landed (a tick can
+# find the thread in lld_inner itself, or in main's clock read: CI saw 2
+# of 138 there, whole, and counted them as not)
+assert_folded_has "$T/out.folded" '^_start;([^;]+;)*main;lld_outer;lld_middle;lld_inner;lld_leaf [0-9]+$'
 whole=$(awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s)
-	if (s ~ /^_start;([^;]+;)*main;lld_outer;lld_middle;lld_inner;lld_leaf$/) w += c }
+	if (s ~ /^_start;([^;]+;)*main(;|$)/) w += c }
 	END { print w + 0 }' "$T/out.folded")
-note "$whole of $total samples: _start...main;lld_outer;lld_middle;lld_inner;lld_leaf"
+note "$whole of $total samples: _start...main..."
 awk -v w="$whole" -v t="$total" 'BEGIN { exit !(100 * w >= 99 * t) }' ||
 	fail "only $whole of $total samples unwound whole: $(sort -t' ' -k2 -rn "$T/out.folded" | head -3)"
 exit 0
