@@ -319,6 +319,8 @@ void procmaps_trim(struct procmaps *pm)
 	}
 	for (size_t i = 0; i < pm->n; i++)
 		free(pm->all[i]);
+	while (pm->nspare > 0)
+		free(pm->spare[--pm->nspare]);
 	for (size_t i = 0; i < pm->njit; i++)
 		free(pm->jit[i].sym.name);
 	free(pm->files);
@@ -335,7 +337,7 @@ void procmaps_trim(struct procmaps *pm)
 	pm->buf = pm->scratch = NULL;
 	pm->jit = NULL;
 	pm->nfiles = pm->filescap = pm->n = pm->cap = pm->ncur = pm->curcap = 0;
-	pm->njit = pm->jitcap = pm->bufcap = 0;
+	pm->njit = pm->jitcap = pm->bufcap = pm->buflen = 0;
 	pm->generation++;
 }
 
@@ -391,6 +393,7 @@ static ssize_t read_maps_once(struct procmaps *pm)
 			break;
 		got += (size_t)r;
 	}
+	pm->buflen = got;
 	return (ssize_t)got;
 }
 
@@ -536,8 +539,10 @@ static struct node *add_mapping(struct procmaps *pm, const struct procmaps_entry
 		pm->cap = nc;
 	}
 	size_t plen = strlen(path);
-	struct node *nd = malloc(sizeof(*nd) + plen + 1);
-	if (!nd)
+	struct node *nd;
+	if (plen < PROCMAPS_SPARE_PATH && pm->nspare > 0)
+		nd = pm->spare[--pm->nspare];
+	else if (!(nd = malloc(sizeof(*nd) + plen + 1)))
 		return NULL;
 	nd->e = *e;
 	memcpy(nd->path, path, plen + 1);
@@ -577,8 +582,19 @@ static int cmp_node(const void *a, const void *b)
 
 static int rebuild_indexes(struct procmaps *pm, size_t nsorted)
 {
-	if (nsorted < pm->n)
+	if (pm->n - nsorted > PROCMAPS_SPARE) {
 		qsort(pm->all, pm->n, sizeof(*pm->all), cmp_node);
+	} else {
+		/* a few added to a sorted list: inserted in place (glibc's
+		 * qsort allocates a buffer for more than 128 pointers) */
+		for (size_t i = nsorted; i < pm->n; i++) {
+			struct node *nd = pm->all[i];
+			size_t j = i;
+			for (; j > 0 && cmp_node(&pm->all[j - 1], &nd) > 0; j--)
+				pm->all[j] = pm->all[j - 1];
+			pm->all[j] = nd;
+		}
+	}
 	uint64_t m = 0;
 	size_t ncur = 0;
 	for (size_t i = 0; i < pm->n; i++) {
@@ -658,6 +674,46 @@ int procmaps_refresh(struct procmaps *pm)
 	return added;
 }
 
+void procmaps_reserve(struct procmaps *pm)
+{
+	if (pm->gone || !pm->all)
+		return;
+	while (pm->nspare < PROCMAPS_SPARE) {
+		struct node *nd = malloc(sizeof(*nd) + PROCMAPS_SPARE_PATH);
+		if (!nd)
+			return;
+		pm->spare[pm->nspare++] = nd;
+	}
+	if (pm->cap - pm->n < PROCMAPS_SPARE) {
+		size_t nc = pm->cap * 2 > pm->n + PROCMAPS_SPARE ? pm->cap * 2 : pm->n + PROCMAPS_SPARE;
+		struct node **na = realloc(pm->all, nc * sizeof(*na));
+		if (!na)
+			return;
+		pm->all = na;
+		uint64_t *nm = realloc(pm->maxend, nc * sizeof(*nm));
+		if (!nm)
+			return;
+		pm->maxend = nm;
+		pm->cap = nc;
+	}
+	if (pm->curcap - pm->ncur < PROCMAPS_SPARE) {
+		size_t nc = pm->ncur + 2 * PROCMAPS_SPARE;
+		struct node **na = realloc(pm->cur, nc * sizeof(*na));
+		if (!na)
+			return;
+		pm->cur = na;
+		pm->curcap = nc;
+	}
+	/* a few more lines read without growing the buffer */
+	if (pm->buf && pm->bufcap - pm->buflen < 4096 && pm->bufcap < PROCMAPS_MAX_BYTES) {
+		char *nb = realloc(pm->buf, pm->bufcap * 2);
+		if (!nb)
+			return;
+		pm->buf = nb;
+		pm->bufcap *= 2;
+	}
+}
+
 unsigned procmaps_image(const struct procmaps *pm)
 {
 	return pm->image;
@@ -679,7 +735,9 @@ void procmaps_gone(struct procmaps *pm)
 	 * of short processes kept 64 KB each) */
 	free(pm->buf);
 	pm->buf = NULL;
-	pm->bufcap = 0;
+	pm->bufcap = pm->buflen = 0;
+	while (pm->nspare > 0)
+		free(pm->spare[--pm->nspare]);
 }
 
 void procmaps_exec(struct procmaps *pm)

@@ -64,6 +64,13 @@ struct procmaps *procmaps_new_shared(pid_t pid, struct procmaps_files *files);
 /* Reread /proc/PID/maps. Returns the number of mappings added (>= 0) or -1
  * with errno (ESRCH when the process is gone). */
 int procmaps_refresh(struct procmaps *pm);
+/* Room made now for a few more mappings (a new thread's stack, a buffer
+ * mapped since), so a refresh that finds no more than that, of paths up to
+ * PROCMAPS_SPARE_PATH bytes, allocates nothing (a refresh inside a tick:
+ * unwind.c). Between ticks; cheap when the room is there. */
+#define PROCMAPS_SPARE 16
+#define PROCMAPS_SPARE_PATH 128
+void procmaps_reserve(struct procmaps *pm);
 /* After exec: mark every mapping not current (history is kept). */
 void procmaps_exec(struct procmaps *pm);
 /* The process is gone: close what only a live process needed (its maps

@@ -93,8 +93,11 @@ struct procmaps {
 	bool code_unloaded;             /* procmaps_code_unloaded */
 	uint64_t epoch;
 	uint64_t seq;
+	struct node *spare[PROCMAPS_SPARE]; /* nodes with PROCMAPS_SPARE_PATH bytes of path */
+	size_t nspare;
 	char *buf;
 	size_t bufcap;
+	size_t buflen;                  /* the last read's length */
 	char *scratch;                  /* PROCMAPS_PATH_MAX bytes: a path being parsed */
 	void *vdso;
 	size_t vdso_len;

@@ -416,10 +416,16 @@ static void read_maps_if_due(struct recorder_process *p)
 
 void recorder_read_maps(struct recorder *r)
 {
-	for (size_t i = 0; i < r->nprocs; i++)
-		if (r->procs[i]->alive && r->procs[i]->sampled &&
-		    !procmaps_code_unloaded(r->procs[i]->maps))
-			read_maps_if_due(r->procs[i]);
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct recorder_process *p = r->procs[i];
+		if (!p->alive)
+			continue;
+		if (p->sampled && !procmaps_code_unloaded(p->maps))
+			read_maps_if_due(p);
+		/* a new thread's stack found inside the next tick takes no
+		 * allocation (unwind.c rereads the mappings for it) */
+		procmaps_reserve(p->maps);
+	}
 }
 
 /* P loaded a library where another had been: each code address of a stack

@@ -132,13 +132,15 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 /* Count a stack already unwound (or none: DEPTH 0 with STACK_NOT_CAPTURED). */
 void recorder_count(struct recorder *r, uint32_t key, uint32_t flags, const uint64_t *addrs,
 		    unsigned depth, unsigned count);
-/* A target thread was paused from FROM_NS to DONE_NS (CLOCK_MONOTONIC). */
 /* Between ticks: read the mappings of the processes sampled again when due
  * (every 100 reads' time, 10 ms to 1 s), to see a library unloaded and
  * another loaded at its address (no address falls outside the mappings
  * known then); a process seen to unload code is read before each of its
- * samples from then on (recorder_count_snapshot). */
+ * samples from then on (recorder_count_snapshot). Every live process gets
+ * room for a few new mappings (procmaps_reserve), so the next tick reads
+ * a new thread's stack mapping without allocating. */
 void recorder_read_maps(struct recorder *r);
+/* A target thread was paused from FROM_NS to DONE_NS (CLOCK_MONOTONIC). */
 void recorder_record_pause(struct recorder *r, uint64_t from_ns, uint64_t done_ns);
 
 /* Thread keys held (made, not freed). */

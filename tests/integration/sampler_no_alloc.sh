@@ -52,7 +52,7 @@ counts=$(awk '
 	END { printf "%d %d %d %d\n", n, tick, build, later }' "$T/chains.txt")
 set -- $counts
 note "$1 allocations after the warm-up, $2 in a tick, $3 building the unwind table of a newly reached code mapping (the fixture has $code_maps)"
-[ "$1" -gt 100 ] || harness "only $1 allocations seen: the probes or the call chains do not work"
+[ "$1" -gt 20 ] || harness "only $1 allocations seen: the probes or the call chains do not work"
 [ "$4" = 1 ] || harness "no call chain reaches csampler's symbolization: the chains are too short to tell"
 [ "$2" = 0 ] ||
 	fail "$2 allocations inside a tick, e.g.:$(grep ' sampler_tick_locked' "$T/chains.txt" | grep -v ' module_build' | head -1 | cut -c1-400)"

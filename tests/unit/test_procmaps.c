@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +212,44 @@ static void assert_file_of(const struct procmaps_entry *e)
 	assert_int_equal((uint64_t)st.st_ino, e->inode);
 	assert_int_equal(fcntl(e->fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
 	assert_int_equal(fcntl(e->fd, F_GETFL) & O_ACCMODE, O_RDONLY);
+}
+
+/* After procmaps_reserve, a refresh that finds a few new mappings (a new
+ * thread's stack, in a tick) allocates nothing, and keeps them sorted. */
+static void test_reserve_refresh_no_alloc(void **state)
+{
+	(void)state;
+	struct procmaps *pm = procmaps_new(getpid());
+	assert_non_null(pm);
+	assert_true(procmaps_refresh(pm) > 5);
+	long page = sysconf(_SC_PAGESIZE);
+	enum { PAGES = 12 };
+	char *area = mmap(NULL, PAGES * (size_t)page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(area != MAP_FAILED);
+	assert_true(procmaps_refresh(pm) >= 1);
+	procmaps_reserve(pm);
+	/* one mapping becomes PAGES: every other page readable */
+	for (int i = 1; i < PAGES; i += 2)
+		assert_int_equal(mprotect(area + i * page, (size_t)page, PROT_READ), 0);
+	struct mallinfo2 before = mallinfo2();
+	int added = procmaps_refresh(pm);
+	struct mallinfo2 after = mallinfo2();
+	assert_int_equal(added, PAGES);
+	assert_true(added <= PROCMAPS_SPARE);
+	assert_int_equal(after.uordblks, before.uordblks);
+	assert_int_equal(after.hblkhd, before.hblkhd);
+	for (size_t i = 1; i < procmaps_count(pm); i++)
+		assert_true(procmaps_at(pm, i - 1)->start <= procmaps_at(pm, i)->start);
+	for (int i = 0; i < PAGES; i++) {
+		const struct procmaps_entry *e = procmaps_find(pm, (uintptr_t)(area + i * page + 8));
+		assert_non_null(e);
+		assert_true(e->current);
+		assert_int_equal(e->start, (uintptr_t)(area + i * page));
+		assert_int_equal(e->end - e->start, (uint64_t)page);
+		assert_int_equal(e->readable, i % 2 == 1);
+	}
+	assert_int_equal(munmap(area, PAGES * (size_t)page), 0);
+	procmaps_free(pm);
 }
 
 static void test_refresh_self(void **state)
@@ -548,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_shared_files),
 		cmocka_unit_test(test_history_prefers_current_then_newest),
 		cmocka_unit_test(test_child_process),
+		cmocka_unit_test(test_reserve_refresh_no_alloc),
 		cmocka_unit_test_teardown(test_perf_map_load, remove_perf_map),
 		cmocka_unit_test_teardown(test_perf_map_not_regular_file, remove_perf_map),
 	};
