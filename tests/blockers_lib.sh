@@ -18,16 +18,19 @@ check_clean() {
 # SIGKILL, which cannot be caught: a thread that blocked in the
 # microseconds between csampler's look and its interrupt, woken by it and
 # not yet handled, sees its call end with EINTR (the man page's measured
-# window): at most 1 such here (one kill); sets KILL_EINTR to the count.
+# window): one kill, so at most the threads interrupted and not yet
+# handled then, one round's: a random subset of the running ones, one per
+# CPU on average and at most 4 per CPU (SUBSET_HARD_MAX; 2 seen once on a
+# loaded machine); never an unexpected result. Sets KILL_EINTR to the
+# count.
 check_after_kill() {
-	local line
+	local line odd
 	sleep 0.05
 	line=$(grep '^eintr' "$T/blockers.out" | tail -n 1)
 	KILL_EINTR=$(echo "$line" | awk '{ print $2 }')
-	case "$line" in
-	"eintr 0 odd 0 "*|"eintr 1 odd 0 "*) ;;
-	*) fail "$1: the target saw: $line" ;;
-	esac
+	odd=$(echo "$line" | awk '{ print $4 }')
+	[ "$odd" = 0 ] && [ -n "$KILL_EINTR" ] && [ "$KILL_EINTR" -le $((4 * $(nproc))) ] ||
+		fail "$1: the target saw: $line"
 	[ "$KILL_EINTR" = 0 ] || note "$1: the SIGKILL window was hit: $line"
 	assert_untraced_running "$FIXTURE_PID"
 }

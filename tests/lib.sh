@@ -80,10 +80,12 @@ need_go() {
 
 # start_fixture NAME [ARGS...]: start $PROGS/NAME in the background with its
 # stdout in $T/NAME.out; wait for its "ready PID" line; sets FIXTURE_PID.
+# With CSAMPLER_FIXTURE_NICE (scripts/check's quick group, whose tests do
+# not judge shares) it runs at that nice value.
 start_fixture() {
 	local name=$1; shift
 	[ -x "$PROGS/$name" ] || harness "fixture $name not built"
-	"$PROGS/$name" "$@" >"$T/$name.out" 2>"$T/$name.err" &
+	${CSAMPLER_FIXTURE_NICE:+nice -n "$CSAMPLER_FIXTURE_NICE"} "$PROGS/$name" "$@" >"$T/$name.out" 2>"$T/$name.err" &
 	FIXTURE_PID=$!
 	FIXTURE_PIDS="$FIXTURE_PIDS $FIXTURE_PID"
 	local i

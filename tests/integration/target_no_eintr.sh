@@ -12,7 +12,7 @@
 # Each way out is repeated: duration (on-CPU, --idle, both attach modes),
 # --dump, SIGINT, SIGTERM, SIGHUP, an output error, and last SIGKILL of
 # csampler. After each, every thread is untraced and running, and the
-# count is still 0 (after SIGKILL at most 1: the window the man page
+# count is still 0 (after SIGKILL at most a round's threads: the window the man page
 # documents, which an uncatchable signal can hit). --dump reads each blocked thread in place and unwinds it to its thread
 # function. (target_no_eintr_top: --top quit; target_no_eintr_launch: the
 # launched program's own exit, and a build with frame pointers.)
