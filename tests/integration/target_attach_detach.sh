@@ -23,7 +23,7 @@ for mode in persistent per-sample; do
 	assert_match "$mode sleeping: state" "$(proc_state "$sleeper")" '^[RS]$'
 
 	kill -STOP "$busy"
-	wait_state "$busy" T
+	wait_all_stopped "$busy"
 	run_csampler -q --attach-mode "$mode" -d 1 -o "$T/stopped.folded" -p "$busy"
 	assert_eq "$mode stopped: exit status" "$CS_STATUS" 0
 	for task in /proc/"$busy"/task/*; do

@@ -23,7 +23,8 @@ for mode in persistent per-sample; do
 		sleep 0.05
 	done
 	kill -STOP "$pid"
-	wait_state "$pid" tT
+	wait_all_stopped "$pid" tT
+	# and they stay stopped through a second of csampler's ticks
 	sleep 1
 	for task in /proc/"$pid"/task/*; do
 		s=$(awk '/^State:/ {print $2}' "$task/status")
