@@ -7,7 +7,7 @@ function __fish_csampler_print_command
     set -l tokens (commandline -opc) (commandline -ct)
     set -e tokens[1]
     argparse -s 'p/pid=' 'd/duration=' 'F/rate=' 'o/output=+' 'f/format=' \
-        idle threads 'thread-group=+' children 'max-depth=' 'max-stacks=' \
+        idle threads 'thread-group=+' 'label=+' children 'max-depth=' 'max-stacks=' \
         'stack-window=' 'attach-mode=' 'backend=' 'realtime=?' no-inline addresses \
         annotate 'interval=' 'serve=' 'serve-token-file=' 'serve-max-seconds=' dump top \
         q/quiet v/verbose h/help V/version -- $tokens 2>/dev/null
@@ -52,6 +52,7 @@ complete $opt -s o -l output -r -F -a '-' -d 'Write the profile to FILE (- is st
 complete $opt -s f -l format -x -a 'pprof\t"pprof profile.proto, gzipped" folded\t"Folded stacks (flamegraph.pl)" svg\t"Interactive SVG flame graph" text\t"Top functions and hottest stacks" speedscope\t"Per-thread timeline for speedscope"' -d 'Format for outputs without a known extension'
 complete $opt -l threads -d 'A root frame NAME-TID on every stack'
 complete $opt -l thread-group -x -d 'Merge threads matching REGEX as NAME (REGEX=NAME)'
+complete $opt -l label -x -d 'A label on every sample (KEY=VALUE)'
 complete $opt -l no-inline -d 'Do not show inlined functions as frames'
 complete $opt -l addresses -d 'Keep raw addresses, do not symbolize'
 complete $opt -l annotate -d 'Folded output: mark inline _[i] and JIT _[j] frames'

@@ -307,6 +307,11 @@ struct profile *builder_build(const struct build_input *in)
 	char *cmd = join_command(o, recorder_thread(in->recorder, 0));
 	profile_set_command(b.profile, cmd ? cmd : "");
 	free(cmd);
+	for (size_t i = 0; i < o->nlabels; i++)
+		if (profile_add_label(b.profile, o->labels[i].key, o->labels[i].value) < 0) {
+			warn("cannot build the profile: out of memory");
+			goto fail;
+		}
 	b.profile->pid = in->main_pid;
 	b.profile->time_nanos = in->start_realtime_ns;
 	b.profile->duration_nanos = in->duration_ns;

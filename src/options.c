@@ -59,6 +59,7 @@ enum {
 	OPT_SERVE_TOKEN_FILE,
 	OPT_SERVE_MAX_SECONDS,
 	OPT_BACKEND,
+	OPT_LABEL,
 };
 
 static const struct option long_options[] = {
@@ -70,6 +71,7 @@ static const struct option long_options[] = {
 	{ "idle",         no_argument,       NULL, OPT_IDLE },
 	{ "threads",      no_argument,       NULL, OPT_THREADS },
 	{ "thread-group", required_argument, NULL, OPT_THREAD_GROUP },
+	{ "label",        required_argument, NULL, OPT_LABEL },
 	{ "children",     no_argument,       NULL, OPT_CHILDREN },
 	{ "max-depth",    required_argument, NULL, OPT_MAX_DEPTH },
 	{ "max-stacks",   required_argument, NULL, OPT_MAX_STACKS },
@@ -481,6 +483,9 @@ static enum options_result validate_options(struct options *o, const struct give
 	if (o->annotate && (g->dump || g->top))
 		return opt_usage_error("--annotate only changes folded output, and --%s writes none",
 				   g->dump ? "dump" : "top");
+	if (o->nlabels && (g->dump || g->top))
+		return opt_usage_error("--label marks the samples of a profile, and --%s writes none",
+				   g->dump ? "dump" : "top");
 	if (o->annotate && !any_output_is(o, FORMAT_FOLDED))
 		return opt_usage_error("--annotate only changes folded output, and no output is folded");
 	o->mode = o->serve_address ? MODE_SERVE : g->dump ? MODE_DUMP : g->top ? MODE_TOP
@@ -545,6 +550,8 @@ void options_print_help(FILE *out)
 "                           count threads whose whole name matches the extended\n"
 "                           regular expression REGEX as one thread NAME\n"
 "                           (repeatable; the first match wins)\n"
+"      --label=KEY=VALUE    a label on every sample (pprof), in the SVG's and\n"
+"                           text report's title: service=api (repeatable)\n"
 "      --no-inline          do not show inlined functions as frames of their own\n"
 "      --addresses          keep raw addresses, do not symbolize\n"
 "      --annotate           folded output: mark inlined frames _[i], JIT _[j]\n"
@@ -713,6 +720,8 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 		break;
 	case OPT_THREAD_GROUP:
 		return opt_add_thread_group(o, arg);
+	case OPT_LABEL:
+		return opt_add_label(o, arg);
 	case OPT_MAX_DEPTH:
 		if (!opt_parse_ranged(arg, MIN_MAX_DEPTH, MAX_MAX_DEPTH, &v))
 			return opt_usage_error("invalid --max-depth '%s': expected a number from %u to %u",

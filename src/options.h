@@ -14,10 +14,19 @@
 
 #define OPTIONS_MAX_OUTPUTS 16
 #define OPTIONS_MAX_GROUPS  64
+#define OPTIONS_MAX_LABELS  16
+#define OPTIONS_LABEL_VALUE_MAX 256     /* bytes of a --label value */
 
 struct output_spec {
 	const char *path;               /* "-" for stdout */
 	enum output_format format;      /* resolved: never FORMAT_AUTO */
+};
+
+#define OPTIONS_LABEL_KEY_MAX 63
+/* --label KEY=VALUE: on every sample of every profile. */
+struct run_label {
+	char key[OPTIONS_LABEL_KEY_MAX + 1]; /* [a-zA-Z_][a-zA-Z0-9_]*, not one of ours */
+	const char *value;              /* argv's; any bytes but NUL (writers escape) */
 };
 
 struct thread_group {
@@ -56,6 +65,8 @@ struct options {
 	int verbose;
 	struct thread_group groups[OPTIONS_MAX_GROUPS];
 	size_t ngroups;
+	struct run_label labels[OPTIONS_MAX_LABELS];
+	size_t nlabels;
 	unsigned max_depth;
 	size_t max_stacks;
 	size_t stack_window;            /* bytes */

@@ -16,6 +16,7 @@ bool opt_parse_ranged(const char *s, unsigned long long min, unsigned long long 
 			 unsigned long long *out);
 bool opt_parse_size(const char *s, unsigned long long *out);
 enum options_result opt_add_thread_group(struct options *o, const char *arg);
+enum options_result opt_add_label(struct options *o, const char *arg);
 bool opt_parse_duration(const char *s, double *out);
 
 #endif

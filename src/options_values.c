@@ -240,3 +240,46 @@ enum options_result opt_add_thread_group(struct options *o, const char *arg)
 	o->ngroups++;
 	return OPTIONS_RUN;
 }
+
+/* --label KEY=VALUE: KEY in the grammar fleet engines accept (Prometheus'
+ * label names: [a-zA-Z_][a-zA-Z0-9_]*), not a label csampler writes itself
+ * nor given twice; VALUE up to OPTIONS_LABEL_VALUE_MAX bytes. */
+enum options_result opt_add_label(struct options *o, const char *arg)
+{
+	static const char *const ours[] = { "thread", "pid", "tid", "truncated" };
+	const char *eq = strchr(arg, '=');
+	size_t klen = eq ? (size_t)(eq - arg) : strlen(arg);
+
+	if (!eq)
+		return opt_usage_error("invalid --label '%s': expected KEY=VALUE (e.g. service=api)", arg);
+	if (klen == 0)
+		return opt_usage_error("invalid --label '%s': empty key", arg);
+	if (klen > OPTIONS_LABEL_KEY_MAX)
+		return opt_usage_error("invalid --label: key longer than %d bytes", OPTIONS_LABEL_KEY_MAX);
+	for (size_t i = 0; i < klen; i++) {
+		char c = arg[i];
+		bool ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (i > 0 && c >= '0' && c <= '9');
+		if (!ok)
+			return opt_usage_error("invalid --label key '%.*s': letters, digits and '_', "
+					       "not starting with a digit (e.g. service_name=api)",
+					       (int)klen, arg);
+	}
+	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++)
+		if (strlen(ours[i]) == klen && memcmp(ours[i], arg, klen) == 0)
+			return opt_usage_error("--label key '%s' is csampler's own label on every "
+					       "sample: choose another key", ours[i]);
+	if (strlen(eq + 1) > OPTIONS_LABEL_VALUE_MAX)
+		return opt_usage_error("--label %.*s: value longer than %d bytes", (int)klen, arg,
+				       OPTIONS_LABEL_VALUE_MAX);
+	for (size_t i = 0; i < o->nlabels; i++)
+		if (strlen(o->labels[i].key) == klen && memcmp(o->labels[i].key, arg, klen) == 0)
+			return opt_usage_error("--label %.*s given twice", (int)klen, arg);
+	if (o->nlabels == OPTIONS_MAX_LABELS)
+		return opt_usage_error("too many --label options (at most %d)", OPTIONS_MAX_LABELS);
+	memcpy(o->labels[o->nlabels].key, arg, klen);
+	o->labels[o->nlabels].key[klen] = '\0';
+	o->labels[o->nlabels].value = eq + 1;
+	o->nlabels++;
+	return OPTIONS_RUN;
+}

@@ -206,6 +206,7 @@ void profile_free(struct profile *p)
 	free(p->locations);
 	free(p->lines);
 	free(p->threads);
+	free(p->labels);
 	free(p);
 }
 
@@ -215,6 +216,19 @@ int profile_set_command(struct profile *p, const char *command)
 	if (!c)
 		return -1;
 	p->command = c;
+	return 0;
+}
+
+int profile_add_label(struct profile *p, const char *key, const char *value)
+{
+	const char *k = intern(p, key), *v = intern(p, value);
+	if (!k || !v)
+		return -1;
+	struct profile_label *nl = realloc(p->labels, (p->nlabels + 1) * sizeof *nl);
+	if (!nl)
+		return -1;
+	p->labels = nl;
+	p->labels[p->nlabels++] = (struct profile_label){ k, v };
 	return 0;
 }
 

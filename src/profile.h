@@ -76,6 +76,10 @@ struct profile_sample {
 
 #define PROFILE_NO_TIME UINT64_MAX
 
+struct profile_label {
+	const char *key, *value;
+};
+
 /* Default size of the sample buffer (profile_set_sample_buffer). */
 #define PROFILE_SAMPLE_BUFFER (1024 * 1024)
 
@@ -98,6 +102,8 @@ struct profile {
 				  * each with its time_nanos (for a timeline view) */
 	uint64_t total_samples;  /* sum of sample counts */
 	uint64_t truncated_samples; /* of them, those marked PROFILE_SAMPLE_TRUNCATED */
+	struct profile_label *labels;  /* the user's (--label), on every sample */
+	size_t nlabels;
 
 	void *priv;              /* interning tables, the sample store */
 };
@@ -106,6 +112,8 @@ struct profile *profile_new(void);
 void profile_free(struct profile *p);
 
 int profile_set_command(struct profile *p, const char *command);
+/* A label every sample carries (the strings are copied). 0, or -1. */
+int profile_add_label(struct profile *p, const char *key, const char *value);
 uint32_t profile_add_function(struct profile *p, const char *name, const char *system_name,
 			      const char *filename, int64_t start_line);
 uint32_t profile_add_mapping(struct profile *p, const struct profile_mapping *m);

@@ -6,7 +6,8 @@
  * entry 0 is "". Sample values are [samples/count, cpu/nanoseconds] (wall/
  * nanoseconds for a wall-clock profile), the time being count * period, so
  * every view agrees with the folded counts. Each sample carries the labels thread (name), pid and tid
- * (numbers; no tid for a group of threads), and truncated="true" when its
+ * (numbers; no tid for a group of threads), the user's --label ones, and
+ * truncated="true" when its
  * stack did not reach the root; such a stack also ends in a "[truncated]"
  * root frame (a location of its own, without a mapping), as in the other
  * formats, so pprof's graphs and flame graph do not show its outermost
@@ -41,8 +42,9 @@ struct pprof_build {
 	Perftools__Profiles__Function *functions, **function_ptrs;
 	Perftools__Profiles__Line *lines, **line_ptrs;
 	Perftools__Profiles__Location *locations, **location_ptrs;
-	Perftools__Profiles__Label *labels;      /* 4 per thread */
-	Perftools__Profiles__Label **label_ptrs; /* 4 per thread */
+	Perftools__Profiles__Label *labels;      /* label_width per thread */
+	Perftools__Profiles__Label **label_ptrs; /* label_width per thread */
+	size_t label_width;                      /* 4 + the user's labels */
 	size_t *nlabels;                         /* per thread, without truncated */
 	uint64_t truncated_loc;                  /* the "[truncated]" location's id, 0: none */
 	bool failed;                             /* out of memory on the way */
@@ -204,18 +206,19 @@ static void build_locations(struct pprof_build *b, const struct profile *p)
 	b->truncated_loc = lm->id;
 }
 
-/* Each thread's labels (thread, pid, tid when not merged), and a fourth,
- * truncated=true, that a truncated sample adds (add_sample). */
+/* Each thread's labels (thread, pid, tid when not merged, the user's), and
+ * a last one, truncated=true, that a truncated sample adds (add_sample). */
 static void build_thread_labels(struct pprof_build *b, const struct profile *p)
 {
 	static const Perftools__Profiles__Label label_init = PERFTOOLS__PROFILES__LABEL__INIT;
 	int64_t truncated_key = str(b, "truncated"), truncated_value = str(b, "true");
+	size_t w = b->label_width;
 	for (size_t i = 0; i < p->nthreads; i++) {
 		const struct profile_thread *t = &p->threads[i];
-		Perftools__Profiles__Label *l = &b->labels[4 * i];
-		Perftools__Profiles__Label **lp = &b->label_ptrs[4 * i];
+		Perftools__Profiles__Label *l = &b->labels[w * i];
+		Perftools__Profiles__Label **lp = &b->label_ptrs[w * i];
 		size_t n = 0;
-		for (size_t k = 0; k < 4; k++)
+		for (size_t k = 0; k < w; k++)
 			l[k] = label_init;
 		l[0].key = str(b, "thread");
 		l[0].str = str(b, t->name);
@@ -228,9 +231,14 @@ static void build_thread_labels(struct pprof_build *b, const struct profile *p)
 			l[2].num = t->tid;
 			lp[n++] = &l[2];
 		}
-		l[3].key = truncated_key;
-		l[3].str = truncated_value;
-		lp[n] = &l[3];
+		for (size_t k = 0; k < p->nlabels; k++) {
+			l[3 + k].key = str(b, p->labels[k].key);
+			l[3 + k].str = str(b, p->labels[k].value);
+			lp[n++] = &l[3 + k];
+		}
+		l[w - 1].key = truncated_key;
+		l[w - 1].str = truncated_value;
+		lp[n] = &l[w - 1];
 		b->nlabels[i] = n;
 	}
 }
@@ -249,8 +257,9 @@ static int pprof_build(struct pprof_build *b, const struct profile *p)
 	b->line_ptrs = alloc_array(p->nlines + 1, sizeof *b->line_ptrs, &failed);
 	b->locations = alloc_array(p->nlocations + 1, sizeof *b->locations, &failed);
 	b->location_ptrs = alloc_array(p->nlocations + 1, sizeof *b->location_ptrs, &failed);
-	b->labels = alloc_array(p->nthreads, 4 * sizeof *b->labels, &failed);
-	b->label_ptrs = alloc_array(p->nthreads, 4 * sizeof *b->label_ptrs, &failed);
+	b->label_width = 4 + p->nlabels;
+	b->labels = alloc_array(p->nthreads, b->label_width * sizeof *b->labels, &failed);
+	b->label_ptrs = alloc_array(p->nthreads, b->label_width * sizeof *b->label_ptrs, &failed);
 	b->nlabels = alloc_array(p->nthreads, sizeof *b->nlabels, &failed);
 	if (failed) {
 		errno = ENOMEM;
@@ -392,7 +401,7 @@ static int add_sample(void *ctx, const struct profile_sample *ps)
 	c->values[2 * c->n + 1] = (int64_t)(ps->count * c->p->period_nanos);
 	sm->n_value = 2;
 	sm->value = &c->values[2 * c->n];
-	sm->label = &c->b->label_ptrs[4 * ps->thread];
+	sm->label = &c->b->label_ptrs[c->b->label_width * ps->thread];
 	sm->n_label = c->b->nlabels[ps->thread] + ((ps->flags & PROFILE_SAMPLE_TRUNCATED) ? 1 : 0);
 	c->n++;
 	return 0;

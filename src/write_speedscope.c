@@ -376,6 +376,15 @@ int write_speedscope(const struct profile *p, FILE *out, const struct write_opti
 	fprintf(out, "{\"$schema\":\"%s\",\n\"exporter\":\"csampler %s\",\n\"name\":\"",
 		SCHEMA_URL, PACKAGE_VERSION);
 	escape_json(out, p->command ? p->command : "", p->command ? strlen(p->command) : 0);
+	/* the user's labels, in the name speedscope shows */
+	for (size_t i = 0; i < p->nlabels; i++) {
+		fputs(i ? ", " : " [", out);
+		escape_json(out, p->labels[i].key, strlen(p->labels[i].key));
+		fputc('=', out);
+		escape_json(out, p->labels[i].value, strlen(p->labels[i].value));
+		if (i + 1 == p->nlabels)
+			fputc(']', out);
+	}
 	fprintf(out, "\",\n\"activeProfileIndex\":%" PRIu32 ",\n", active);
 	write_frames(&ss);
 	if (write_profiles(&ss) < 0)

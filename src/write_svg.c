@@ -33,6 +33,7 @@
 #define BOTTOM_PAD 34
 #define MIN_WIDTH 0.1
 #define TITLE_MAX 160                  /* characters of the title shown */
+#define LABEL_MAX 64                   /* characters of a label's value shown */
 
 struct svg_node {
 	const char *name;        /* owned (but the root's), not NUL-terminated */
@@ -341,14 +342,23 @@ static void write_title(const struct profile *p, FILE *out, const struct write_o
 
 	if (opt && opt->title) {
 		escape_xml(out, opt->title, strlen(opt->title), TITLE_MAX);
-		return;
+	} else {
+		fputs("csampler: ", out);
+		escape_xml(out, p->command ? p->command : "", p->command ? strlen(p->command) : 0,
+			   TITLE_MAX - 60);
+		snprintf(buf, sizeof buf, " (pid %d), %.2fs, %" PRIu64 " samples", (int)p->pid,
+			 (double)p->duration_nanos / 1e9, p->total_samples);
+		fputs(buf, out);
 	}
-	fputs("csampler: ", out);
-	escape_xml(out, p->command ? p->command : "", p->command ? strlen(p->command) : 0,
-		   TITLE_MAX - 60);
-	snprintf(buf, sizeof buf, " (pid %d), %.2fs, %" PRIu64 " samples", (int)p->pid,
-		 (double)p->duration_nanos / 1e9, p->total_samples);
-	fputs(buf, out);
+	/* the user's labels: each shown whole up to its bound */
+	for (size_t i = 0; i < p->nlabels; i++) {
+		fputs(i ? ", " : " [", out);
+		escape_xml(out, p->labels[i].key, strlen(p->labels[i].key), SIZE_MAX);
+		fputc('=', out);
+		escape_xml(out, p->labels[i].value, strlen(p->labels[i].value), LABEL_MAX);
+		if (i + 1 == p->nlabels)
+			fputc(']', out);
+	}
 }
 
 static void write_node(const struct profile *p, FILE *out, const struct svg_node *n,

@@ -338,6 +338,11 @@ int write_text(const struct profile *p, FILE *out, const struct write_options *o
 		escape_terminal(cmd, line, need);
 	fprintf(out, "csampler report for pid %d\ncommand:  %s", (int)p->pid, line ? line : "?");
 	free(line);
+	for (size_t i = 0; i < p->nlabels; i++) {
+		char value[1040];   /* a --label value (256 bytes) escaped; longer ones cut */
+		escape_terminal(p->labels[i].value, value, sizeof value);
+		fprintf(out, "%s%s=%s", i ? ", " : "\nlabels:   ", p->labels[i].key, value);
+	}
 	fprintf(out, "\nduration: %.2f s, period %.3f ms, %" PRIu64 " %s (%.2f s of %s) in %zu "
 		"stacks\n\n", (double)p->duration_nanos / 1e9, (double)p->period_nanos / 1e6, r.total,
 		r.total == 1 ? "sample" : "samples", (double)r.total * (double)p->period_nanos / 1e9,

@@ -17,7 +17,7 @@
 
 #include "options.h"
 
-#define MAX_ARGS 24
+#define MAX_ARGS 48
 
 /* ---- running options_parse with a captured stream ------------------------- */
 
@@ -255,6 +255,55 @@ static void test_good_command_lines(void **state)
 		check_good_case(&good_cases[i]);
 }
 
+/* --label: key and value split at the first '='; the value may be empty
+ * or hold anything; the bounds on length and count. */
+static void test_labels(void **state)
+{
+	(void)state;
+	struct options o;
+	struct run run;
+	const char *args[] = { "csampler", "-p", "1", "--label", "service=api", "--label=v_2=a=b c",
+			       "--label", "empty=", NULL };
+	parse_captured(&o, args + 1, STDERR_FILENO, &run);
+	assert_int_equal(run.result, OPTIONS_RUN);
+	assert_int_equal(o.nlabels, 3);
+	assert_string_equal(o.labels[0].key, "service");
+	assert_string_equal(o.labels[0].value, "api");
+	assert_string_equal(o.labels[1].key, "v_2");
+	assert_string_equal(o.labels[1].value, "a=b c");
+	assert_string_equal(o.labels[2].key, "empty");
+	assert_string_equal(o.labels[2].value, "");
+	options_free(&o);
+
+	char longkey[80], longval[300], many[OPTIONS_MAX_LABELS + 1][16];
+	memset(longkey, 'k', 64);
+	memcpy(longkey + 64, "=x", 3);
+	const char *a1[] = { "-p", "1", "--label", longkey, NULL };
+	parse_captured(&o, a1, STDERR_FILENO, &run);
+	assert_int_equal(run.result, OPTIONS_EXIT_USAGE);
+	assert_non_null(strstr(run.text, "key longer than 63 bytes"));
+	memcpy(longval, "k=", 2);
+	memset(longval + 2, 'v', 257);
+	longval[259] = '\0';
+	const char *a2[] = { "-p", "1", "--label", longval, NULL };
+	parse_captured(&o, a2, STDERR_FILENO, &run);
+	assert_int_equal(run.result, OPTIONS_EXIT_USAGE);
+	assert_non_null(strstr(run.text, "value longer than 256 bytes"));
+	const char *a3[3 + 2 * (OPTIONS_MAX_LABELS + 1)];
+	size_t n = 0;
+	a3[n++] = "-p";
+	a3[n++] = "1";
+	for (int i = 0; i <= OPTIONS_MAX_LABELS; i++) {
+		snprintf(many[i], sizeof many[i], "k%d=v", i);
+		a3[n++] = "--label";
+		a3[n++] = many[i];
+	}
+	a3[n] = NULL;
+	parse_captured(&o, a3, STDERR_FILENO, &run);
+	assert_int_equal(run.result, OPTIONS_EXIT_USAGE);
+	assert_non_null(strstr(run.text, "too many --label options (at most 16)"));
+}
+
 /* The groups are anchored to the whole name, split at the last '='. */
 static void test_thread_groups_match_whole_names(void **state)
 {
@@ -406,6 +455,20 @@ static const struct bad_case bad_cases[] = {
 	  "csampler: --annotate only changes folded output, and no output is folded" },
 	{ { "-p", "1", "--annotate", "--top" },
 	  "csampler: --annotate only changes folded output, and --top writes none" },
+	{ { "-p", "1", "--label", "noeq" },
+	  "csampler: invalid --label 'noeq': expected KEY=VALUE (e.g. service=api)" },
+	{ { "-p", "1", "--label", "=x" }, "csampler: invalid --label '=x': empty key" },
+	{ { "-p", "1", "--label", "9lives=x" },
+	  "csampler: invalid --label key '9lives': letters, digits and '_', not starting with a "
+	  "digit (e.g. service_name=api)" },
+	{ { "-p", "1", "--label", "service.name=x" },
+	  "csampler: invalid --label key 'service.name': letters, digits and '_', not starting "
+	  "with a digit (e.g. service_name=api)" },
+	{ { "-p", "1", "--label", "tid=7" },
+	  "csampler: --label key 'tid' is csampler's own label on every sample: choose another key" },
+	{ { "-p", "1", "--label", "a=1", "--label", "a=2" }, "csampler: --label a given twice" },
+	{ { "-p", "1", "--label", "a=1", "--top" },
+	  "csampler: --label marks the samples of a profile, and --top writes none" },
 	{ { "-p", "1", "--thread-group", "x[=y" },
 	  "csampler: invalid regular expression 'x[' in --thread-group: Invalid regular "
 	  "expression" },
@@ -582,6 +645,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_command_lines),
+		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_thread_groups_match_whole_names),
 		cmocka_unit_test(test_bad_command_lines),
 		cmocka_unit_test(test_too_many_outputs),
