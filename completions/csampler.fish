@@ -6,7 +6,7 @@
 function __fish_csampler_print_command
     set -l tokens (commandline -opc) (commandline -ct)
     set -e tokens[1]
-    argparse -s 'p/pid=' 'd/duration=' 'F/rate=' 'o/output=+' 'f/format=' \
+    argparse -s 'p/pid=' 't/tid=+' 'd/duration=' 'F/rate=' 'o/output=+' 'f/format=' \
         idle threads 'thread-group=+' 'label=+' children 'max-depth=' 'max-stacks=' \
         'stack-window=' 'attach-mode=' 'backend=' 'realtime=?' no-inline addresses \
         annotate 'interval=' 'serve=' 'serve-token-file=' 'serve-max-seconds=' dump top \
@@ -35,6 +35,7 @@ complete -c csampler -n __fish_csampler_no_command -x -a '(__fish_complete_comma
 set -l opt -c csampler -n __fish_csampler_no_command
 # Target
 complete $opt -s p -l pid -x -a '(__fish_complete_pids)' -d 'Profile the running process PID'
+complete $opt -s t -l tid -x -d 'Sample only thread TID (repeatable)'
 complete $opt -l children -d 'Follow child processes and their execs'
 complete $opt -l attach-mode -x -a 'persistent\t"Stay attached for the whole run (default)" per-sample\t"Attach around each sample only"' -d 'Stay attached, or attach per sample'
 complete $opt -l backend -x -a 'ptrace\t"Interrupt the running threads (default)" perf\t"The kernel samples them: perf_event cpu-clock (root)" auto\t"Perf where permitted, else ptrace"' -d 'What takes the samples'

@@ -15,6 +15,8 @@
 #include "dump.h"
 #include "profiler.h"
 #include "serve.h"
+#include "session.h"
+#include "target.h"
 #include "top.h"
 
 /* A closed descriptor 0, 1 or 2 would be reused by the first file csampler
@@ -57,6 +59,14 @@ int main(int argc, char **argv)
 		break;
 	}
 	resolve_backend(&opts);
+	if (opts.pid || opts.ntids) {
+		status = session_exit_status(
+			target_resolve_threads(&opts.pid, opts.tids, opts.ntids, opts.quiet));
+		if (status != 0) {
+			options_free(&opts);
+			return status;
+		}
+	}
 	switch (opts.mode) {
 	case MODE_DUMP:
 		status = dump_run(&opts, stdout);

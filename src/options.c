@@ -64,6 +64,7 @@ enum {
 
 static const struct option long_options[] = {
 	{ "pid",          required_argument, NULL, 'p' },
+	{ "tid",          required_argument, NULL, 't' },
 	{ "duration",     required_argument, NULL, 'd' },
 	{ "rate",         required_argument, NULL, 'F' },
 	{ "output",       required_argument, NULL, 'o' },
@@ -97,7 +98,7 @@ static const struct option long_options[] = {
 
 /* "+": stop at the first non-option (the command's name); ":": report a
  * missing argument as ':' so we print our own message. */
-static const char short_options[] = "+:p:d:F:o:f:qvhV";
+static const char short_options[] = "+:p:t:d:F:o:f:qvhV";
 
 /* What the command line said explicitly, for the combination rules. */
 struct given {
@@ -362,6 +363,9 @@ static enum options_result validate_dump(const struct options *o, const struct g
 
 	if (o->command)
 		return opt_usage_error("--dump needs -p PID: it snapshots a running process");
+	if (o->ntids)
+		return opt_usage_error("--dump prints every thread of the process: give -p PID, "
+				   "not -t");
 	if (o->noutputs)
 		with = "--output";
 	else if (g->duration)
@@ -432,8 +436,14 @@ static enum options_result validate_options(struct options *o, const struct give
 {
 	enum options_result r;
 
-	if (!g->pid && !o->command)
+	if (!g->pid && !o->command && !o->ntids)
 		return opt_usage_error("nothing to profile: give -p PID or a command to run");
+	if (o->ntids && o->command)
+		return opt_usage_error("-t names threads of a running process: give -p PID or -t "
+				   "TID, or a command to run, not both (command: '%s')", o->command[0]);
+	if (o->ntids && o->children)
+		return opt_usage_error("-t samples the threads given, and --children follows new "
+				   "processes: not both");
 	if (g->pid && o->command)
 		return opt_usage_error("give either -p PID or a command to run, not both "
 				   "(command: '%s')", o->command[0]);
@@ -508,6 +518,8 @@ void options_print_help(FILE *out)
 "\n"
 "Target:\n"
 "  -p, --pid=PID            profile the running process PID, all its threads\n"
+"  -t, --tid=TID            sample only thread TID (repeatable; threads of one\n"
+"                           process, which -p may name)\n"
 "  PROGRAM [ARG]...         run PROGRAM and profile it; csampler exits with its\n"
 "                           status\n"
 "      --children           follow child processes (fork, vfork, clone) and\n"
@@ -661,6 +673,16 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 	unsigned long long v;
 
 	switch (c) {
+	case 't':
+		if (!opt_parse_ranged(arg, 1, MAX_PID, &v))
+			return opt_usage_error("invalid thread id '%s'", arg);
+		for (size_t i = 0; i < o->ntids; i++)
+			if (o->tids[i] == (pid_t)v)
+				return opt_usage_error("thread %llu given twice", v);
+		if (o->ntids == OPTIONS_MAX_TIDS)
+			return opt_usage_error("too many -t threads (at most %d)", OPTIONS_MAX_TIDS);
+		o->tids[o->ntids++] = (pid_t)v;
+		break;
 	case 'p':
 		if (g->pid)
 			return opt_usage_error("only one -p PID at a time");

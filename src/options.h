@@ -15,6 +15,7 @@
 #define OPTIONS_MAX_OUTPUTS 16
 #define OPTIONS_MAX_GROUPS  64
 #define OPTIONS_MAX_LABELS  16
+#define OPTIONS_MAX_TIDS    64
 #define OPTIONS_LABEL_VALUE_MAX 256     /* bytes of a --label value */
 
 struct output_spec {
@@ -53,7 +54,10 @@ enum sample_backend {
 struct options {
 	enum run_mode mode;
 	enum sample_backend backend;
-	pid_t pid;                      /* -p; 0 in launch mode */
+	pid_t pid;                      /* -p; 0 in launch mode, or with -t alone (the
+	                                 * session finds the threads' process) */
+	pid_t tids[OPTIONS_MAX_TIDS];   /* -t: sample only these threads (of one process) */
+	size_t ntids;
 	char **command;                 /* after "--"; NULL in attach mode */
 	double duration;                /* seconds; 0 = until the target exits or Ctrl-C */
 	double interval;                /* --interval: whole seconds per profile; 0 = one profile */

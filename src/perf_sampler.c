@@ -382,8 +382,20 @@ static void regs_from_perf(const uint64_t *v, struct user_regs_struct *r)
 	};
 }
 
+static bool chosen(const struct perf_sampler *ps, pid_t tid)
+{
+	if (!ps->cfg.ntids)
+		return true;
+	for (size_t i = 0; i < ps->cfg.ntids; i++)
+		if (ps->cfg.tids[i] == tid)
+			return true;
+	return false;
+}
+
 static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *v)
 {
+	if (!chosen(ps, v->tid))
+		return;   /* -t: another thread of the process */
 	ps->stats.samples++;
 	struct thread_row *row = row_find(ps, v->tid);
 	if (!row) {
@@ -546,7 +558,8 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 		if (i == 0 || tl[i].pid != tl[i - 1].pid)
 			perf_sampler_on_event(ps, &(struct target_event){ TARGET_EV_PROCESS_NEW,
 									  tl[i].pid, tl[i].pid });
-	ps->stats.threads_seen = n;
+	for (size_t i = 0; i < n; i++)
+		ps->stats.threads_seen += chosen(ps, tl[i].tid);
 	if (cfg->verbose)
 		warn("perf events: one per CPU (%u), filtered to the target, in %.1f ms", ps->ncpus,
 		     (double)(clock_monotonic_ns() - t0) / 1e6);
@@ -604,7 +617,7 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 		recorder_release_gone(ps->rec);
 		break;
 	case TARGET_EV_THREAD_NEW:
-		ps->stats.threads_seen++;
+		ps->stats.threads_seen += chosen(ps, ev->tid);
 		break;
 	case TARGET_EV_THREAD_EXIT:
 		/* its last samples, maybe its first ones too, are in a ring: a row

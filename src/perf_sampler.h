@@ -28,6 +28,8 @@ struct perf_sampler_config {
 	unsigned rate;                  /* Hz of each CPU's time */
 	size_t stack_window;            /* bytes copied per sample (at most 65528) */
 	int verbose;
+	const pid_t *tids;              /* -t: only these threads' samples (NULL: all) */
+	size_t ntids;
 };
 
 struct perf_sampler_stats {

@@ -28,6 +28,10 @@ void report_start(const struct options *o, pid_t pid)
 		return;
 	if (o->command)
 		snprintf(what, sizeof what, "%.80s (pid %d)", o->command[0], (int)pid);
+	else if (o->ntids == 1)
+		snprintf(what, sizeof what, "thread %d of process %d", (int)o->tids[0], (int)pid);
+	else if (o->ntids)
+		snprintf(what, sizeof what, "%zu threads of process %d", o->ntids, (int)pid);
 	else
 		snprintf(what, sizeof what, "process %d", (int)pid);
 	const char *backend = o->backend == BACKEND_PERF ? "perf events" : "ptrace";

@@ -33,6 +33,8 @@ struct sampler_config {
 	bool idle;
 	unsigned max_depth;
 	size_t stack_window;
+	const pid_t *tids;              /* -t: follow only these threads (NULL: all) */
+	size_t ntids;
 	unsigned max_threads_per_tick;  /* on-CPU mode, interrupts a tick (beyond them
 	                                 * a random subset, weighted); 0: one per
 	                                 * online CPU */

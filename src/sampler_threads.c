@@ -367,9 +367,17 @@ static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 	return t;
 }
 
-/* Target saw thread TID of PID: add it at the next tick. */
+/* Target saw thread TID of PID: add it at the next tick (one -t did not
+ * choose is not followed: never read, never interrupted). */
 void threads_queue(struct sampler *s, pid_t pid, pid_t tid)
 {
+	if (s->cfg.ntids) {
+		size_t i = 0;
+		while (i < s->cfg.ntids && s->cfg.tids[i] != tid)
+			i++;
+		if (i == s->cfg.ntids)
+			return;
+	}
 	if (array_grow(&s->pending, &s->pending_cap, s->npending + 1, sizeof *s->pending, 64) < 0) {
 		s->pending_lost = true;
 		return;

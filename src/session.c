@@ -15,9 +15,23 @@
 #include "session.h"
 #include "tempfile.h"
 
+/* -t: one more of the chosen threads is gone (TID; 0: all of them). */
+static void chosen_gone(struct session *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->opt->ntids; i++)
+		if (!s->chosen_gone[i] && (tid == 0 || s->opt->tids[i] == tid)) {
+			s->chosen_gone[i] = true;
+			s->chosen_left--;
+		}
+}
+
 static void on_target_event(void *ctx, const struct target_event *ev)
 {
 	struct session *s = ctx;
+	if (ev->kind == TARGET_EV_THREAD_EXIT)
+		chosen_gone(s, ev->tid);
+	else if (ev->kind == TARGET_EV_PROCESS_EXIT)
+		chosen_gone(s, 0);
 	if (s->sampler)
 		sampler_on_event(s->sampler, ev);
 	if (s->on_event)
@@ -135,7 +149,10 @@ int session_attach(struct session *s, size_t max_stacks,
 	struct sampler_config sc = {
 		.rate = o->rate, .idle = o->idle, .max_depth = o->max_depth,
 		.stack_window = o->stack_window, .verbose = o->verbose,
+		.tids = o->tids, .ntids = o->ntids,
 	};
+	memset(s->chosen_gone, 0, sizeof s->chosen_gone);
+	s->chosen_left = o->ntids;
 
 	s->on_event = on_event;
 	s->on_die = on_die;
@@ -157,6 +174,7 @@ int session_attach(struct session *s, size_t max_stacks,
 	if (s->recorder && o->backend == BACKEND_PERF) {
 		struct perf_sampler_config pc = {
 			.rate = o->rate, .stack_window = o->stack_window, .verbose = o->verbose,
+			.tids = o->tids, .ntids = o->ntids,
 		};
 		sc.perf = perf_sampler_new(s->target, s->recorder, &pc, &status);
 		if (!sc.perf) {  /* (said) */
@@ -172,6 +190,16 @@ int session_attach(struct session *s, size_t max_stacks,
 	}
 	pid_t pid = target_main_pid(s->target);
 	sampler_on_event(s->sampler, &(struct target_event){ TARGET_EV_PROCESS_NEW, pid, pid });
+	/* -t: a chosen thread that ended before the attach is gone already */
+	const struct target_thread *tl;
+	size_t n = target_threads(s->target, &tl);
+	for (size_t i = 0; i < o->ntids; i++) {
+		size_t k = 0;
+		while (k < n && tl[k].tid != o->tids[i])
+			k++;
+		if (k == n)
+			chosen_gone(s, o->tids[i]);
+	}
 	return 0;
 }
 
@@ -254,7 +282,8 @@ enum session_end session_run(struct session *s, uint64_t start_ns, const struct 
 	uint64_t next_second = h->on_second ? start_ns + 1000000000u : 0;
 	enum session_end end = SESSION_END_GONE;
 
-	while (!target_done(s->target)) {
+	/* (-t: until the threads chosen are all gone) */
+	while (!target_done(s->target) && (!o->ntids || s->chosen_left > 0)) {
 		uint64_t now = clock_monotonic_ns();
 		if (deadline && now >= deadline) {
 			end = SESSION_END_DURATION;

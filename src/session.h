@@ -47,6 +47,8 @@ struct session {
 	                              * by session_release_target: its exit status
 	                              * is still ours to wait for */
 	struct sampler *sampler;     /* the ptrace policy, recording through recorder */
+	bool chosen_gone[OPTIONS_MAX_TIDS]; /* -t: which of o->tids have ended */
+	size_t chosen_left;          /* -t: how many have not; the loop ends at 0 */
 	int sigfd;
 	sigset_t oldmask;
 	void (*on_event)(void *ctx, const struct target_event *ev);

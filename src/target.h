@@ -74,6 +74,12 @@ struct target_thread {
 	pid_t pid, tid;
 };
 
+/* Before attaching: with threads TIDS (-t), *PID (0: not given) becomes
+ * their process, and each must be a thread of it (else one line said and
+ * TARGET_ERR_NO_PROCESS or TARGET_ERR_BAD_TARGET); without, a *PID that is
+ * a thread but not its process is said (unless QUIET), and its process is
+ * sampled. 0 or a target_error. */
+int target_resolve_threads(pid_t *pid, const pid_t *tids, size_t ntids, bool quiet);
 /* Attach to every thread of PID. On failure prints one line naming the cause
  * and the fix and returns a target_error; on success returns 0. */
 int target_attach(struct target **out, pid_t pid, const struct target_config *cfg);

@@ -142,6 +142,41 @@ static void explain_eperm(pid_t pid)
 	     "such as SELinux or AppArmor?)", (int)pid);
 }
 
+/* The process (Tgid) thread TID belongs to, or 0 when there is no such thread. */
+static pid_t thread_group_of(pid_t tid)
+{
+	char st[4096];
+	if (tid <= 0 || procfs_read_file(tid, 0, "status", st, sizeof st) <= 0)
+		return 0;
+	return (pid_t)procfs_status_long(st, "Tgid", 0);
+}
+
+int target_resolve_threads(pid_t *pid, const pid_t *tids, size_t ntids, bool quiet)
+{
+	if (ntids == 0) {
+		pid_t tgid = thread_group_of(*pid);
+		if (tgid > 0 && tgid != *pid && !quiet)
+			warn("%d is a thread of process %d: sampling every thread of the process "
+			     "(-t %d samples that thread alone)", (int)*pid, (int)tgid, (int)*pid);
+		return 0;
+	}
+	for (size_t i = 0; i < ntids; i++) {
+		pid_t tgid = thread_group_of(tids[i]);
+		if (tgid <= 0) {
+			warn("no such thread: %d", (int)tids[i]);
+			return TARGET_ERR_NO_PROCESS;
+		}
+		if (*pid == 0)
+			*pid = tgid;
+		if (tgid != *pid) {
+			warn("thread %d is in process %d, not %d: -t takes threads of one process "
+			     "(run one csampler per process)", (int)tids[i], (int)tgid, (int)*pid);
+			return TARGET_ERR_BAD_TARGET;
+		}
+	}
+	return 0;
+}
+
 /* Check PID before touching it. Prints and returns a target_error, or 0
  * and sets *TGID (PID may name a thread: we profile its process). */
 static int check_attachable(pid_t pid, pid_t *tgid)

@@ -91,7 +91,7 @@ check "-qx"                       "csampler: unknown option '-x'"
 check "-p"                        "csampler: option '-p' requires an argument"
 check "--pid"                     "csampler: option '--pid' requires an argument"
 check "-p $P --idle=1"            "csampler: option '--idle' takes no argument"
-check "--t -p $P"                 "csampler: option '--t' is ambiguous (--threads, --thread-group, --top)"
+check "--t -p $P"                 "csampler: option '--t' is ambiguous (--tid, --threads, --thread-group, --top)"
 
 [ "$failures" = 0 ] || fail "$failures command line(s) not refused as expected"
 

@@ -17,7 +17,7 @@
 
 #include "options.h"
 
-#define MAX_ARGS 48
+#define MAX_ARGS 160
 
 /* ---- running options_parse with a captured stream ------------------------- */
 
@@ -255,6 +255,40 @@ static void test_good_command_lines(void **state)
 		check_good_case(&good_cases[i]);
 }
 
+/* -t alone names what to profile; with -p too; repeatable up to the bound. */
+static void test_tids(void **state)
+{
+	(void)state;
+	struct options o;
+	struct run run;
+	const char *a1[] = { "-t", "42", "--tid=43", "-d", "1", NULL };
+	parse_captured(&o, a1, STDERR_FILENO, &run);
+	assert_int_equal(run.result, OPTIONS_RUN);
+	assert_int_equal(o.pid, 0);
+	assert_int_equal(o.ntids, 2);
+	assert_int_equal(o.tids[0], 42);
+	assert_int_equal(o.tids[1], 43);
+	options_free(&o);
+	const char *a2[] = { "-p", "7", "-t", "8", "--top", NULL };
+	parse_captured(&o, a2, STDERR_FILENO, &run);
+	assert_int_equal(run.result, OPTIONS_RUN);
+	assert_int_equal(o.pid, 7);
+	assert_int_equal(o.ntids, 1);
+	options_free(&o);
+	char many[OPTIONS_MAX_TIDS + 1][12];
+	const char *a3[2 * (OPTIONS_MAX_TIDS + 1) + 1];
+	size_t n = 0;
+	for (int i = 0; i <= OPTIONS_MAX_TIDS; i++) {
+		snprintf(many[i], sizeof many[i], "%d", 100 + i);
+		a3[n++] = "-t";
+		a3[n++] = many[i];
+	}
+	a3[n] = NULL;
+	parse_captured(&o, a3, STDERR_FILENO, &run);
+	assert_int_equal(run.result, OPTIONS_EXIT_USAGE);
+	assert_non_null(strstr(run.text, "too many -t threads (at most 64)"));
+}
+
 /* --label: key and value split at the first '='; the value may be empty
  * or hold anything; the bounds on length and count. */
 static void test_labels(void **state)
@@ -467,6 +501,15 @@ static const struct bad_case bad_cases[] = {
 	{ { "-p", "1", "--label", "tid=7" },
 	  "csampler: --label key 'tid' is csampler's own label on every sample: choose another key" },
 	{ { "-p", "1", "--label", "a=1", "--label", "a=2" }, "csampler: --label a given twice" },
+	{ { "-t", "0" }, "csampler: invalid thread id '0'" },
+	{ { "-t", "5", "-t", "5" }, "csampler: thread 5 given twice" },
+	{ { "-t", "5", "prog" },
+	  "csampler: -t names threads of a running process: give -p PID or -t TID, or a command "
+	  "to run, not both (command: 'prog')" },
+	{ { "-t", "5", "--children" },
+	  "csampler: -t samples the threads given, and --children follows new processes: not both" },
+	{ { "-t", "5", "--dump" },
+	  "csampler: --dump prints every thread of the process: give -p PID, not -t" },
 	{ { "-p", "1", "--label", "a=1", "--top" },
 	  "csampler: --label marks the samples of a profile, and --top writes none" },
 	{ { "-p", "1", "--thread-group", "x[=y" },
@@ -516,7 +559,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "-p", "1", "--thread-g" }, "csampler: option '--thread-group' requires an argument" },
 	{ { "--idle=1", "-p", "1" }, "csampler: option '--idle' takes no argument" },
 	{ { "--t", "-p", "1" },
-	  "csampler: option '--t' is ambiguous (--threads, --thread-group, --top)" },
+	  "csampler: option '--t' is ambiguous (--tid, --threads, --thread-group, --top)" },
 	{ { "--thread=x", "-p", "1" },
 	  "csampler: option '--thread' is ambiguous (--threads, --thread-group)" },
 };
@@ -646,6 +689,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_command_lines),
 		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_tids),
 		cmocka_unit_test(test_thread_groups_match_whole_names),
 		cmocka_unit_test(test_bad_command_lines),
 		cmocka_unit_test(test_too_many_outputs),
