@@ -163,6 +163,14 @@ static int add_stack(struct build *b, uint32_t key, uint32_t stack_flags, const 
 	const struct recorder_thread *ti = recorder_thread(b->in->recorder, key);
 	if (!ti)
 		return 0;
+	const struct options *o = b->in->opt;
+	if (o->ntids) {   /* -t, or --serve's tid=: the threads chosen only */
+		size_t i = 0;
+		while (i < o->ntids && o->tids[i] != ti->tid)
+			i++;
+		if (i == o->ntids)
+			return 0;
+	}
 	uint32_t thread = thread_for(b, ti);
 	size_t n = 0;
 	for (uint32_t i = 0; i < depth && i < b->in->opt->max_depth; i++) {

@@ -8,7 +8,8 @@
  * (mapping[0] is "the program"), a caller's location address is the return
  * address - 1 (addr_lookup_pc), a mapping's has_* flags say what its
  * locations got (set at the end: a mapping that claims nothing is looked up
- * again by pprof). --thread-group merges matching threads. It makes no
+ * again by pprof). --thread-group merges matching threads; with tids in
+ * the options (-t, --serve's tid=) only theirs are kept. It makes no
  * ptrace call: a recording is built after its session let the target go,
  * and a server can build one per window. */
 #ifndef CSAMPLER_BUILDER_H

@@ -115,6 +115,11 @@ static void window_build(struct server *srv, struct window *w)
 	o.rate = w->q.rate;
 	o.idle = w->q.idle;
 	o.threads = w->q.threads;
+	if (w->q.ntids) {   /* tid=: those threads (of the ones -t followed, if given) */
+		for (size_t i = 0; i < w->q.ntids; i++)
+			o.tids[i] = (pid_t)w->q.tids[i];
+		o.ntids = w->q.ntids;
+	}
 	struct build_input in = {
 		.opt = &o, .recorder = srv->recorder, .map = w->map, .timeline = w->timeline,
 		.main_pid = srv->pid, .start_ns = w->start_ns,

@@ -329,7 +329,8 @@ static enum MHD_Result answer_index(struct MHD_Connection *conn, struct request 
 	fprintf(f, "</table>\n<p>Parameters of <code>profile</code>: <code>seconds</code> (1 to %u, "
 		"default %u), <code>hz</code> or <code>frequency</code> (default %u), "
 		"<code>idle=1</code> (wall-clock: blocked threads too), <code>threads=1</code> (a "
-		"root frame per thread), <code>format=pprof|svg|folded|text|speedscope</code>.</p>\n"
+		"root frame per thread), <code>tid=N</code> (that thread only; repeatable), "
+		"<code>format=pprof|svg|folded|text|speedscope</code>.</p>\n"
 		"</body></html>\n", srv->opt->serve_max_seconds, SERVE_DEFAULT_SECONDS,
 		srv->opt->rate);
 	if (fclose(f) != 0) {
@@ -394,6 +395,13 @@ static enum MHD_Result answer_profile(struct MHD_Connection *conn, struct reques
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, query_param, &qp);
 	if (qp.failed)
 		return answer_text(conn, rq, 400, "bad request: %s\n", qp.error);
+	for (size_t i = 0; i < qp.q.ntids; i++) {
+		char task[64];
+		snprintf(task, sizeof task, "/proc/%d/task/%d", (int)srv->pid, qp.q.tids[i]);
+		if (access(task, F_OK) != 0)
+			return answer_text(conn, rq, 400, "bad request: tid %d is not a thread of "
+					   "process %d\n", qp.q.tids[i], (int)srv->pid);
+	}
 	if (qp.q.idle && o->backend == BACKEND_PERF)
 		return answer_text(conn, rq, 400, "bad request: idle=1 needs --backend=ptrace: this "
 				   "csampler samples with perf events, which see threads on a CPU only\n");

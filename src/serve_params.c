@@ -139,6 +139,16 @@ int serve_query_set(struct serve_query *q, const char *key, const char *value,
 			return -1;
 		}
 		*(strcmp(key, "idle") == 0 ? &q->idle : &q->threads) = flag;
+	} else if (strcmp(key, "tid") == 0) {
+		if (!parse_number(value, 1, 4194304, &v)) {
+			snprintf(err, errsz, "tid must be a thread id (a whole number from 1)");
+			return -1;
+		}
+		if (q->ntids == SERVE_MAX_TIDS) {
+			snprintf(err, errsz, "at most %d tid parameters", SERVE_MAX_TIDS);
+			return -1;
+		}
+		q->tids[q->ntids++] = (int)v;
 	} else if (strcmp(key, "format") == 0) {
 		enum output_format f = value ? write_format_from_name(value) : FORMAT_AUTO;
 		if (f == FORMAT_AUTO) {

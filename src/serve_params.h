@@ -39,11 +39,14 @@ enum serve_route {
 enum serve_route serve_route(const char *path);
 
 /* A profile request: the command line's defaults, then its parameters. */
+#define SERVE_MAX_TIDS 16
 struct serve_query {
 	unsigned seconds;               /* 1 .. max_seconds */
 	unsigned rate;                  /* Hz */
 	bool idle, threads;
 	enum output_format format;      /* pprof unless asked */
+	int tids[SERVE_MAX_TIDS];       /* tid=N (repeatable): only these threads */
+	size_t ntids;
 };
 #define SERVE_DEFAULT_SECONDS 30u
 /* Apply KEY=VALUE (VALUE NULL for a bare key). 0, or -1 with the reason in

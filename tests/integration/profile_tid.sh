@@ -6,9 +6,12 @@
 # whole process. A thread of another process, or none, is refused with the
 # exit status of a bad target or a missing process. Without -d, the run
 # ends when the chosen threads have all exited, the process running on.
+# --serve's tid= parameter does the same for one request, and a tid that
+# is not a thread of the process is a 400.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 need_cmd python3
+need_cmd curl
 
 start_fixture stopme 4 busy
 P=$FIXTURE_PID
@@ -32,6 +35,19 @@ for backend in ptrace perf; do
 	assert_eq "$backend -t $T2 -t $T3: the threads sampled" "$(roots)" \
 		"$(printf 'stopme-%s\nstopme-%s\n' "$T2" "$T3" | sort | tr '\n' ' ')"
 done
+
+# --serve: tid= for one request; others get every thread
+start_server --serve 0 -F 199 -p "$P"
+http_get "/debug/pprof/profile?seconds=1&format=folded&threads=1&tid=$T3" "$T/t.folded"
+assert_eq "served tid=$T3: status" "$HTTP_STATUS" 200
+assert_eq "served tid=$T3: the threads" "$(roots)" "stopme-$T3 "
+http_get "/debug/pprof/profile?seconds=1&format=folded&threads=1" "$T/t.folded"
+[ "$(roots | wc -w)" -eq 4 ] || fail "served without tid=: not every thread: $(roots)"
+http_get "/debug/pprof/profile?seconds=1&tid=1" "$T/bad.txt"
+assert_eq "served tid=1: status" "$HTTP_STATUS" 400
+grep -q "tid 1 is not a thread of process $P" "$T/bad.txt" || fail "tid=1: $(cat "$T/bad.txt")"
+kill -TERM "$SERVER_PID"
+wait "$SERVER_PID" 2>/dev/null
 
 # -p TID: said, and the whole process sampled
 run_csampler -p "$T2" --threads -F 499 -d 1 -o "$T/t.folded"

@@ -91,6 +91,11 @@ static void test_query(void **state)
 	assert_int_equal(q.format, FORMAT_SVG);
 	assert_int_equal(serve_query_set(&q, "format", "speedscope", 300, 10000, err, sizeof err), 0);
 	assert_int_equal(q.format, FORMAT_SPEEDSCOPE);
+	assert_int_equal(serve_query_set(&q, "tid", "4242", 300, 10000, err, sizeof err), 0);
+	assert_int_equal(serve_query_set(&q, "tid", "17", 300, 10000, err, sizeof err), 0);
+	assert_int_equal(q.ntids, 2);
+	assert_int_equal(q.tids[0], 4242);
+	assert_int_equal(q.tids[1], 17);
 	/* what Go's handlers take and we have no use for */
 	assert_int_equal(serve_query_set(&q, "debug", "1", 300, 10000, err, sizeof err), 0);
 	assert_int_equal(serve_query_set(&q, "gc", NULL, 300, 10000, err, sizeof err), 0);
@@ -101,7 +106,8 @@ static void test_query(void **state)
 		{ "seconds", NULL }, { "seconds", "-3" }, { "seconds", "10s" },
 		{ "seconds", "99999999999999999999" }, { "hz", "0" }, { "hz", "10001" },
 		{ "frequency", "x" }, { "idle", "2" }, { "threads", "maybe" }, { "format", "png" },
-		{ "format", NULL },
+		{ "format", NULL }, { "tid", "0" }, { "tid", "x" }, { "tid", NULL },
+		{ "tid", "4194305" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		err[0] = '\0';
@@ -110,6 +116,11 @@ static void test_query(void **state)
 		assert_non_null(strstr(err, bad[i][0]));
 		assert_memory_equal(&q, &before, sizeof q);
 	}
+	/* at most SERVE_MAX_TIDS */
+	while (q.ntids < SERVE_MAX_TIDS)
+		assert_int_equal(serve_query_set(&q, "tid", "5", 300, 10000, err, sizeof err), 0);
+	assert_int_equal(serve_query_set(&q, "tid", "5", 300, 10000, err, sizeof err), -1);
+	assert_non_null(strstr(err, "at most 16 tid parameters"));
 }
 
 static void test_bearer(void **state)
