@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "convert.h"
 #include "error.h"
 #include "options.h"
 #include "perf_sampler.h"
@@ -76,6 +77,9 @@ int main(int argc, char **argv)
 		break;
 	case MODE_SERVE:
 		status = serve_run(&opts);
+		break;
+	case MODE_CONVERT:
+		status = convert_run(&opts);
 		break;
 	case MODE_RECORD:
 	default:

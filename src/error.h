@@ -19,6 +19,7 @@ enum cs_exit {
 	CS_EXIT_SYSTEM = 71,      /* the system refused a resource (memory, fds, ...) */
 	CS_EXIT_SERVE = 72,       /* --serve: the address cannot be served, or the token
 	                           * file read */
+	CS_EXIT_INPUT = 73,       /* -i: the input cannot be read, or is not a profile read */
 	CS_EXIT_NOT_EXEC = 126,   /* launch: command found but not executable */
 	CS_EXIT_NOT_FOUND = 127,  /* launch: command not found */
 };

@@ -60,11 +60,13 @@ enum {
 	OPT_SERVE_MAX_SECONDS,
 	OPT_BACKEND,
 	OPT_LABEL,
+	OPT_INPUT,
 };
 
 static const struct option long_options[] = {
 	{ "pid",          required_argument, NULL, 'p' },
 	{ "tid",          required_argument, NULL, 't' },
+	{ "input",        required_argument, NULL, 'i' },
 	{ "duration",     required_argument, NULL, 'd' },
 	{ "rate",         required_argument, NULL, 'F' },
 	{ "output",       required_argument, NULL, 'o' },
@@ -98,7 +100,7 @@ static const struct option long_options[] = {
 
 /* "+": stop at the first non-option (the command's name); ":": report a
  * missing argument as ':' so we print our own message. */
-static const char short_options[] = "+:p:t:d:F:o:f:qvhV";
+static const char short_options[] = "+:p:t:i:d:F:o:f:qvhV";
 
 /* What the command line said explicitly, for the combination rules. */
 struct given {
@@ -432,9 +434,38 @@ static enum options_result validate_serve(const struct options *o, const struct 
 	return OPTIONS_RUN;
 }
 
+/* -i: what reading a profile recorded before cannot take. */
+static enum options_result validate_input(struct options *o, const struct given *g)
+{
+	const char *with = g->pid ? "-p" : o->ntids ? "-t" : o->command ? "a command to run" :
+			   o->serve_address ? "--serve" : g->top ? "--top" : g->dump ? "--dump" :
+			   g->duration ? "--duration" : g->rate ? "--rate" : o->idle ? "--idle" :
+			   o->children ? "--children" : g->interval ? "--interval" :
+			   g->attach_mode ? "--attach-mode" : o->addresses ? "--addresses" :
+			   o->no_inline ? "--no-inline" : NULL;
+	if (with)
+		return opt_usage_error("-i reads a profile recorded before: %s has no effect on it",
+				   with);
+	if (!o->noutputs)
+		return opt_usage_error("-i needs -o FILE: the format is taken from its name "
+				   "(e.g. -o out.svg, -o - for folded stacks)");
+	return OPTIONS_RUN;
+}
+
 static enum options_result validate_options(struct options *o, const struct given *g)
 {
 	enum options_result r;
+
+	if (o->input) {
+		r = validate_input(o, g);
+		if (r == OPTIONS_RUN)
+			r = resolve_formats(o, g);
+		if (r == OPTIONS_RUN && o->annotate && !any_output_is(o, FORMAT_FOLDED))
+			return opt_usage_error("--annotate only changes folded output, and no output "
+					   "is folded");
+		o->mode = MODE_CONVERT;
+		return r;
+	}
 
 	if (!g->pid && !o->command && !o->ntids)
 		return opt_usage_error("nothing to profile: give -p PID or a command to run");
@@ -520,6 +551,8 @@ void options_print_help(FILE *out)
 "  -p, --pid=PID            profile the running process PID, all its threads\n"
 "  -t, --tid=TID            sample only thread TID (repeatable; threads of one\n"
 "                           process, which -p may name)\n"
+"  -i, --input=FILE         read a pprof profile recorded before (csampler's,\n"
+"                           Go's, pprof-rs's) and write it as each -o asks\n"
 "  PROGRAM [ARG]...         run PROGRAM and profile it; csampler exits with its\n"
 "                           status\n"
 "      --children           follow child processes (fork, vfork, clone) and\n"
@@ -602,7 +635,7 @@ static void print_help_serving(FILE *out)
 "File extensions: .pb .pb.gz .pprof (pprof, gzipped), .folded .collapsed,\n"
 ".svg, .txt, .speedscope.json (a per-thread timeline).  View pprof files with\n"
 "'go tool pprof -http=: FILE', speedscope files at https://www.speedscope.app.\n"
-"Exit status: 0 on success, 64 for a usage error, 1 or 65-72 when profiling\n"
+"Exit status: 0 on success, 64 for a usage error, 1 or 65-73 when profiling\n"
 "failed; with PROGRAM, the program's own status.  See csampler(1).\n",
 	      out);
 }
@@ -673,6 +706,13 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 	unsigned long long v;
 
 	switch (c) {
+	case 'i':
+		if (o->input)
+			return opt_usage_error("only one -i FILE at a time");
+		if (!*arg)
+			return opt_usage_error("empty file name for -i");
+		o->input = arg;
+		break;
 	case 't':
 		if (!opt_parse_ranged(arg, 1, MAX_PID, &v))
 			return opt_usage_error("invalid thread id '%s'", arg);

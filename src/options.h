@@ -41,6 +41,7 @@ enum run_mode {
 	MODE_TOP,                       /* --top: a live view (top) */
 	MODE_DUMP,                      /* --dump: one snapshot of every thread (dump) */
 	MODE_SERVE,                     /* --serve: profiles over HTTP (serve) */
+	MODE_CONVERT,                   /* -i: a pprof profile to other formats (convert) */
 };
 
 /* What takes the samples (--backend). */
@@ -59,6 +60,7 @@ struct options {
 	pid_t tids[OPTIONS_MAX_TIDS];   /* -t: sample only these threads (of one process) */
 	size_t ntids;
 	char **command;                 /* after "--"; NULL in attach mode */
+	const char *input;              /* -i: a pprof file ("-": standard input), or NULL */
 	double duration;                /* seconds; 0 = until the target exits or Ctrl-C */
 	double interval;                /* --interval: whole seconds per profile; 0 = one profile */
 	unsigned rate;                  /* Hz */

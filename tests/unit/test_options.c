@@ -255,6 +255,24 @@ static void test_good_command_lines(void **state)
 		check_good_case(&good_cases[i]);
 }
 
+/* -i with outputs is the convert mode; their formats from their names. */
+static void test_input(void **state)
+{
+	(void)state;
+	struct options o;
+	struct run run;
+	const char *a[] = { "-i", "rec.pb.gz", "-o", "x.svg", "-o", "-", "--threads", NULL };
+	parse_captured(&o, a, STDERR_FILENO, &run);
+	assert_int_equal(run.result, OPTIONS_RUN);
+	assert_int_equal(o.mode, MODE_CONVERT);
+	assert_string_equal(o.input, "rec.pb.gz");
+	assert_int_equal(o.noutputs, 2);
+	assert_int_equal(o.outputs[0].format, FORMAT_SVG);
+	assert_int_equal(o.outputs[1].format, FORMAT_FOLDED);
+	assert_true(o.threads);
+	options_free(&o);
+}
+
 /* -t alone names what to profile; with -p too; repeatable up to the bound. */
 static void test_tids(void **state)
 {
@@ -501,6 +519,16 @@ static const struct bad_case bad_cases[] = {
 	{ { "-p", "1", "--label", "tid=7" },
 	  "csampler: --label key 'tid' is csampler's own label on every sample: choose another key" },
 	{ { "-p", "1", "--label", "a=1", "--label", "a=2" }, "csampler: --label a given twice" },
+	{ { "-i", "x.pb.gz" },
+	  "csampler: -i needs -o FILE: the format is taken from its name (e.g. -o out.svg, -o - for "
+	  "folded stacks)" },
+	{ { "-i", "x.pb.gz", "-p", "1", "-o", "y.svg" },
+	  "csampler: -i reads a profile recorded before: -p has no effect on it" },
+	{ { "-i", "x.pb.gz", "-F", "99", "-o", "y.svg" },
+	  "csampler: -i reads a profile recorded before: --rate has no effect on it" },
+	{ { "-i", "x.pb.gz", "-o", "y.svg", "prog" },
+	  "csampler: -i reads a profile recorded before: a command to run has no effect on it" },
+	{ { "-i", "a", "-i", "b", "-o", "y.svg" }, "csampler: only one -i FILE at a time" },
 	{ { "-t", "0" }, "csampler: invalid thread id '0'" },
 	{ { "-t", "5", "-t", "5" }, "csampler: thread 5 given twice" },
 	{ { "-t", "5", "prog" },
@@ -690,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_good_command_lines),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_tids),
+		cmocka_unit_test(test_input),
 		cmocka_unit_test(test_thread_groups_match_whole_names),
 		cmocka_unit_test(test_bad_command_lines),
 		cmocka_unit_test(test_too_many_outputs),

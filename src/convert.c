@@ -1,0 +1,120 @@
+/* convert: a pprof profile to any format (see convert.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "convert.h"
+#include "error.h"
+#include "pprof_read.h"
+#include "report.h"
+#include "write.h"
+
+/* The whole of PATH ("-": standard input), at most PPROF_READ_MAX_BYTES,
+ * in *DATA and *LEN; -1 with the cause said. */
+static int read_input(const char *path, uint8_t **data, size_t *len)
+{
+	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		warn_errno("cannot read the input '%s'", path);
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		warn("the input '%s' is a directory: name a profile file (e.g. profile.pb.gz)", path);
+		if (fd != STDIN_FILENO)
+			close(fd);
+		return -1;
+	}
+	size_t cap = 1u << 20, n = 0;
+	uint8_t *buf = malloc(cap);
+	int ret = -1;
+	while (buf) {
+		if (n == cap) {
+			if (cap > PPROF_READ_MAX_BYTES) {
+				warn("the input '%s' is larger than %zu MB", path, PPROF_READ_MAX_BYTES >> 20);
+				break;
+			}
+			uint8_t *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				warn("cannot read the input '%s': out of memory", path);
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			warn_errno("cannot read the input '%s'", path);
+			break;
+		}
+		if (r == 0) {
+			ret = 0;
+			break;
+		}
+		n += (size_t)r;
+	}
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (ret < 0) {
+		free(buf);
+		return -1;
+	}
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
+/* --thread-group: a matching thread takes the group's name, its tid 0 (the
+ * writers merge threads of one name and no tid, as a recording's). */
+static void group_threads(struct profile *p, const struct options *o)
+{
+	for (size_t t = 0; t < p->nthreads; t++)
+		for (size_t g = 0; g < o->ngroups; g++)
+			if (regexec(&o->groups[g].re, p->threads[t].name, 0, NULL, 0) == 0) {
+				p->threads[t].name = o->groups[g].name;
+				p->threads[t].tid = 0;
+				break;
+			}
+}
+
+int convert_run(const struct options *o)
+{
+	uint8_t *data;
+	size_t len;
+	if (read_input(o->input, &data, &len) < 0)
+		return CS_EXIT_INPUT;
+	char err[256];
+	struct profile *p = pprof_read(data, len, o->max_depth, err, sizeof err);
+	free(data);
+	if (!p) {
+		warn("cannot read the input '%s': %s", o->input, err);
+		return CS_EXIT_INPUT;
+	}
+	group_threads(p, o);
+	for (size_t i = 0; i < o->nlabels; i++)
+		if (profile_add_label(p, o->labels[i].key, o->labels[i].value) < 0) {
+			warn("cannot read the input '%s': out of memory", o->input);
+			profile_free(p);
+			return CS_EXIT_SYSTEM;
+		}
+	struct write_options wo = { .threads = o->threads, .annotate = o->annotate };
+	int status = CS_EXIT_OK;
+	for (size_t i = 0; i < o->noutputs; i++) {
+		if (write_output(p, o->outputs[i].path, o->outputs[i].format, &wo) < 0) {
+			status = CS_EXIT_OUTPUT;
+			continue;
+		}
+		report_written(o, o->outputs[i].path, o->outputs[i].format, p->total_samples, true);
+	}
+	profile_free(p);
+	return status;
+}

@@ -1,0 +1,386 @@
+/* pprof_read: a pprof profile read back into a profile (see pprof_read.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "addrmap.h"
+#include "pprof_read.h"
+#include "profile.pb-c.h"
+
+/* addrmap's "pid" says which id space a key is in */
+enum { IDS_FUNCTION = 1, IDS_MAPPING, IDS_LOCATION };
+
+struct reader {
+	const Perftools__Profiles__Profile *m;
+	struct profile *p;
+	struct addrmap ids;             /* (space, id) -> profile index */
+	uint64_t truncated_loc;         /* the id of csampler's "[truncated]" root, or 0 */
+	const char *program;            /* the default thread's name */
+	uint32_t *locs;                 /* one sample's stack */
+	size_t vi;                      /* the value read */
+	uint64_t ns_per_value;          /* > 0: the value is nanoseconds, this many a period */
+	uint64_t skipped;               /* samples with a negative value */
+	char *err;
+	size_t errsz;
+};
+
+__attribute__((format(printf, 2, 3)))
+static int fail(struct reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->err, r->errsz, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* String I of the table, or NULL (out of range). */
+static const char *str(const struct reader *r, int64_t i)
+{
+	if (i < 0 || (uint64_t)i >= r->m->n_string_table || !r->m->string_table[i])
+		return NULL;
+	return r->m->string_table[i];
+}
+
+/* Gzip (by its magic) inflated into a new buffer, or a copy: *OUT, *OUTLEN. */
+static int inflate_input(struct reader *r, const uint8_t *data, size_t len, uint8_t **out,
+			 size_t *outlen)
+{
+	if (len < 2 || data[0] != 0x1f || data[1] != 0x8b) {
+		if (len > PPROF_READ_MAX_BYTES)
+			return fail(r, "larger than %zu MB", PPROF_READ_MAX_BYTES >> 20);
+		*out = malloc(len ? len : 1);
+		if (!*out)
+			return fail(r, "out of memory");
+		memcpy(*out, data, len);
+		*outlen = len;
+		return 0;
+	}
+	if (len > PPROF_READ_MAX_BYTES)
+		return fail(r, "larger than %zu MB", PPROF_READ_MAX_BYTES >> 20);
+	z_stream z = { 0 };
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return fail(r, "cannot start zlib");
+	size_t cap = len < (1u << 20) ? (1u << 20) : 4 * len, n = 0;
+	if (cap > PPROF_READ_MAX_BYTES)
+		cap = PPROF_READ_MAX_BYTES;
+	uint8_t *buf = malloc(cap);
+	int rc = Z_OK;
+	z.next_in = (Bytef *)data;
+	z.avail_in = (uInt)len;
+	while (buf && rc == Z_OK) {
+		if (n == cap) {
+			if (cap == PPROF_READ_MAX_BYTES) {
+				free(buf);
+				inflateEnd(&z);
+				return fail(r, "inflates to more than %zu MB", PPROF_READ_MAX_BYTES >> 20);
+			}
+			size_t nc = cap * 2 > PPROF_READ_MAX_BYTES ? PPROF_READ_MAX_BYTES : cap * 2;
+			uint8_t *nb = realloc(buf, nc);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap = nc;
+		}
+		z.next_out = buf + n;
+		z.avail_out = (uInt)(cap - n);
+		rc = inflate(&z, Z_NO_FLUSH);
+		n = (size_t)(z.next_out - buf);
+		if (rc == Z_BUF_ERROR) {
+			if (z.avail_in == 0)
+				break;   /* the input ended inside the stream */
+			rc = Z_OK;       /* the output is full: it grows */
+		}
+	}
+	inflateEnd(&z);
+	if (!buf)
+		return fail(r, "out of memory");
+	if (rc != Z_STREAM_END) {
+		free(buf);
+		return fail(r, "a damaged or cut gzip stream");
+	}
+	*out = buf;
+	*outlen = n;
+	return 0;
+}
+
+/* Where the values measure time: which one is read, and how it becomes
+ * periods. */
+static int choose_value(struct reader *r)
+{
+	const Perftools__Profiles__Profile *m = r->m;
+	size_t count_vi = SIZE_MAX, ns_vi = SIZE_MAX;
+	const char *type = NULL, *unit = NULL;
+	for (size_t i = 0; i < m->n_sample_type; i++) {
+		const char *t = str(r, m->sample_type[i]->type), *u = str(r, m->sample_type[i]->unit);
+		if (!t || !u)
+			return fail(r, "sample type %zu names no string", i);
+		if (strcmp(u, "count") == 0 && count_vi == SIZE_MAX)
+			count_vi = i;
+		if (strcmp(u, "nanoseconds") == 0 && ns_vi == SIZE_MAX)
+			ns_vi = i;
+		if (!type) {
+			type = t;
+			unit = u;
+		}
+	}
+	if (!type)
+		return fail(r, "no sample type");
+	int64_t period = 0;
+	if (m->period_type) {
+		const char *pu = str(r, m->period_type->unit);
+		if (pu && strcmp(pu, "nanoseconds") == 0 && m->period > 0)
+			period = m->period;
+	}
+	if (ns_vi == SIZE_MAX && !period)
+		return fail(r, "a profile of %s/%s, not of time: csampler reads CPU and wall-clock "
+			    "profiles", type, unit);
+	if (count_vi != SIZE_MAX && period) {
+		r->vi = count_vi;
+		r->p->period_nanos = (uint64_t)period;
+	} else if (ns_vi != SIZE_MAX) {
+		/* nanoseconds only: periods of the profile's period, else of 10 ms */
+		r->vi = ns_vi;
+		r->ns_per_value = period ? (uint64_t)period : 10000000u;
+		r->p->period_nanos = r->ns_per_value;
+	} else {
+		return fail(r, "samples counted without a time for each (%s/%s)", type, unit);
+	}
+	const char *vt = str(r, m->sample_type[ns_vi != SIZE_MAX ? ns_vi : r->vi]->type);
+	r->p->wall = vt && strcmp(vt, "wall") == 0;
+	return 0;
+}
+
+static int read_functions(struct reader *r)
+{
+	for (size_t i = 0; i < r->m->n_function; i++) {
+		const Perftools__Profiles__Function *f = r->m->function[i];
+		const char *name = str(r, f->name), *sys = str(r, f->system_name),
+			   *file = str(r, f->filename);
+		if (!f->id || !name || !sys || !file)
+			return fail(r, "function %zu: no id or a bad string index", i);
+		uint32_t *slot = addrmap_slot(&r->ids, IDS_FUNCTION, f->id);
+		if (!slot)
+			return fail(r, "out of memory");
+		if (*slot != ADDRMAP_EMPTY)
+			return fail(r, "function id %llu given twice", (unsigned long long)f->id);
+		*slot = profile_add_function(r->p, name, sys, file, f->start_line);
+		if (*slot == PROFILE_NONE)
+			return fail(r, "out of memory");
+	}
+	return 0;
+}
+
+static int read_mappings(struct reader *r)
+{
+	for (size_t i = 0; i < r->m->n_mapping; i++) {
+		const Perftools__Profiles__Mapping *mp = r->m->mapping[i];
+		const char *file = str(r, mp->filename), *bid = str(r, mp->build_id);
+		if (!mp->id || !file || !bid)
+			return fail(r, "mapping %zu: no id or a bad string index", i);
+		if (i == 0 && *file) {
+			const char *base = strrchr(file, '/');
+			r->program = base ? base + 1 : file;
+		}
+		struct profile_mapping pm = {
+			.start = mp->memory_start, .limit = mp->memory_limit, .offset = mp->file_offset,
+			.filename = file, .build_id = bid, .has_functions = mp->has_functions,
+			.has_filenames = mp->has_filenames, .has_line_numbers = mp->has_line_numbers,
+			.has_inline_frames = mp->has_inline_frames,
+		};
+		uint32_t *slot = addrmap_slot(&r->ids, IDS_MAPPING, mp->id);
+		if (!slot)
+			return fail(r, "out of memory");
+		if (*slot != ADDRMAP_EMPTY)
+			return fail(r, "mapping id %llu given twice", (unsigned long long)mp->id);
+		*slot = profile_add_mapping(r->p, &pm);
+		if (*slot == PROFILE_NONE)
+			return fail(r, "out of memory");
+	}
+	return 0;
+}
+
+/* The profile index of id ID in SPACE, or PROFILE_NONE when unknown. */
+static uint32_t index_of(struct reader *r, int space, uint64_t id)
+{
+	uint32_t *slot = addrmap_slot(&r->ids, space, id);
+	return slot && *slot != ADDRMAP_EMPTY ? *slot : PROFILE_NONE;
+}
+
+static int read_locations(struct reader *r)
+{
+	size_t cap = 0;
+	struct profile_line *lines = NULL;
+	for (size_t i = 0; i < r->m->n_location; i++) {
+		const Perftools__Profiles__Location *l = r->m->location[i];
+		if (!l->id) {
+			free(lines);
+			return fail(r, "location %zu has no id", i);
+		}
+		uint32_t mapping = PROFILE_NONE;
+		if (l->mapping_id && (mapping = index_of(r, IDS_MAPPING, l->mapping_id)) == PROFILE_NONE) {
+			free(lines);
+			return fail(r, "location %llu names no mapping", (unsigned long long)l->id);
+		}
+		if (l->n_line > cap) {
+			struct profile_line *nl = realloc(lines, l->n_line * sizeof *nl);
+			if (!nl) {
+				free(lines);
+				return fail(r, "out of memory");
+			}
+			lines = nl;
+			cap = l->n_line;
+		}
+		for (size_t k = 0; k < l->n_line; k++) {
+			lines[k].function = index_of(r, IDS_FUNCTION, l->line[k]->function_id);
+			lines[k].line = l->line[k]->line;
+			if (lines[k].function == PROFILE_NONE) {
+				free(lines);
+				return fail(r, "location %llu names no function", (unsigned long long)l->id);
+			}
+		}
+		if (!l->mapping_id && l->n_line == 1 &&
+		    strcmp(r->p->functions[lines[0].function].name, "[truncated]") == 0)
+			r->truncated_loc = l->id;
+		uint32_t *slot = addrmap_slot(&r->ids, IDS_LOCATION, l->id);
+		if (!slot) {
+			free(lines);
+			return fail(r, "out of memory");
+		}
+		if (*slot != ADDRMAP_EMPTY) {
+			free(lines);
+			return fail(r, "location id %llu given twice", (unsigned long long)l->id);
+		}
+		*slot = profile_add_location(r->p, l->address, mapping, lines, l->n_line, false);
+		if (*slot == PROFILE_NONE) {
+			free(lines);
+			return fail(r, "out of memory");
+		}
+	}
+	free(lines);
+	return 0;
+}
+
+/* The thread a sample's labels name, and whether it is marked truncated. */
+static uint32_t sample_thread(struct reader *r, const Perftools__Profiles__Sample *s,
+			      bool *truncated)
+{
+	const char *name = NULL;
+	int64_t pid = 0, tid = 0;
+	*truncated = false;
+	for (size_t i = 0; i < s->n_label; i++) {
+		const char *key = str(r, s->label[i]->key);
+		if (!key)
+			continue;
+		if (strcmp(key, "thread") == 0)
+			name = str(r, s->label[i]->str);
+		else if (strcmp(key, "pid") == 0)
+			pid = s->label[i]->num;
+		else if (strcmp(key, "tid") == 0)
+			tid = s->label[i]->num;
+		else if (strcmp(key, "truncated") == 0)
+			*truncated = str(r, s->label[i]->str) && strcmp(str(r, s->label[i]->str), "true") == 0;
+	}
+	if (pid < 0 || pid > INT32_MAX || tid < 0 || tid > INT32_MAX)
+		pid = tid = 0;
+	if (!name || !*name)
+		name = r->program;
+	return profile_add_thread(r->p, (int32_t)pid, (int32_t)tid, name, r->program);
+}
+
+static int read_samples(struct reader *r, unsigned max_depth)
+{
+	for (size_t i = 0; i < r->m->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = r->m->sample[i];
+		if (s->n_value != r->m->n_sample_type)
+			return fail(r, "sample %zu has %zu values for %zu sample types", i, s->n_value,
+				    r->m->n_sample_type);
+		int64_t v = s->value[r->vi];
+		if (v < 0) {
+			r->skipped++;
+			continue;
+		}
+		uint64_t count = r->ns_per_value ? ((uint64_t)v + r->ns_per_value / 2) / r->ns_per_value
+						 : (uint64_t)v;
+		if (count == 0)
+			continue;
+		bool truncated;
+		uint32_t thread = sample_thread(r, s, &truncated);
+		if (thread == PROFILE_NONE)
+			return fail(r, "out of memory");
+		size_t n = s->n_location_id;
+		if (truncated && n && s->location_id[n - 1] == r->truncated_loc)
+			n--;   /* csampler's "[truncated]" root: the mark it stands for */
+		uint32_t flags = truncated ? PROFILE_SAMPLE_TRUNCATED : 0;
+		if (n > max_depth) {
+			n = max_depth;
+			flags = PROFILE_SAMPLE_TRUNCATED | PROFILE_SAMPLE_CUT_DEPTH;
+		}
+		for (size_t k = 0; k < n; k++) {
+			r->locs[k] = index_of(r, IDS_LOCATION, s->location_id[k]);
+			if (r->locs[k] == PROFILE_NONE)
+				return fail(r, "sample %zu names no location %llu", i,
+					    (unsigned long long)s->location_id[k]);
+		}
+		if (profile_add_sample(r->p, thread, r->locs, n, flags, count) < 0)
+			return fail(r, "cannot keep the samples: %s", strerror(errno));
+	}
+	return 0;
+}
+
+static int read_profile(struct reader *r, unsigned max_depth)
+{
+	if (choose_value(r) < 0 || read_functions(r) < 0 || read_mappings(r) < 0 ||
+	    read_locations(r) < 0)
+		return -1;
+	r->locs = malloc((max_depth + 1) * sizeof *r->locs);
+	if (!r->locs)
+		return fail(r, "out of memory");
+	if (read_samples(r, max_depth) < 0)
+		return -1;
+	const char *command = r->m->n_comment ? str(r, r->m->comment[0]) : NULL;
+	if (profile_set_command(r->p, command ? command : r->program) < 0)
+		return fail(r, "out of memory");
+	r->p->pid = r->p->nthreads ? r->p->threads[0].pid : 0;
+	r->p->time_nanos = r->m->time_nanos > 0 ? (uint64_t)r->m->time_nanos : 0;
+	r->p->duration_nanos = r->m->duration_nanos > 0 ? (uint64_t)r->m->duration_nanos : 0;
+	return 0;
+}
+
+struct profile *pprof_read(const uint8_t *data, size_t len, unsigned max_depth, char *err,
+			   size_t errsz)
+{
+	struct reader r = { .err = err, .errsz = errsz, .program = "program" };
+	uint8_t *raw = NULL;
+	size_t rawlen = 0;
+	if (inflate_input(&r, data, len, &raw, &rawlen) < 0)
+		return NULL;
+	Perftools__Profiles__Profile *m = perftools__profiles__profile__unpack(NULL, rawlen, raw);
+	free(raw);
+	if (!m) {
+		fail(&r, "not a pprof profile (its protobuf message does not parse)");
+		return NULL;
+	}
+	r.m = m;
+	r.p = profile_new();
+	int rc = r.p ? read_profile(&r, max_depth ? max_depth : 1) : fail(&r, "out of memory");
+	if (rc == 0 && r.skipped && !r.p->nsamples)
+		rc = fail(&r, "only negative values (a difference of profiles)");
+	free(r.locs);
+	addrmap_free(&r.ids);
+	perftools__profiles__profile__free_unpacked(m, NULL);
+	if (rc < 0) {
+		profile_free(r.p);
+		return NULL;
+	}
+	return r.p;
+}

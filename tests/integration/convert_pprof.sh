@@ -1,0 +1,96 @@
+#!/bin/sh
+# convert_pprof: -i FILE writes a pprof profile recorded before in any
+# format. csampler's own .pb.gz becomes folded stacks and a text report
+# identical to the ones recorded from the same run, an SVG, speedscope and
+# pprof again with the same total (go tool pprof -raw); gzipped or not, or
+# on standard input. A profile Go's runtime/pprof wrote (what
+# net/http/pprof serves) becomes folded stacks with its functions, the
+# same total of samples, and each hot function's samples as go tool pprof
+# counts them. Not a profile,
+# a heap profile, a damaged gzip stream, a missing file: status 73 and the
+# reason; -i with -p or without -o: usage errors.
+. "$TESTS_SRCDIR/lib.sh"
+need_go
+need_cmd python3
+
+run_csampler -q -F 499 --threads -o "$T/r.pb.gz" -o "$T/r.folded" -o "$T/r.txt" -- "$PROGS/hot" 1
+assert_eq "recording: status" "$CS_STATUS" 0
+total=$(folded_total "$T/r.folded")
+run_csampler -i "$T/r.pb.gz" --threads -o "$T/c.folded" -o "$T/c.txt" -o "$T/c.svg" \
+	-o "$T/c.speedscope.json" -o "$T/c.pb"
+assert_eq "convert: status" "$CS_STATUS" 0
+assert_eq "folded stacks from the .pb.gz" "$(sort "$T/c.folded" | md5sum)" "$(sort "$T/r.folded" | md5sum)"
+assert_eq "text report from the .pb.gz" "$(md5sum <"$T/c.txt")" "$(md5sum <"$T/r.txt")"
+grep -q "csampler: wrote $T/c.svg (flame graph, $total samples)" "$T/cs.err" ||
+	fail "SVG: $(cat "$T/cs.err")"
+grep -q '</svg>' "$T/c.svg" || fail "the SVG is not whole"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if d["profiles"] else 1)' \
+	"$T/c.speedscope.json" || fail "speedscope: no profiles"
+assert_eq "pprof again: samples" "$(pprof_raw_total "$T/c.pb")" "$total"
+# not gzipped, and from standard input
+gzip -dc "$T/r.pb.gz" >"$T/plain.pb"
+"$CSAMPLER" -q -i - --threads -o "$T/s.folded" <"$T/plain.pb" || fail "-i - failed"
+assert_eq "folded from a plain .pb on standard input" "$(sort "$T/s.folded" | md5sum)" \
+	"$(sort "$T/r.folded" | md5sum)"
+
+# Go's own CPU profile
+cp "$TESTS_SRCDIR/progs/gopprof.go" "$T/" || harness "no gopprof.go"
+(cd "$T" && "$GO" build -o gopprof gopprof.go) >"$T/build.err" 2>&1 ||
+	harness "go build: $(cat "$T/build.err")"
+"$T/gopprof" "$T/go.pb.gz" 2 >"$T/go.out" || fail "gopprof failed"
+go_total=$(pprof_raw_total "$T/go.pb.gz")
+[ "$go_total" -gt 50 ] || fail "Go's profile holds $go_total samples"
+run_csampler -i "$T/go.pb.gz" -o "$T/go.folded" -o "$T/go.txt"
+assert_eq "Go's profile: status" "$CS_STATUS" 0
+assert_eq "Go's profile: samples" "$(folded_total "$T/go.folded")" "$go_total"
+assert_folded_has "$T/go.folded" '^runtime\.main;main\.main;main\.goHotA [0-9]+$'
+# each function's samples as go tool pprof counts them in the same file
+"$GO" tool pprof -top -sample_index=samples "$T/go.pb.gz" >"$T/go.top" 2>"$T/top.err" ||
+	fail "pprof -top: $(cat "$T/top.err")"
+for fn in goHotA goHotB; do
+	assert_eq "Go's profile: main.$fn's samples" "$(folded_count "$T/go.folded" ";main\\.$fn\$")" \
+		"$(awk -v f="main.$fn" '$NF == f { print $1 }' "$T/go.top")"
+done
+grep -q '^command:  gopprof' "$T/go.txt" || fail "Go's profile: no program name: $(head -3 "$T/go.txt")"
+
+# refused
+printf 'not a profile' >"$T/junk"
+run_csampler -i "$T/junk" -o "$T/x.folded"
+assert_eq "junk: status" "$CS_STATUS" 73
+grep -q "cannot read the input '$T/junk': not a pprof profile" "$T/cs.err" || fail "junk: $(cat "$T/cs.err")"
+head -c 200 "$T/r.pb.gz" >"$T/cut.pb.gz"
+run_csampler -i "$T/cut.pb.gz" -o "$T/x.folded"
+assert_eq "cut gzip: status" "$CS_STATUS" 73
+grep -q "a damaged or cut gzip stream" "$T/cs.err" || fail "cut gzip: $(cat "$T/cs.err")"
+run_csampler -i "$T/none.pb.gz" -o "$T/x.folded"
+assert_eq "missing file: status" "$CS_STATUS" 73
+python3 - "$T/heap.pb" <<'PY'
+import sys
+# a heap profile: sample_type alloc_space/bytes, one sample of 4096
+def varint(n):
+    out = b""
+    while True:
+        b = n & 0x7f; n >>= 7
+        out += bytes([b | (0x80 if n else 0)])
+        if not n: return out
+def field(num, wire, payload):
+    return varint(num << 3 | wire) + (varint(len(payload)) + payload if wire == 2 else varint(payload))
+strings = [b"", b"alloc_space", b"bytes", b"space"]
+msg = field(1, 2, field(1, 0, 1) + field(2, 0, 2))            # sample_type
+msg += field(2, 2, field(1, 2, varint(1)) + field(2, 2, varint(4096)))  # sample
+msg += field(4, 2, field(1, 0, 1))                            # location 1
+for s in strings: msg += field(6, 2, s)
+msg += field(11, 2, field(1, 0, 3) + field(2, 0, 2))           # period_type space/bytes
+msg += field(12, 0, 524288)
+open(sys.argv[1], "wb").write(msg)
+PY
+run_csampler -i "$T/heap.pb" -o "$T/x.folded"
+assert_eq "heap profile: status" "$CS_STATUS" 73
+grep -q "a profile of alloc_space/bytes, not of time" "$T/cs.err" || fail "heap: $(cat "$T/cs.err")"
+[ -e "$T/x.folded" ] && fail "an output was written for a refused input"
+run_csampler -i "$T/r.pb.gz" -p 1 -o "$T/x.folded"
+assert_eq "-i with -p: status" "$CS_STATUS" 64
+run_csampler -i "$T/r.pb.gz"
+assert_eq "-i without -o: status" "$CS_STATUS" 64
+grep -q -- "-i needs -o FILE" "$T/cs.err" || fail "-i without -o: $(cat "$T/cs.err")"
+exit 0

@@ -1,0 +1,50 @@
+// gopprof: a Go program that profiles itself with runtime/pprof (the
+// format net/http/pprof serves) into the file named by its first argument,
+// for the seconds of its second: go_hot_a does twice the work of go_hot_b.
+// Prints "done" at exit.
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"strconv"
+	"time"
+)
+
+var sink uint64
+
+//go:noinline
+func goHotA(n int) {
+	for i := 0; i < n; i++ {
+		sink = sink*6364136223846793005 + uint64(i)
+	}
+}
+
+//go:noinline
+func goHotB(n int) {
+	for i := 0; i < n; i++ {
+		sink = sink*2862933555777941757 + uint64(i)
+	}
+}
+
+func main() {
+	f, err := os.Create(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	secs, _ := strconv.ParseFloat(os.Args[2], 64)
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	end := time.Now().Add(time.Duration(secs * float64(time.Second)))
+	for time.Now().Before(end) {
+		goHotA(200000)
+		goHotB(100000)
+	}
+	pprof.StopCPUProfile()
+	f.Close()
+	fmt.Println("done")
+}
