@@ -188,7 +188,8 @@ static int add_stack(struct build *b, uint32_t key, uint32_t stack_flags, const 
 	if (stack_flags & STACK_TRUNCATED_DEPTH)
 		flags |= PROFILE_SAMPLE_CUT_DEPTH;
 	else if (stack_flags & STACK_TRUNCATED_WINDOW)
-		flags |= PROFILE_SAMPLE_CUT_WINDOW;
+		flags |= PROFILE_SAMPLE_CUT_WINDOW |
+			 ((stack_flags & STACK_COPY_SHORT) ? PROFILE_SAMPLE_CUT_COPY : 0);
 	else if (stack_flags & STACK_UNWIND_NO_INFO)
 		flags |= PROFILE_SAMPLE_NO_INFO;
 	if (thread == PROFILE_NONE ||

@@ -424,8 +424,14 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 	s->stack = (uint8_t *)(uintptr_t)v->stack;
 	s->stack_cap = v->stack_size;
 	s->stack_len = v->stack_valid;
-	/* the kernel's copy stops short only at the end of the stack mapping */
-	s->window_cut = v->stack_valid == v->stack_size;
+	/* the kernel's copy stops short at the end of the stack mapping, or at
+	 * the first page it cannot read without a fault: one the thread never
+	 * touched (a large local buffer not written), above which its callers'
+	 * frames lie unread */
+	const struct procmaps_entry *se = procmaps_find(row->proc->maps, s->regs.rsp);
+	s->copy_short = v->stack_valid < v->stack_size && se && se->current &&
+			s->regs.rsp >= se->start && s->regs.rsp + v->stack_valid < se->end;
+	s->window_cut = v->stack_valid == v->stack_size || s->copy_short;
 	s->sp_pc_only = false;
 	const uint64_t *addrs;
 	unsigned depth;

@@ -448,6 +448,18 @@ static struct node *find_known(const struct procmaps *pm, size_t nsorted,
 	return NULL;
 }
 
+int procmaps_open_file(const struct procmaps *pm, const struct procmaps_entry *e)
+{
+	if (e->fd >= 0)
+		return e->fd;
+	for (size_t i = 0; e->inode && i < pm->nfiles; i++) {
+		const struct open_file *f = &pm->files[i];
+		if (f->inode == e->inode && f->dev_major == e->dev_major && f->dev_minor == e->dev_minor)
+			return f->fd;
+	}
+	return -1;
+}
+
 static int file_fd(struct procmaps *pm, const struct procmaps_entry *e, const char *path)
 {
 	for (size_t i = 0; i < pm->nfiles; i++) {

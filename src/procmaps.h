@@ -71,6 +71,10 @@ int procmaps_refresh(struct procmaps *pm);
 #define PROCMAPS_SPARE 16
 #define PROCMAPS_SPARE_PATH 128
 void procmaps_reserve(struct procmaps *pm);
+/* The descriptor open on the file E maps (its own, or that of another
+ * mapping of the same file: a library's read-only segments share its code's),
+ * or -1; no file is opened. */
+int procmaps_open_file(const struct procmaps *pm, const struct procmaps_entry *e);
 /* After exec: mark every mapping not current (history is kept). */
 void procmaps_exec(struct procmaps *pm);
 /* The process is gone: close what only a live process needed (its maps

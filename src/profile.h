@@ -63,6 +63,8 @@ struct profile_thread {
 #define PROFILE_SAMPLE_CUT_DEPTH  0x2u  /* --max-depth */
 #define PROFILE_SAMPLE_CUT_WINDOW 0x4u  /* the copied stack window */
 #define PROFILE_SAMPLE_NO_INFO    0x8u  /* no unwind information, no frame pointer */
+#define PROFILE_SAMPLE_CUT_COPY   0x10u /* with CUT_WINDOW: perf's copy ended at a page
+                                         * the thread never touched */
 
 struct profile_sample {
 	uint32_t thread;

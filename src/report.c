@@ -216,7 +216,7 @@ static int tally_stop(void *ctx, const struct profile_sample *ps)
 			fn = t->p->lines[l->first_line + l->nlines - 1].function;
 	}
 	uint32_t why = ps->flags & (PROFILE_SAMPLE_CUT_DEPTH | PROFILE_SAMPLE_CUT_WINDOW |
-				    PROFILE_SAMPLE_NO_INFO);
+				    PROFILE_SAMPLE_CUT_COPY | PROFILE_SAMPLE_NO_INFO);
 	/* unnamed generated code stops at one place, whatever its address */
 	const char *fname = fn < t->p->nfunctions ? t->p->functions[fn].name : NULL;
 	bool jit = loc < t->p->nlocations && generated_code(t->p, &t->p->locations[loc]) &&
@@ -256,6 +256,10 @@ static void say_why(const struct options *o, const struct profile *p,
 			 "pointers");
 	else if (why & PROFILE_SAMPLE_CUT_DEPTH)
 		snprintf(buf, size, "the stack is deeper than --max-depth %u: raise it", o->max_depth);
+	else if (why & PROFILE_SAMPLE_CUT_COPY)
+		snprintf(buf, size, "the kernel's copy of the stack ended at a page not in memory "
+			 "(one the thread never touched, or an exec that replaced the program): "
+			 "perf events read no further; --backend=ptrace reads the whole stack");
 	else if (why & PROFILE_SAMPLE_CUT_WINDOW)
 		snprintf(buf, size, "the stack is larger than the %zu KiB copied (--stack-window): "
 			 "raise it", o->stack_window / 1024);

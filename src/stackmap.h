@@ -37,6 +37,8 @@
                                        * program, a thread not started yet) (depth 0) */
 #define STACK_UNWIND_NO_INFO   0x20u /* with STACK_UNWIND_ERROR: no unwind information
                                        * where it stopped, and no frame pointer */
+#define STACK_COPY_SHORT       0x40u /* with STACK_TRUNCATED_WINDOW: the kernel's copy
+                                       * (--backend=perf) ended at a page not in memory */
 
 struct stackmap;
 

@@ -36,6 +36,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -88,7 +89,14 @@ static const uint8_t *cached_page(struct unwind_ctx *c, uint64_t page)
 	const struct procmaps_entry *e = procmaps_find(u->pm, page);
 	if (!e || page < e->start || page + PAGE_SIZE_CACHED > e->end || !entry_is_immutable(e))
 		return NULL;
-	if (!read_remote(c->s->tid, page, data, PAGE_SIZE_CACHED)) {
+	/* from the process; else, for a file's code, from the file: a sample
+	 * the kernel took (--backend=perf) is unwound after the fact, when the
+	 * process may have exec'd or exited */
+	int fd;
+	if (!read_remote(c->s->tid, page, data, PAGE_SIZE_CACHED) &&
+	    ((fd = procmaps_open_file(u->pm, e)) < 0 ||
+	     pread(fd, data, PAGE_SIZE_CACHED, (off_t)(e->offset + (page - e->start))) !=
+		     PAGE_SIZE_CACHED)) {
 		u->page_tags[slot] = 0;
 		return NULL;
 	}
@@ -385,6 +393,7 @@ static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_
 	s->stack_start = sp;
 	s->stack_len = 0;
 	s->window_cut = 0;
+	s->copy_short = false;
 	size_t len = s->stack_cap;
 	const struct procmaps_entry *e = procmaps_find(u->pm, sp);
 	bool known = e && e->current && sp >= e->start && sp < e->end;

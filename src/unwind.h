@@ -39,6 +39,9 @@ struct unwind_snapshot {
 	size_t stack_cap;        /* capacity of stack (the window) */
 	uint8_t *stack;
 	int window_cut;          /* the stack mapping extends beyond the window */
+	bool copy_short;         /* --backend=perf: the kernel's copy ended below the
+	                          * window and the stack's end, at a page not in
+	                          * memory (one the thread never touched) */
 	bool sp_pc_only;         /* of regs, only rsp and rip are known */
 };
 

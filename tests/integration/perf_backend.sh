@@ -6,7 +6,9 @@
 # --children: both hot children are sampled (their pids in --threads
 # roots), csampler exits with the program's status. Combinations that cannot
 # work are usage errors (64). A --serve request for idle=1 answers 400.
-# Sample counts are judged against the CPU the kernel gave the targets.
+# An exec loop's stacks are whole for the most part, though unwound after
+# their processes are gone. Sample counts are judged against the CPU the
+# kernel gave the targets.
 # (perf_backend_unprivileged: without CAP_PERFMON and CAP_BPF.)
 TEST_TIMEOUT=120
 . "$TESTS_SRCDIR/lib.sh"
@@ -40,6 +42,16 @@ assert_eq "exec loop: samples without user registers, under their frame" "$named
 if grep -qE '^\[truncated\] [0-9]+$' "$T/exec.folded"; then
 	fail "a bare [truncated] stack: $(grep -E '^\[truncated\] [0-9]+$' "$T/exec.folded")"
 fi
+# the samples are unwound when the rings are read, after their process may
+# have exec'd or exited: its code and unwind tables are read from its files
+# then (13-19% of these stacks were whole, now 68-79%; ptrace 85%); a stack
+# the kernel could not copy whole says why
+whole=$(awk '$1 !~ /^\[kernel/ { t += $NF; if ($1 !~ /^\[truncated\]/) w += $NF }
+	END { printf "%d %d\n", w, t }' "$T/exec.folded")
+set -- $whole
+[ "$2" -gt 0 ] && [ $(($1 * 100)) -ge $(($2 * 50)) ] ||
+	fail "exec loop: only $1 of $2 stacks whole (at least half expected)"
+note "exec loop: $1 of $2 stacks whole"
 
 start_fixture hot
 pid=$FIXTURE_PID
