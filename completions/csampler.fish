@@ -6,7 +6,7 @@
 function __fish_csampler_print_command
     set -l tokens (commandline -opc) (commandline -ct)
     set -e tokens[1]
-    argparse -s 'p/pid=' 't/tid=+' 'i/input=' 'd/duration=' 'F/rate=' 'o/output=+' 'f/format=' \
+    argparse -s 'p/pid=' 't/tid=+' 'i/input=+' diff 'd/duration=' 'F/rate=' 'o/output=+' 'f/format=' \
         idle threads 'thread-group=+' 'label=+' children 'max-depth=' 'max-stacks=' \
         'stack-window=' 'attach-mode=' 'backend=' 'realtime=?' no-inline addresses \
         annotate 'interval=' 'serve=' 'serve-token-file=' 'serve-max-seconds=' dump top \
@@ -51,6 +51,7 @@ complete $opt -l realtime -d 'Sample SCHED_FIFO at PRIO (--realtime=PRIO, 0-99; 
 # Output
 complete $opt -s o -l output -r -F -a '-' -d 'Write the profile to FILE (- is stdout)'
 complete $opt -s i -l input -r -F -d 'Read a pprof profile recorded before, write it as -o asks'
+complete $opt -l diff -d 'With -i BASE -i NEW: a differential flame graph or table'
 complete $opt -s f -l format -x -a 'pprof\t"pprof profile.proto, gzipped" folded\t"Folded stacks (flamegraph.pl)" svg\t"Interactive SVG flame graph" text\t"Top functions and hottest stacks" speedscope\t"Per-thread timeline for speedscope"' -d 'Format for outputs without a known extension'
 complete $opt -l threads -d 'A root frame NAME-TID on every stack'
 complete $opt -l thread-group -x -d 'Merge threads matching REGEX as NAME (REGEX=NAME)'

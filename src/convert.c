@@ -86,20 +86,50 @@ static void group_threads(struct profile *p, const struct options *o)
 			}
 }
 
-int convert_run(const struct options *o)
+/* PATH read as a profile, its threads grouped; NULL (said). */
+static struct profile *read_profile(const struct options *o, const char *path)
 {
 	uint8_t *data;
 	size_t len;
-	if (read_input(o->input, &data, &len) < 0)
-		return CS_EXIT_INPUT;
+	if (read_input(path, &data, &len) < 0)
+		return NULL;
 	char err[256];
 	struct profile *p = pprof_read(data, len, o->max_depth, err, sizeof err);
 	free(data);
 	if (!p) {
-		warn("cannot read the input '%s': %s", o->input, err);
-		return CS_EXIT_INPUT;
+		warn("cannot read the input '%s': %s", path, err);
+		return NULL;
 	}
 	group_threads(p, o);
+	return p;
+}
+
+int convert_run(const struct options *o)
+{
+	if (o->input2 && strcmp(o->input, "-") == 0 && strcmp(o->input2, "-") == 0) {
+		warn("--diff: standard input can be one of the two inputs, not both");
+		return CS_EXIT_INPUT;
+	}
+	struct profile *p = read_profile(o, o->input2 ? o->input2 : o->input);
+	if (!p)
+		return CS_EXIT_INPUT;
+	if (o->input2) {
+		/* the new one's samples, and the base's scaled to the same total */
+		struct profile *base = read_profile(o, o->input);
+		if (!base) {
+			profile_free(p);
+			return CS_EXIT_INPUT;
+		}
+		int rc = profile_add_base(p, base);
+		profile_free(base);
+		if (rc < 0) {
+			warn_errno("--diff: cannot compare '%s' and '%s'", o->input, o->input2);
+			profile_free(p);
+			return CS_EXIT_SYSTEM;
+		}
+		p->base_name = o->input;
+		p->new_name = o->input2;
+	}
 	for (size_t i = 0; i < o->nlabels; i++)
 		if (profile_add_label(p, o->labels[i].key, o->labels[i].value) < 0) {
 			warn("cannot read the input '%s': out of memory", o->input);

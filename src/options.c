@@ -61,12 +61,14 @@ enum {
 	OPT_BACKEND,
 	OPT_LABEL,
 	OPT_INPUT,
+	OPT_DIFF,
 };
 
 static const struct option long_options[] = {
 	{ "pid",          required_argument, NULL, 'p' },
 	{ "tid",          required_argument, NULL, 't' },
 	{ "input",        required_argument, NULL, 'i' },
+	{ "diff",         no_argument,       NULL, OPT_DIFF },
 	{ "duration",     required_argument, NULL, 'd' },
 	{ "rate",         required_argument, NULL, 'F' },
 	{ "output",       required_argument, NULL, 'o' },
@@ -456,6 +458,11 @@ static enum options_result validate_options(struct options *o, const struct give
 {
 	enum options_result r;
 
+	if (o->diff && !o->input2)
+		return opt_usage_error("--diff compares two profiles: -i BASE.pb.gz -i NEW.pb.gz --diff "
+				   "-o diff.svg");
+	if (o->input2 && !o->diff)
+		return opt_usage_error("two -i FILE: add --diff to compare them");
 	if (o->input) {
 		r = validate_input(o, g);
 		if (r == OPTIONS_RUN)
@@ -463,6 +470,10 @@ static enum options_result validate_options(struct options *o, const struct give
 		if (r == OPTIONS_RUN && o->annotate && !any_output_is(o, FORMAT_FOLDED))
 			return opt_usage_error("--annotate only changes folded output, and no output "
 					   "is folded");
+		if (r == OPTIONS_RUN && o->diff &&
+		    (any_output_is(o, FORMAT_PPROF) || any_output_is(o, FORMAT_SPEEDSCOPE)))
+			return opt_usage_error("--diff writes svg, folded or text (for pprof, compare "
+					   "with go tool pprof -diff_base BASE NEW)");
 		o->mode = MODE_CONVERT;
 		return r;
 	}
@@ -553,6 +564,9 @@ void options_print_help(FILE *out)
 "                           process, which -p may name)\n"
 "  -i, --input=FILE         read a pprof profile recorded before (csampler's,\n"
 "                           Go's, pprof-rs's) and write it as each -o asks\n"
+"      --diff               with -i BASE -i NEW: a differential flame graph (red\n"
+"                           grew, blue shrank), folded BASE NEW counts, or a\n"
+"                           text table of the largest changes\n"
 "  PROGRAM [ARG]...         run PROGRAM and profile it; csampler exits with its\n"
 "                           status\n"
 "      --children           follow child processes (fork, vfork, clone) and\n"
@@ -707,11 +721,14 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 
 	switch (c) {
 	case 'i':
-		if (o->input)
-			return opt_usage_error("only one -i FILE at a time");
+		if (o->input2)
+			return opt_usage_error("at most two -i FILE (with --diff)");
 		if (!*arg)
 			return opt_usage_error("empty file name for -i");
-		o->input = arg;
+		*(o->input ? &o->input2 : &o->input) = arg;
+		break;
+	case OPT_DIFF:
+		o->diff = true;
 		break;
 	case 't':
 		if (!opt_parse_ranged(arg, 1, MAX_PID, &v))

@@ -61,6 +61,8 @@ struct options {
 	size_t ntids;
 	char **command;                 /* after "--"; NULL in attach mode */
 	const char *input;              /* -i: a pprof file ("-": standard input), or NULL */
+	const char *input2;             /* --diff: the second -i (the new; input is the base) */
+	bool diff;                      /* --diff */
 	double duration;                /* seconds; 0 = until the target exits or Ctrl-C */
 	double interval;                /* --interval: whole seconds per profile; 0 = one profile */
 	unsigned rate;                  /* Hz */

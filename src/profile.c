@@ -473,6 +473,10 @@ int profile_add_timed_sample(struct profile *p, uint32_t thread, const uint32_t 
 	if (recstore_append(&pv->store, &r, sizeof r, locs, nlocs * sizeof *locs) < 0)
 		return -1;
 	p->nsamples++;
+	if (flags & PROFILE_SAMPLE_BASE) {
+		p->base_total += count;
+		return 0;
+	}
 	p->total_samples += count;
 	if (flags & PROFILE_SAMPLE_TRUNCATED)
 		p->truncated_samples += count;
@@ -517,4 +521,113 @@ int profile_foreach_sample(const struct profile *p,
 	const struct profile_priv *pv = p->priv;
 	struct sample_walk w = { fn, ctx };
 	return recstore_foreach(&pv->store, walk_record, &w);
+}
+
+/* ---- --diff: a base profile's samples added to another ---------------------- */
+
+struct merge {
+	struct profile *dst;
+	const struct profile *base;
+	uint32_t *locs, *functions, *mappings, *threads; /* base index -> dst's, or PROFILE_NONE */
+	uint32_t *stack;
+	size_t stack_cap;
+	unsigned __int128 acc;   /* base counts x dst total, summed */
+	uint64_t given;          /* scaled counts given so far */
+};
+
+static uint32_t merge_function(struct merge *m, uint32_t i)
+{
+	if (m->functions[i] == PROFILE_NONE) {
+		const struct profile_function *f = &m->base->functions[i];
+		m->functions[i] = profile_add_function(m->dst, f->name, f->system_name, f->filename,
+						       f->start_line);
+	}
+	return m->functions[i];
+}
+
+static uint32_t merge_location(struct merge *m, uint32_t i)
+{
+	if (m->locs[i] != PROFILE_NONE)
+		return m->locs[i];
+	const struct profile_location *l = &m->base->locations[i];
+	uint32_t mapping = PROFILE_NONE;
+	if (l->mapping != PROFILE_NONE) {
+		if (m->mappings[l->mapping] == PROFILE_NONE)
+			m->mappings[l->mapping] = profile_add_mapping(m->dst,
+								      &m->base->mappings[l->mapping]);
+		if ((mapping = m->mappings[l->mapping]) == PROFILE_NONE)
+			return PROFILE_NONE;
+	}
+	struct profile_line lines[64];
+	size_t n = l->nlines < 64 ? l->nlines : 64;
+	for (size_t k = 0; k < n; k++) {
+		const struct profile_line *bl = &m->base->lines[l->first_line + k];
+		lines[k] = (struct profile_line){ merge_function(m, bl->function), bl->line };
+		if (lines[k].function == PROFILE_NONE)
+			return PROFILE_NONE;
+	}
+	m->locs[i] = profile_add_location(m->dst, l->address, mapping, lines, n, l->jit);
+	return m->locs[i];
+}
+
+static int merge_sample(void *ctx, const struct profile_sample *s)
+{
+	struct merge *m = ctx;
+	/* scaled to the other profile's total, the rounding carried (exact sum) */
+	m->acc += (unsigned __int128)s->count * m->dst->total_samples;
+	uint64_t upto = (uint64_t)(m->acc / m->base->total_samples);
+	uint64_t count = upto - m->given;
+	m->given = upto;
+	if (!count)
+		return 0;
+	if (m->threads[s->thread] == PROFILE_NONE) {
+		const struct profile_thread *t = &m->base->threads[s->thread];
+		m->threads[s->thread] = profile_add_thread(m->dst, t->pid, t->tid, t->name, t->process);
+		if (m->threads[s->thread] == PROFILE_NONE)
+			return -1;
+	}
+	if (s->nlocs > m->stack_cap) {
+		uint32_t *ns = realloc(m->stack, s->nlocs * sizeof *ns);
+		if (!ns)
+			return -1;
+		m->stack = ns;
+		m->stack_cap = s->nlocs;
+	}
+	for (uint32_t k = 0; k < s->nlocs; k++)
+		if ((m->stack[k] = merge_location(m, s->locs[k])) == PROFILE_NONE)
+			return -1;
+	return profile_add_sample(m->dst, m->threads[s->thread], m->stack, s->nlocs,
+				  (s->flags & ~PROFILE_SAMPLE_BASE) | PROFILE_SAMPLE_BASE, count);
+}
+
+int profile_add_base(struct profile *dst, const struct profile *base)
+{
+	struct merge m = { .dst = dst, .base = base };
+	size_t nl = base->nlocations + 1, nf = base->nfunctions + 1, nm = base->nmappings + 1,
+	       nt = base->nthreads + 1;
+	m.locs = malloc(nl * sizeof *m.locs);
+	m.functions = malloc(nf * sizeof *m.functions);
+	m.mappings = malloc(nm * sizeof *m.mappings);
+	m.threads = malloc(nt * sizeof *m.threads);
+	int ret = -1;
+	if (m.locs && m.functions && m.mappings && m.threads) {
+		memset(m.locs, 0xff, nl * sizeof *m.locs);
+		memset(m.functions, 0xff, nf * sizeof *m.functions);
+		memset(m.mappings, 0xff, nm * sizeof *m.mappings);
+		memset(m.threads, 0xff, nt * sizeof *m.threads);
+		dst->diff = true;
+		ret = base->total_samples && dst->total_samples ?
+			profile_foreach_sample(base, merge_sample, &m) : 0;
+		if (ret > 0 || (ret < 0 && !errno))
+			errno = ENOMEM;
+		ret = ret ? -1 : 0;
+	} else {
+		errno = ENOMEM;
+	}
+	free(m.locs);
+	free(m.functions);
+	free(m.mappings);
+	free(m.threads);
+	free(m.stack);
+	return ret;
 }

@@ -65,6 +65,7 @@ struct profile_thread {
 #define PROFILE_SAMPLE_NO_INFO    0x8u  /* no unwind information, no frame pointer */
 #define PROFILE_SAMPLE_CUT_COPY   0x10u /* with CUT_WINDOW: perf's copy ended at a page
                                          * the thread never touched */
+#define PROFILE_SAMPLE_BASE       0x20u /* a --diff profile: a sample of the base */
 
 struct profile_sample {
 	uint32_t thread;
@@ -104,6 +105,10 @@ struct profile {
 				  * each with its time_nanos (for a timeline view) */
 	uint64_t total_samples;  /* sum of sample counts */
 	uint64_t truncated_samples; /* of them, those marked PROFILE_SAMPLE_TRUNCATED */
+	bool diff;               /* --diff: PROFILE_SAMPLE_BASE samples are the base,
+				  * scaled to the others' total (base_total) */
+	uint64_t base_total;     /* of the base samples (total_samples excludes them) */
+	const char *base_name, *new_name; /* --diff: the two inputs, as given */
 	struct profile_label *labels;  /* the user's (--label), on every sample */
 	size_t nlabels;
 
@@ -131,6 +136,10 @@ int profile_add_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
 /* The same with the time it was taken (profile_sample.time_nanos). */
 int profile_add_timed_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
 			     size_t nlocs, uint32_t flags, uint64_t count, uint64_t time_nanos);
+/* --diff: BASE's samples added to DST as PROFILE_SAMPLE_BASE samples, their
+ * counts scaled so they add up to DST's total exactly (a share compared
+ * with a share); DST becomes a diff profile. 0, or -1 with errno. */
+int profile_add_base(struct profile *dst, const struct profile *base);
 /* Keep at most BYTES of samples in memory (at least one sample's record is
  * always held). Only before the first sample; 0 or -1 with EBUSY/EINVAL. */
 int profile_set_sample_buffer(struct profile *p, size_t bytes);

@@ -95,6 +95,7 @@ struct folded_stack {
 	const struct write_frame *frames; /* root first, one per frame of line */
 	size_t nframes;
 	uint64_t count;
+	uint64_t base;           /* a --diff profile: the base's (scaled) samples */
 };
 
 /* Call fn once per distinct folded stack of P (thread root frame and _[i]/_[j]

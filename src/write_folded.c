@@ -203,6 +203,7 @@ static int build_stack(const struct profile *p, const struct profile_sample *s,
 
 struct run_header {
 	uint64_t count;
+	uint64_t base;           /* --diff: the base profile's samples of this stack */
 	uint32_t nframes;
 	uint32_t len;            /* of the line, without its NUL */
 };
@@ -220,6 +221,7 @@ static void run_record_view(const unsigned char *rec, struct folded_stack *out)
 
 	memcpy(&h, rec, sizeof h);
 	out->count = h.count;
+	out->base = h.base;
 	out->nframes = h.nframes;
 	out->frames = (const struct write_frame *)(const void *)(rec + sizeof h);
 	out->line = (const char *)(rec + sizeof h + h.nframes * sizeof(struct write_frame));
@@ -276,6 +278,7 @@ static void sort_run(struct sorter *so)
 				memcpy(&hp, prev, sizeof hp);
 				memcpy(&hr, rec, sizeof hr);
 				hp.count += hr.count;
+				hp.base += hr.base;
 				memcpy(prev, &hp, sizeof hp);
 				continue;
 			}
@@ -330,12 +333,13 @@ static int spill_run(struct sorter *so)
 	return 0;
 }
 
-/* Add the stack just built (so->line, so->frames) with COUNT to the run. */
-static int run_add(struct sorter *so, uint64_t count)
+/* Add the stack just built (so->line, so->frames) with COUNT (and BASE) to
+ * the run. */
+static int run_add(struct sorter *so, uint64_t count, uint64_t base)
 {
 	size_t len = so->line.len, nframes = so->frames.n;
 	size_t sz = run_record_size(nframes, len);
-	struct run_header h = { count, (uint32_t)nframes, (uint32_t)len };
+	struct run_header h = { count, base, (uint32_t)nframes, (uint32_t)len };
 	unsigned char *rec;
 
 	if (nframes > UINT32_MAX || len > UINT32_MAX) {
@@ -366,7 +370,8 @@ static int add_sample_stack(void *ctx, const struct profile_sample *s)
 	if (!s->count)
 		return 0;
 	if (build_stack(so->p, s, so->opt, &so->line, &so->frames, &so->leaf) < 0 ||
-	    run_add(so, s->count) < 0)
+	    run_add(so, (s->flags & PROFILE_SAMPLE_BASE) ? 0 : s->count,
+		    (s->flags & PROFILE_SAMPLE_BASE) ? s->count : 0) < 0)
 		return -1;
 	return 0;
 }
@@ -455,7 +460,7 @@ static void heap_sift_down(struct run_reader **heap, size_t n, size_t i)
 struct pending {
 	struct strbuf line;
 	struct frame_buf frames;
-	uint64_t count;
+	uint64_t count, base;
 	bool full;
 };
 
@@ -474,6 +479,7 @@ static int pending_set(struct pending *pd, const struct folded_stack *v)
 			       v->frames[i].mapping) < 0)
 			return -1;
 	pd->count = v->count;
+	pd->base = v->base;
 	pd->full = true;
 	return 0;
 }
@@ -481,7 +487,7 @@ static int pending_set(struct pending *pd, const struct folded_stack *v)
 static int pending_emit(struct pending *pd, int (*fn)(void *ctx, const struct folded_stack *s),
 			void *ctx)
 {
-	struct folded_stack v = { pd->line.s, pd->frames.f, pd->frames.n, pd->count };
+	struct folded_stack v = { pd->line.s, pd->frames.f, pd->frames.n, pd->count, pd->base };
 
 	pd->full = false;
 	return fn(ctx, &v);
@@ -526,6 +532,7 @@ static int merge_runs(struct sorter *so, int (*fn)(void *ctx, const struct folde
 		run_record_view(r->buf + r->start, &v);
 		if (pd.full && strcmp(pd.line.s, v.line) == 0) {
 			pd.count += v.count;
+			pd.base += v.base;
 		} else {
 			if (pd.full)
 				ret = pending_emit(&pd, fn, ctx);
@@ -604,9 +611,17 @@ static int print_folded(void *ctx, const struct folded_stack *s)
 	return fprintf(out, "%s %" PRIu64 "\n", s->line, s->count) < 0 ? -1 : 0;
 }
 
+/* a --diff profile: "stack BASE NEW", as difffolded.pl writes it (and
+ * flamegraph.pl draws: red grew, blue shrank) */
+static int print_folded_diff(void *ctx, const struct folded_stack *s)
+{
+	FILE *out = ctx;
+	return fprintf(out, "%s %" PRIu64 " %" PRIu64 "\n", s->line, s->base, s->count) < 0 ? -1 : 0;
+}
+
 int write_folded(const struct profile *p, FILE *out, const struct write_options *opt)
 {
-	int ret = folded_foreach(p, opt, print_folded, out);
+	int ret = folded_foreach(p, opt, p->diff ? print_folded_diff : print_folded, out);
 
 	if (ret == 0 && ferror(out)) {
 		errno = errno ? errno : EIO;

@@ -41,6 +41,7 @@ struct svg_node {
 	uint64_t start, count;
 	size_t depth;
 	struct write_frame frame;
+	uint64_t base;           /* a --diff profile: the base's samples under it */
 };
 
 struct open_frame {
@@ -48,6 +49,7 @@ struct open_frame {
 	size_t len;
 	uint64_t start;
 	struct write_frame frame;
+	uint64_t base_start;
 };
 
 /* Frames are laid out as the sorted stacks stream by: the frames of the
@@ -62,6 +64,7 @@ struct svg_layout {
 	struct open_frame *open;
 	size_t nopen, open_cap;
 	uint64_t offset;         /* samples laid out so far */
+	uint64_t base_offset;    /* a --diff profile: the base's, laid out so far */
 	uint64_t expected;       /* the profile's total, for the width cut */
 };
 
@@ -85,7 +88,8 @@ static int close_frames(struct svg_layout *lay, size_t k)
 			return -1;
 		}
 		lay->n[lay->len++] = (struct svg_node){ o->name, o->len, o->start, count,
-							lay->nopen + 1, o->frame };
+							lay->nopen + 1, o->frame,
+							lay->base_offset - o->base_start };
 		if (lay->nopen + 1 > lay->max_depth)
 			lay->max_depth = lay->nopen + 1;
 	}
@@ -104,7 +108,7 @@ static int open_frame(struct svg_layout *lay, const char *name, size_t len,
 		return -1;
 	memcpy(copy, name, len);
 	copy[len] = '\0';
-	lay->open[lay->nopen++] = (struct open_frame){ copy, len, lay->offset, *f };
+	lay->open[lay->nopen++] = (struct open_frame){ copy, len, lay->offset, *f, lay->base_offset };
 	return 0;
 }
 
@@ -138,6 +142,7 @@ static int layout_stack(void *ctx, const struct folded_stack *st)
 	if (k != SIZE_MAX && close_frames(lay, k) < 0)
 		return -1;
 	lay->offset += st->count;
+	lay->base_offset += st->base;
 	return 0;
 }
 
@@ -198,6 +203,15 @@ static const char *module_name(const struct profile *p, uint32_t mapping)
 	f = p->mappings[mapping].filename ? p->mappings[mapping].filename : "";
 	slash = strrchr(f, '/');
 	return slash ? slash + 1 : f;
+}
+
+/* A --diff frame: red where it grew, blue where it shrank, the deeper the
+ * more (its change over the largest), near white where it did not change. */
+static void diff_color(const struct svg_node *n, uint64_t max_change, int rgb[3])
+{
+	double change = (double)n->count - (double)n->base;
+	double k = max_change ? (change < 0 ? -change : change) / (double)max_change : 0;
+	hsl_to_rgb(change >= 0 ? 0 : 220, change == 0 ? 0 : 0.85, 0.95 - 0.45 * k, rgb);
 }
 
 static void frame_color(const struct profile *p, const struct svg_node *n, int rgb[3])
@@ -342,6 +356,14 @@ static void write_title(const struct profile *p, FILE *out, const struct write_o
 
 	if (opt && opt->title) {
 		escape_xml(out, opt->title, strlen(opt->title), TITLE_MAX);
+	} else if (p->diff) {
+		fputs("csampler diff: ", out);
+		escape_xml(out, p->base_name ? p->base_name : "", p->base_name ? strlen(p->base_name) : 0,
+			   TITLE_MAX / 3);
+		fputs(" \xe2\x86\x92 ", out);
+		escape_xml(out, p->new_name ? p->new_name : "", p->new_name ? strlen(p->new_name) : 0,
+			   TITLE_MAX / 3);
+		fputs(" (widths: the new; red grew, blue shrank, in shares)", out);
 	} else {
 		fputs("csampler: ", out);
 		escape_xml(out, p->command ? p->command : "", p->command ? strlen(p->command) : 0,
@@ -362,7 +384,7 @@ static void write_title(const struct profile *p, FILE *out, const struct write_o
 }
 
 static void write_node(const struct profile *p, FILE *out, const struct svg_node *n,
-		       uint64_t total, int height)
+		       uint64_t total, int height, uint64_t max_change)
 {
 	double span = IMAGE_WIDTH - 2 * SIDE_PAD;
 	double x = SIDE_PAD + (double)n->start * span / (double)total;
@@ -371,14 +393,23 @@ static void write_node(const struct profile *p, FILE *out, const struct svg_node
 	size_t fit = w > 6 ? (size_t)((w - 6) / CHAR_WIDTH) : 0;
 	int rgb[3];
 
-	frame_color(p, n, rgb);
+	if (p->diff)
+		diff_color(n, max_change, rgb);
+	else
+		frame_color(p, n, rgb);
 	fprintf(out, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64 "\" data-d=\"%zu\" "
 		"data-name=\"", n->start, n->count, n->depth);
 	escape_xml(out, n->name, n->len, SIZE_MAX);
 	fputs("\"><title>", out);
 	escape_xml(out, n->name, n->len, SIZE_MAX);
-	fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title>", n->count,
-		100.0 * (double)n->count / (double)total);
+	if (p->diff)
+		fprintf(out, " (%" PRIu64 " samples, %.2f%%; base %.2f%%, %+.2f)</title>", n->count,
+			100.0 * (double)n->count / (double)total,
+			100.0 * (double)n->base / (double)total,
+			100.0 * ((double)n->count - (double)n->base) / (double)total);
+	else
+		fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title>", n->count,
+			100.0 * (double)n->count / (double)total);
 	fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
 		"fill=\"rgb(%d,%d,%d)\"/>", x, y, w, FRAME_HEIGHT - 1, rgb[0], rgb[1], rgb[2]);
 	fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_HEIGHT - 4.5);
@@ -409,7 +440,14 @@ int write_svg(const struct profile *p, FILE *out, const struct write_options *op
 		return -1;
 	}
 	total = lay.offset;
-	root = (struct svg_node){ "all", 3, 0, total, 0, root_frame };
+	root = (struct svg_node){ "all", 3, 0, total, 0, root_frame, lay.base_offset };
+	uint64_t max_change = 0;
+	for (size_t i = 0; p->diff && i < lay.len; i++) {
+		uint64_t c = lay.n[i].count > lay.n[i].base ? lay.n[i].count - lay.n[i].base
+							    : lay.n[i].base - lay.n[i].count;
+		if (c > max_change)
+			max_change = c;
+	}
 	height = TOP_PAD + (int)(lay.max_depth + 1) * FRAME_HEIGHT + BOTTOM_PAD;
 
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
@@ -438,10 +476,10 @@ int write_svg(const struct profile *p, FILE *out, const struct write_options *op
 	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", SIDE_PAD, height - 12);
 	fputs("<g id=\"frames\">\n", out);
 	if (total) {
-		write_node(p, out, &root, total, height);
+		write_node(p, out, &root, total, height, max_change);
 		for (size_t i = 0; i < lay.len; i++)
 			if (wide_enough(lay.n[i].count, total))
-				write_node(p, out, &lay.n[i], total, height);
+				write_node(p, out, &lay.n[i], total, height, max_change);
 	} else {
 		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no samples</text>\n",
 			IMAGE_WIDTH / 2, TOP_PAD + 12);

@@ -26,6 +26,7 @@ struct func_stat {
 	const char *name;        /* in the name table */
 	size_t len;
 	uint64_t self, total;
+	uint64_t base_self, base_total; /* a --diff profile: the base's */
 	size_t last_stack;       /* + 1 of the stack that last counted total */
 	uint32_t function;       /* where it is: the first profile function and */
 	uint32_t mapping;        /* mapping seen under this name, or PROFILE_NONE */
@@ -48,8 +49,8 @@ static struct func_stat *func_find(struct func_table *t, const char *name, size_
 	if ((size_t)i == t->n) {
 		if (array_grow(&t->f, &t->cap, t->n + 1, sizeof *t->f, 128) < 0)
 			return NULL;
-		t->f[t->n++] = (struct func_stat){ t->names.strs[i], len, 0, 0, 0, PROFILE_NONE,
-						   PROFILE_NONE };
+		t->f[t->n++] = (struct func_stat){ t->names.strs[i], len, 0, 0, 0, 0, 0,
+						   PROFILE_NONE, PROFILE_NONE };
 	}
 	return &t->f[i];
 }
@@ -61,6 +62,24 @@ static int by_self(const void *a, const void *b)
 		return x->self < y->self ? 1 : -1;
 	if (x->total != y->total)
 		return x->total < y->total ? 1 : -1;
+	return folded_line_compare(x->name, y->name);
+}
+
+/* a --diff profile: the largest change of self, then of total, first */
+static uint64_t change(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+static int by_change(const void *a, const void *b)
+{
+	const struct func_stat *x = a, *y = b;
+	uint64_t cx = change(x->self, x->base_self), cy = change(y->self, y->base_self);
+	if (cx != cy)
+		return cx < cy ? 1 : -1;
+	cx = change(x->total, x->base_total), cy = change(y->total, y->base_total);
+	if (cx != cy)
+		return cx < cy ? 1 : -1;
 	return folded_line_compare(x->name, y->name);
 }
 
@@ -106,6 +125,34 @@ static void print_functions(FILE *out, const struct profile *p, const char *head
 	for (size_t i = 0; i < n && i < TOP_FUNCTIONS && (!self_only || f[i].self); i++) {
 		fprintf(out, "%10" PRIu64 " %6.2f%% %10" PRIu64 " %6.2f%%  %.*s", f[i].self,
 			share(f[i].self, total), f[i].total, share(f[i].total, total),
+			(int)f[i].len, f[i].name);
+		print_where(out, p, &f[i]);
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+}
+
+/* A --diff profile's report: each function's share of its profile's samples
+ * before (the base) and after, the largest changes first. */
+static void print_diff(FILE *out, const struct profile *p, struct func_stat *f, size_t n,
+		       uint64_t total, size_t nstacks)
+{
+	char a[1040], b[1040];
+	escape_terminal(p->base_name ? p->base_name : "", a, sizeof a);
+	escape_terminal(p->new_name ? p->new_name : "", b, sizeof b);
+	fprintf(out, "csampler diff\nbase:     %s\nnew:      %s\n%" PRIu64 " samples in %zu "
+		"stacks (the base's scaled to the same total: shares are compared)\n\n", a, b, total,
+		nstacks);
+	if (n)
+		qsort(f, n, sizeof *f, by_change);
+	fprintf(out, "Largest changes by function (self)\n%8s %8s %8s %8s %8s  %s\n", "base%",
+		"new%", "change", "total%", "change", "function  (file:line, module)");
+	for (size_t i = 0; i < n && i < TOP_FUNCTIONS; i++) {
+		if (!change(f[i].self, f[i].base_self) && !change(f[i].total, f[i].base_total))
+			break;
+		fprintf(out, "%7.2f%% %7.2f%% %+8.2f %7.2f%% %+8.2f  %.*s", share(f[i].base_self, total),
+			share(f[i].self, total), share(f[i].self, total) - share(f[i].base_self, total),
+			share(f[i].total, total), share(f[i].total, total) - share(f[i].base_total, total),
 			(int)f[i].len, f[i].name);
 		print_where(out, p, &f[i]);
 		fputc('\n', out);
@@ -296,10 +343,13 @@ static int count_stack(void *ctx, const struct folded_stack *st)
 			}
 			if (f->last_stack != r->nstacks) {
 				f->total += st->count;
+				f->base_total += st->base;
 				f->last_stack = r->nstacks;
 			}
-			if (!e)
+			if (!e) {
 				f->self += st->count;
+				f->base_self += st->base;
+			}
 		}
 		if (!e)
 			break;
@@ -330,6 +380,11 @@ int write_text(const struct profile *p, FILE *out, const struct write_options *o
 		return -1;
 	}
 
+	if (p->diff) {
+		print_diff(out, p, r.t.f, r.t.n, r.total, r.nstacks);
+		text_report_free(&r);
+		return ferror(out) ? -1 : 0;
+	}
 	/* one line, whatever the arguments hold: escaped for a terminal */
 	const char *cmd = p->command ? p->command : "";
 	size_t need = escape_terminal(cmd, NULL, 0) + 1;
@@ -364,7 +419,7 @@ int write_text(const struct profile *p, FILE *out, const struct write_options *o
 	fprintf(out, "Hottest stacks (leaf first)\n");
 	for (size_t i = 0; i < r.top.n; i++) {
 		struct folded_stack v = { r.top.s[i].line, r.top.s[i].frames, r.top.s[i].nframes,
-					  r.top.s[i].count };
+					  r.top.s[i].count, 0 };
 		print_stack(out, &v, i + 1, r.total);
 	}
 	text_report_free(&r);

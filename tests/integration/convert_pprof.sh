@@ -64,26 +64,7 @@ assert_eq "cut gzip: status" "$CS_STATUS" 73
 grep -q "a damaged or cut gzip stream" "$T/cs.err" || fail "cut gzip: $(cat "$T/cs.err")"
 run_csampler -i "$T/none.pb.gz" -o "$T/x.folded"
 assert_eq "missing file: status" "$CS_STATUS" 73
-python3 - "$T/heap.pb" <<'PY'
-import sys
-# a heap profile: sample_type alloc_space/bytes, one sample of 4096
-def varint(n):
-    out = b""
-    while True:
-        b = n & 0x7f; n >>= 7
-        out += bytes([b | (0x80 if n else 0)])
-        if not n: return out
-def field(num, wire, payload):
-    return varint(num << 3 | wire) + (varint(len(payload)) + payload if wire == 2 else varint(payload))
-strings = [b"", b"alloc_space", b"bytes", b"space"]
-msg = field(1, 2, field(1, 0, 1) + field(2, 0, 2))            # sample_type
-msg += field(2, 2, field(1, 2, varint(1)) + field(2, 2, varint(4096)))  # sample
-msg += field(4, 2, field(1, 0, 1))                            # location 1
-for s in strings: msg += field(6, 2, s)
-msg += field(11, 2, field(1, 0, 3) + field(2, 0, 2))           # period_type space/bytes
-msg += field(12, 0, 524288)
-open(sys.argv[1], "wb").write(msg)
-PY
+python3 "$TESTS_SRCDIR/mkpprof.py" heap "$T/heap.pb" || harness "mkpprof.py failed"
 run_csampler -i "$T/heap.pb" -o "$T/x.folded"
 assert_eq "heap profile: status" "$CS_STATUS" 73
 grep -q "a profile of alloc_space/bytes, not of time" "$T/cs.err" || fail "heap: $(cat "$T/cs.err")"

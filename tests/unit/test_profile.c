@@ -279,6 +279,67 @@ static void test_command(void **state)
 }
 
 /* Many entries: every table rehashes several times and still finds all. */
+/* --diff: the base's samples join the other profile flagged as base, their
+ * counts scaled to its total exactly (the rounding carried from sample to
+ * sample), its functions, mappings and threads interned there; the other's
+ * total is unchanged. */
+struct base_sum {
+	uint64_t base, other;
+	size_t nbase;
+};
+
+static int sum_base(void *ctx, const struct profile_sample *s)
+{
+	struct base_sum *b = ctx;
+	if (s->flags & PROFILE_SAMPLE_BASE) {
+		b->base += s->count;
+		b->nbase++;
+	} else {
+		b->other += s->count;
+	}
+	return 0;
+}
+
+static void test_add_base(void **state)
+{
+	(void)state;
+	struct profile *dst = profile_new(), *base = profile_new();
+	assert_non_null(dst);
+	assert_non_null(base);
+	uint32_t f = profile_add_function(dst, "f", "f", "f.c", 1);
+	struct profile_line line = { f, 10 };
+	uint32_t l = profile_add_location(dst, 0x1000, PROFILE_NONE, &line, 1, false);
+	uint32_t t = profile_add_thread(dst, 1, 1, "main", "prog");
+	assert_int_equal(profile_add_sample(dst, t, &l, 1, 0, 1000), 0);
+
+	uint32_t g = profile_add_function(base, "g", "g", "g.c", 5);
+	uint32_t bf = profile_add_function(base, "f", "f", "f.c", 1);
+	struct profile_line gl = { g, 7 }, fl = { bf, 10 };
+	uint32_t bl[2] = { profile_add_location(base, 0x2000, PROFILE_NONE, &gl, 1, false),
+			   profile_add_location(base, 0x1000, PROFILE_NONE, &fl, 1, false) };
+	uint32_t bt = profile_add_thread(base, 2, 2, "worker", "prog");
+	/* 3 x 1, then 1 x 4: 7 samples scaled to 1000 */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(profile_add_sample(base, bt, bl, 2, 0, 1), 0);
+	assert_int_equal(profile_add_sample(base, bt, &bl[1], 1, 0, 4), 0);
+
+	assert_int_equal(profile_add_base(dst, base), 0);
+	assert_true(dst->diff);
+	assert_int_equal(dst->total_samples, 1000);
+	assert_int_equal(dst->base_total, 1000);
+	struct base_sum sum = { 0 };
+	assert_int_equal(profile_foreach_sample(dst, sum_base, &sum), 0);
+	assert_int_equal(sum.base, 1000);
+	assert_int_equal(sum.other, 1000);
+	assert_int_equal(sum.nbase, 4);
+	/* f's location is the same one; g and the worker were added */
+	assert_int_equal(dst->nlocations, 2);
+	assert_int_equal(dst->nfunctions, 2);
+	assert_int_equal(dst->nthreads, 2);
+	profile_free(dst);
+	profile_free(base);
+}
+
 static void test_growth(void **state)
 {
 	struct profile *p = *state;
@@ -320,6 +381,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sample_store_spills, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_growth, setup, teardown),
+		cmocka_unit_test(test_add_base),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
