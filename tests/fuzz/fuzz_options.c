@@ -1,6 +1,7 @@
 /* libFuzzer harness for options_parse (src/options.c): the input is split on
  * NUL bytes into argv[1..] (argv[0] is "csampler"); parse, then free. Every
- * outcome must be one of the three results, and parsing never exits (no
+ * outcome must be one of the three results, a profile to run names what it
+ * profiles (a command, -p, -t, or -i and outputs), and parsing never exits (no
  * exit() in the library; stdout goes to /dev/null, messages to stderr).
  * Built by make fuzz; replayed over corpus/options/ by make check. */
 #include "config.h"
@@ -44,12 +45,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r != OPTIONS_RUN && r != OPTIONS_EXIT_OK && r != OPTIONS_EXIT_USAGE)
 		abort();
 	if (r == OPTIONS_RUN) {
-		/* what validation promises the other rooms */
-		if ((o.pid != 0) == (o.command != NULL) && o.mode == MODE_RECORD)
+		/* what validation promises the other rooms: one target (a
+		 * command, or -p and/or -t), or an input to convert */
+		if (o.mode == MODE_RECORD && !o.command && !o.pid && !o.ntids)
+			abort();
+		if (o.command && (o.pid || o.ntids))
 			abort();
 		if (o.mode != MODE_RECORD && o.mode != MODE_TOP && o.mode != MODE_DUMP &&
-		    o.mode != MODE_SERVE)
+		    o.mode != MODE_SERVE && o.mode != MODE_CONVERT)
 			abort();
+		if ((o.mode == MODE_CONVERT) != (o.input != NULL))
+			abort();
+		if (o.mode == MODE_CONVERT && (o.noutputs == 0 || o.pid || o.command || o.ntids ||
+					       o.diff != (o.input2 != NULL)))
+			abort();
+		if (o.ntids > OPTIONS_MAX_TIDS || o.nlabels > OPTIONS_MAX_LABELS)
+			abort();
+		for (size_t i = 0; i < o.nlabels; i++)
+			if (!o.labels[i].key[0] || (o.labels[i].key[0] >= '0' && o.labels[i].key[0] <= '9') ||
+			    strlen(o.labels[i].value) > OPTIONS_LABEL_VALUE_MAX)
+				abort();
 		/* --serve: an address, a bound on seconds, no file and no children */
 		if ((o.mode == MODE_SERVE) != (o.serve_address != NULL))
 			abort();
