@@ -226,6 +226,7 @@ static bool stream_on_stop_signal(void *ctx, int signo)
 	pthread_mutex_lock(&st->srv->lock);
 	st->srv->stopping = true;
 	pthread_mutex_unlock(&st->srv->lock);
+	srv_http_quiesce(st->srv);
 	return true;
 }
 
@@ -614,6 +615,7 @@ static void serve_loop(struct server *srv, int sigfd, int pidfd, int *exit_statu
 			pthread_mutex_lock(&srv->lock);
 			srv->stopping = true;
 			pthread_mutex_unlock(&srv->lock);
+			srv_http_quiesce(srv);
 		}
 		if (fds[1].revents & POLLIN) {
 			pthread_mutex_lock(&srv->lock);

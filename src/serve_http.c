@@ -45,6 +45,7 @@ struct http {
 	struct serve_address addr;
 	bool unlink_socket;             /* we made addr.path */
 	struct MHD_Daemon *daemon;
+	bool quiesced;                  /* takes no new connection (under srv->lock) */
 	struct serve_guard *guard;      /* connections bounded in number and time */
 	char where[320];                /* what the log says we serve on */
 };
@@ -674,12 +675,23 @@ int srv_http_start(struct server *srv)
 	return 0;
 }
 
+void srv_http_quiesce(struct server *srv)
+{
+	struct http *h = srv->http;
+	pthread_mutex_lock(&srv->lock);
+	if (h && h->daemon && !h->quiesced) {
+		MHD_quiesce_daemon(h->daemon);  /* the socket stays ours */
+		h->quiesced = true;
+	}
+	pthread_mutex_unlock(&srv->lock);
+}
+
 void srv_http_stop(struct server *srv)
 {
 	struct http *h = srv->http;
 	if (!h || !h->daemon)
 		return;
-	MHD_quiesce_daemon(h->daemon);  /* no new connection; the socket stays ours */
+	srv_http_quiesce(srv);
 	struct timespec until;
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += SERVE_STOP_WAIT_NS / 1000000000u;

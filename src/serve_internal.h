@@ -102,6 +102,9 @@ unsigned srv_first_free_seconds(const struct server *srv);
 int srv_http_listen(struct server *srv);
 /* Serve on it, saying where. 0, or a CS_EXIT_* status (said). */
 int srv_http_start(struct server *srv);
+/* Take no new connection (from the stop signal on: a request after it is
+ * refused, not answered); the ones open go on. Any thread, once or more. */
+void srv_http_quiesce(struct server *srv);
 /* Stop taking connections, let the requests in progress finish (bounded),
  * and stop. */
 void srv_http_stop(struct server *srv);
