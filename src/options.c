@@ -327,6 +327,8 @@ static unsigned time_resolution(const char *path)
 		while (*c == 'E' || *c == 'O' || *c == '_' || *c == '-' || *c == '0' || *c == '^' ||
 		       *c == '#')
 			c++;
+		if (!*c)
+			break;   /* flags and no conversion at the end of the name */
 		unsigned r = strchr("SsTrXc+", *c) ? 1 : strchr("MR", *c) ? 60 :
 			     strchr("HIklp", *c) ? 3600 : strchr("deajuwDFxAU", *c) ? 86400 :
 			     strchr("VWGg", *c) ? 7 * 86400 : strchr("mbBh", *c) ? 28 * 86400 :
