@@ -33,8 +33,11 @@ seen=$(printf '%s\n' "$stats" | sed -nE 's/.*, ([0-9]+) threads seen,.*/\1/p')
 
 # The late thread ran from the signal to csampler's end (and a little after:
 # its run time is read once csampler has exited, so expect a bit less).
+# How much CPU it got in those 2.5 s depends on the machine (626 ms with
+# another test and AddressSanitizer): that it ran at all shows the signal
+# reached it; its samples are judged against what it got.
 cpu_ms=$(( (after - before) / 1000000 ))
-[ "$cpu_ms" -ge 1000 ] || fail "late-spin used only $cpu_ms ms of CPU after SIGUSR1: did the signal reach it?"
+[ "$cpu_ms" -ge 100 ] || fail "late-spin used only $cpu_ms ms of CPU after SIGUSR1: did the signal reach it?"
 want=$((cpu_ms * 99 / 1000))
 F=$T/out.folded
 got=$(folded_count "$F" ';late_spin;late_leaf$')
