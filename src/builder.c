@@ -15,6 +15,7 @@
 #include "escape.h"
 #include "procfs.h"
 #include "symcache.h"
+#include "tidmap.h"
 #include "timeline.h"
 
 struct build {
@@ -163,14 +164,8 @@ static int add_stack(struct build *b, uint32_t key, uint32_t stack_flags, const 
 	const struct recorder_thread *ti = recorder_thread(b->in->recorder, key);
 	if (!ti)
 		return 0;
-	const struct options *o = b->in->opt;
-	if (o->ntids) {   /* -t, or --serve's tid=: the threads chosen only */
-		size_t i = 0;
-		while (i < o->ntids && o->tids[i] != ti->tid)
-			i++;
-		if (i == o->ntids)
-			return 0;
-	}
+	if (!tids_allow(b->in->opt->tids, b->in->opt->ntids, ti->tid))
+		return 0;   /* -t, or --serve's tid=: the threads chosen only */
 	uint32_t thread = thread_for(b, ti);
 	size_t n = 0;
 	for (uint32_t i = 0; i < depth && i < b->in->opt->max_depth; i++) {

@@ -382,19 +382,10 @@ static void regs_from_perf(const uint64_t *v, struct user_regs_struct *r)
 	};
 }
 
-static bool chosen(const struct perf_sampler *ps, pid_t tid)
-{
-	if (!ps->cfg.ntids)
-		return true;
-	for (size_t i = 0; i < ps->cfg.ntids; i++)
-		if (ps->cfg.tids[i] == tid)
-			return true;
-	return false;
-}
 
 static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *v)
 {
-	if (!chosen(ps, v->tid))
+	if (!tids_allow(ps->cfg.tids, ps->cfg.ntids, v->tid))
 		return;   /* -t: another thread of the process */
 	ps->stats.samples++;
 	struct thread_row *row = row_find(ps, v->tid);
@@ -425,13 +416,10 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 	s->stack_cap = v->stack_size;
 	s->stack_len = v->stack_valid;
 	/* the kernel's copy stops short at the end of the stack mapping, or at
-	 * the first page it cannot read without a fault: one the thread never
-	 * touched (a large local buffer not written), above which its callers'
-	 * frames lie unread */
-	const struct procmaps_entry *se = procmaps_find(row->proc->maps, s->regs.rsp);
-	s->copy_short = v->stack_valid < v->stack_size && se && se->current &&
-			s->regs.rsp >= se->start && s->regs.rsp + v->stack_valid < se->end;
-	s->window_cut = v->stack_valid == v->stack_size || s->copy_short;
+	 * the first page it cannot read without a fault (the unwinder tells
+	 * which: kernel_copy) */
+	s->window_cut = v->stack_valid == v->stack_size;
+	s->kernel_copy = true;
 	s->sp_pc_only = false;
 	const uint64_t *addrs;
 	unsigned depth;
@@ -565,7 +553,7 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 			perf_sampler_on_event(ps, &(struct target_event){ TARGET_EV_PROCESS_NEW,
 									  tl[i].pid, tl[i].pid });
 	for (size_t i = 0; i < n; i++)
-		ps->stats.threads_seen += chosen(ps, tl[i].tid);
+		ps->stats.threads_seen += tids_allow(ps->cfg.tids, ps->cfg.ntids, tl[i].tid);
 	if (cfg->verbose)
 		warn("perf events: one per CPU (%u), filtered to the target, in %.1f ms", ps->ncpus,
 		     (double)(clock_monotonic_ns() - t0) / 1e6);
@@ -623,7 +611,7 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 		recorder_release_gone(ps->rec);
 		break;
 	case TARGET_EV_THREAD_NEW:
-		ps->stats.threads_seen += chosen(ps, ev->tid);
+		ps->stats.threads_seen += tids_allow(ps->cfg.tids, ps->cfg.ntids, ev->tid);
 		break;
 	case TARGET_EV_THREAD_EXIT:
 		/* its last samples, maybe its first ones too, are in a ring: a row

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "addrmap.h"
+#include "array.h"
 #include "pprof_read.h"
 #include "profile.pb-c.h"
 
@@ -23,6 +24,8 @@ struct reader {
 	uint64_t truncated_loc;         /* the id of csampler's "[truncated]" root, or 0 */
 	const char *program;            /* the default thread's name */
 	uint32_t *locs;                 /* one sample's stack */
+	struct profile_line *lines;     /* one location's lines */
+	size_t lines_cap;
 	size_t vi;                      /* the value read */
 	uint64_t ns_per_value;          /* > 0: the value is nanoseconds, this many a period */
 	uint64_t skipped;               /* samples with a negative value */
@@ -160,6 +163,22 @@ static int choose_value(struct reader *r)
 	return 0;
 }
 
+/* Keep INDEX, what was made of id ID in SPACE. 0, or -1 (said): out of
+ * memory (INDEX PROFILE_NONE: the profile's), or the id given twice. */
+static int keep_id(struct reader *r, int space, uint64_t id, uint32_t index)
+{
+	static const char *const what[] = {
+		[IDS_FUNCTION] = "function", [IDS_MAPPING] = "mapping", [IDS_LOCATION] = "location",
+	};
+	uint32_t *slot = index == PROFILE_NONE ? NULL : addrmap_slot(&r->ids, space, id);
+	if (!slot)
+		return fail(r, "out of memory");
+	if (*slot != ADDRMAP_EMPTY)
+		return fail(r, "%s id %llu given twice", what[space], (unsigned long long)id);
+	*slot = index;
+	return 0;
+}
+
 static int read_functions(struct reader *r)
 {
 	for (size_t i = 0; i < r->m->n_function; i++) {
@@ -168,14 +187,9 @@ static int read_functions(struct reader *r)
 			   *file = str(r, f->filename);
 		if (!f->id || !name || !sys || !file)
 			return fail(r, "function %zu: no id or a bad string index", i);
-		uint32_t *slot = addrmap_slot(&r->ids, IDS_FUNCTION, f->id);
-		if (!slot)
-			return fail(r, "out of memory");
-		if (*slot != ADDRMAP_EMPTY)
-			return fail(r, "function id %llu given twice", (unsigned long long)f->id);
-		*slot = profile_add_function(r->p, name, sys, file, f->start_line);
-		if (*slot == PROFILE_NONE)
-			return fail(r, "out of memory");
+		if (keep_id(r, IDS_FUNCTION, f->id,
+			    profile_add_function(r->p, name, sys, file, f->start_line)) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -197,14 +211,8 @@ static int read_mappings(struct reader *r)
 			.has_filenames = mp->has_filenames, .has_line_numbers = mp->has_line_numbers,
 			.has_inline_frames = mp->has_inline_frames,
 		};
-		uint32_t *slot = addrmap_slot(&r->ids, IDS_MAPPING, mp->id);
-		if (!slot)
-			return fail(r, "out of memory");
-		if (*slot != ADDRMAP_EMPTY)
-			return fail(r, "mapping id %llu given twice", (unsigned long long)mp->id);
-		*slot = profile_add_mapping(r->p, &pm);
-		if (*slot == PROFILE_NONE)
-			return fail(r, "out of memory");
+		if (keep_id(r, IDS_MAPPING, mp->id, profile_add_mapping(r->p, &pm)) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -218,55 +226,29 @@ static uint32_t index_of(struct reader *r, int space, uint64_t id)
 
 static int read_locations(struct reader *r)
 {
-	size_t cap = 0;
-	struct profile_line *lines = NULL;
 	for (size_t i = 0; i < r->m->n_location; i++) {
 		const Perftools__Profiles__Location *l = r->m->location[i];
-		if (!l->id) {
-			free(lines);
+		if (!l->id)
 			return fail(r, "location %zu has no id", i);
-		}
 		uint32_t mapping = PROFILE_NONE;
-		if (l->mapping_id && (mapping = index_of(r, IDS_MAPPING, l->mapping_id)) == PROFILE_NONE) {
-			free(lines);
+		if (l->mapping_id && (mapping = index_of(r, IDS_MAPPING, l->mapping_id)) == PROFILE_NONE)
 			return fail(r, "location %llu names no mapping", (unsigned long long)l->id);
-		}
-		if (l->n_line > cap) {
-			struct profile_line *nl = realloc(lines, l->n_line * sizeof *nl);
-			if (!nl) {
-				free(lines);
-				return fail(r, "out of memory");
-			}
-			lines = nl;
-			cap = l->n_line;
-		}
+		if (array_grow(&r->lines, &r->lines_cap, l->n_line, sizeof *r->lines, 16) < 0)
+			return fail(r, "out of memory");
 		for (size_t k = 0; k < l->n_line; k++) {
-			lines[k].function = index_of(r, IDS_FUNCTION, l->line[k]->function_id);
-			lines[k].line = l->line[k]->line;
-			if (lines[k].function == PROFILE_NONE) {
-				free(lines);
+			r->lines[k].function = index_of(r, IDS_FUNCTION, l->line[k]->function_id);
+			r->lines[k].line = l->line[k]->line;
+			if (r->lines[k].function == PROFILE_NONE)
 				return fail(r, "location %llu names no function", (unsigned long long)l->id);
-			}
 		}
 		if (!l->mapping_id && l->n_line == 1 &&
-		    strcmp(r->p->functions[lines[0].function].name, "[truncated]") == 0)
+		    strcmp(r->p->functions[r->lines[0].function].name, "[truncated]") == 0)
 			r->truncated_loc = l->id;
-		uint32_t *slot = addrmap_slot(&r->ids, IDS_LOCATION, l->id);
-		if (!slot) {
-			free(lines);
-			return fail(r, "out of memory");
-		}
-		if (*slot != ADDRMAP_EMPTY) {
-			free(lines);
-			return fail(r, "location id %llu given twice", (unsigned long long)l->id);
-		}
-		*slot = profile_add_location(r->p, l->address, mapping, lines, l->n_line, false);
-		if (*slot == PROFILE_NONE) {
-			free(lines);
-			return fail(r, "out of memory");
-		}
+		if (keep_id(r, IDS_LOCATION, l->id,
+			    profile_add_location(r->p, l->address, mapping, r->lines, l->n_line,
+						 false)) < 0)
+			return -1;
 	}
-	free(lines);
 	return 0;
 }
 
@@ -376,6 +358,7 @@ struct profile *pprof_read(const uint8_t *data, size_t len, unsigned max_depth, 
 	if (rc == 0 && r.skipped && !r.p->nsamples)
 		rc = fail(&r, "only negative values (a difference of profiles)");
 	free(r.locs);
+	free(r.lines);
 	addrmap_free(&r.ids);
 	perftools__profiles__profile__free_unpacked(m, NULL);
 	if (rc < 0) {

@@ -448,11 +448,10 @@ static struct node *find_known(const struct procmaps *pm, size_t nsorted,
 	return NULL;
 }
 
-int procmaps_open_file(const struct procmaps *pm, const struct procmaps_entry *e)
+/* The descriptor PM holds open on the file E maps, or -1. */
+static int held_fd(const struct procmaps *pm, const struct procmaps_entry *e)
 {
-	if (e->fd >= 0)
-		return e->fd;
-	for (size_t i = 0; e->inode && i < pm->nfiles; i++) {
+	for (size_t i = 0; i < pm->nfiles; i++) {
 		const struct open_file *f = &pm->files[i];
 		if (f->inode == e->inode && f->dev_major == e->dev_major && f->dev_minor == e->dev_minor)
 			return f->fd;
@@ -460,13 +459,16 @@ int procmaps_open_file(const struct procmaps *pm, const struct procmaps_entry *e
 	return -1;
 }
 
+int procmaps_open_file(const struct procmaps *pm, const struct procmaps_entry *e)
+{
+	return e->fd >= 0 ? e->fd : e->inode ? held_fd(pm, e) : -1;
+}
+
 static int file_fd(struct procmaps *pm, const struct procmaps_entry *e, const char *path)
 {
-	for (size_t i = 0; i < pm->nfiles; i++) {
-		const struct open_file *f = &pm->files[i];
-		if (f->inode == e->inode && f->dev_major == e->dev_major && f->dev_minor == e->dev_minor)
-			return f->fd;
-	}
+	int held = held_fd(pm, e);
+	if (held >= 0)
+		return held;
 	if (pm->nfiles >= MAX_FILES)
 		return -1;
 	struct shared_file *sf = pm->shared ? shared_find(pm->shared, false, e->dev_major, e->dev_minor,

@@ -529,8 +529,10 @@ struct merge {
 	struct profile *dst;
 	const struct profile *base;
 	uint32_t *locs, *functions, *mappings, *threads; /* base index -> dst's, or PROFILE_NONE */
-	uint32_t *stack;
+	uint32_t *stack;         /* one sample's stack, in dst's locations */
 	size_t stack_cap;
+	struct profile_line *lines; /* one location's lines, in dst's functions */
+	size_t lines_cap;
 	unsigned __int128 acc;   /* base counts x dst total, summed */
 	uint64_t given;          /* scaled counts given so far */
 };
@@ -558,15 +560,15 @@ static uint32_t merge_location(struct merge *m, uint32_t i)
 		if ((mapping = m->mappings[l->mapping]) == PROFILE_NONE)
 			return PROFILE_NONE;
 	}
-	struct profile_line lines[64];
-	size_t n = l->nlines < 64 ? l->nlines : 64;
-	for (size_t k = 0; k < n; k++) {
+	if (grow((void **)&m->lines, &m->lines_cap, 0, l->nlines, sizeof *m->lines) < 0)
+		return PROFILE_NONE;
+	for (size_t k = 0; k < l->nlines; k++) {
 		const struct profile_line *bl = &m->base->lines[l->first_line + k];
-		lines[k] = (struct profile_line){ merge_function(m, bl->function), bl->line };
-		if (lines[k].function == PROFILE_NONE)
+		m->lines[k] = (struct profile_line){ merge_function(m, bl->function), bl->line };
+		if (m->lines[k].function == PROFILE_NONE)
 			return PROFILE_NONE;
 	}
-	m->locs[i] = profile_add_location(m->dst, l->address, mapping, lines, n, l->jit);
+	m->locs[i] = profile_add_location(m->dst, l->address, mapping, m->lines, l->nlines, l->jit);
 	return m->locs[i];
 }
 
@@ -586,18 +588,13 @@ static int merge_sample(void *ctx, const struct profile_sample *s)
 		if (m->threads[s->thread] == PROFILE_NONE)
 			return -1;
 	}
-	if (s->nlocs > m->stack_cap) {
-		uint32_t *ns = realloc(m->stack, s->nlocs * sizeof *ns);
-		if (!ns)
-			return -1;
-		m->stack = ns;
-		m->stack_cap = s->nlocs;
-	}
+	if (grow((void **)&m->stack, &m->stack_cap, 0, s->nlocs, sizeof *m->stack) < 0)
+		return -1;
 	for (uint32_t k = 0; k < s->nlocs; k++)
 		if ((m->stack[k] = merge_location(m, s->locs[k])) == PROFILE_NONE)
 			return -1;
 	return profile_add_sample(m->dst, m->threads[s->thread], m->stack, s->nlocs,
-				  (s->flags & ~PROFILE_SAMPLE_BASE) | PROFILE_SAMPLE_BASE, count);
+				  s->flags | PROFILE_SAMPLE_BASE, count);
 }
 
 int profile_add_base(struct profile *dst, const struct profile *base)
@@ -629,5 +626,6 @@ int profile_add_base(struct profile *dst, const struct profile *base)
 	free(m.mappings);
 	free(m.threads);
 	free(m.stack);
+	free(m.lines);
 	return ret;
 }

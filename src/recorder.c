@@ -466,7 +466,8 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 		tag_addresses(p, r->addrs, *depth);
 	r->stats.unwind_results[res] += count;   /* (periods, as samples and truncated) */
 	*flags = flags_for_result(res);
-	if (res == UNWIND_WINDOW && snap->copy_short)
+	/* (a window cut before the window's end: the kernel's copy was short) */
+	if (res == UNWIND_WINDOW && snap->kernel_copy && snap->stack_len < snap->stack_cap)
 		*flags |= STACK_COPY_SHORT;
 	*addrs = r->addrs;
 	recorder_count(r, key, *flags, r->addrs, *depth, count);

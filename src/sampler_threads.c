@@ -371,13 +371,8 @@ static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
  * choose is not followed: never read, never interrupted). */
 void threads_queue(struct sampler *s, pid_t pid, pid_t tid)
 {
-	if (s->cfg.ntids) {
-		size_t i = 0;
-		while (i < s->cfg.ntids && s->cfg.tids[i] != tid)
-			i++;
-		if (i == s->cfg.ntids)
-			return;
-	}
+	if (!tids_allow(s->cfg.tids, s->cfg.ntids, tid))
+		return;
 	if (array_grow(&s->pending, &s->pending_cap, s->npending + 1, sizeof *s->pending, 64) < 0) {
 		s->pending_lost = true;
 		return;

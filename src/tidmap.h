@@ -40,4 +40,14 @@ void tidmap_remove(struct tidmap *m, pid_t tid);
 void tidmap_clear(struct tidmap *m);
 void tidmap_free(struct tidmap *m);
 
+/* -t (and --serve's tid=): whether TID is among TIDS[0, N), the threads
+ * chosen; every thread is when none is (N 0). */
+static inline bool tids_allow(const pid_t *tids, size_t n, pid_t tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tids[i] == tid)
+			return true;
+	return n == 0;
+}
+
 #endif

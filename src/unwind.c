@@ -118,7 +118,7 @@ static bool read_target(struct unwind_ctx *c, uint64_t addr, void *buf, size_t l
 	}
 	if (addr + len > copy_end && addr < c->stack_end && addr >= s->stack_start) {
 		/* beyond the copy, inside the stack: the live stack has changed */
-		if (s->window_cut)
+		if (c->window_cut)
 			c->window_hit = true;
 		return false;
 	}
@@ -393,7 +393,7 @@ static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_
 	s->stack_start = sp;
 	s->stack_len = 0;
 	s->window_cut = 0;
-	s->copy_short = false;
+	s->kernel_copy = false;
 	size_t len = s->stack_cap;
 	const struct procmaps_entry *e = procmaps_find(u->pm, sp);
 	bool known = e && e->current && sp >= e->start && sp < e->end;
@@ -596,6 +596,8 @@ static void ctx_init(struct unwind_ctx *c, struct unwinder *u, const struct unwi
 		c->stack_end = se->end;
 	else if (!s->window_cut)
 		c->stack_end = s->stack_start + s->stack_len;
+	c->window_cut = s->window_cut ||
+			(s->kernel_copy && s->stack_start + s->stack_len < c->stack_end);
 	c->vdso = procmaps_vdso_image(u->pm, &c->vdso_len, &c->vdso_start);
 }
 

@@ -39,9 +39,10 @@ struct unwind_snapshot {
 	size_t stack_cap;        /* capacity of stack (the window) */
 	uint8_t *stack;
 	int window_cut;          /* the stack mapping extends beyond the window */
-	bool copy_short;         /* --backend=perf: the kernel's copy ended below the
-	                          * window and the stack's end, at a page not in
-	                          * memory (one the thread never touched) */
+	bool kernel_copy;        /* --backend=perf: the kernel's copy, which ends
+	                          * short of the window and of the stack's end at a
+	                          * page not in memory (one the thread never
+	                          * touched): a walk needing more is cut there */
 	bool sp_pc_only;         /* of regs, only rsp and rip are known */
 };
 

@@ -58,6 +58,7 @@ struct unwind_ctx {
 	const struct unwind_snapshot *s;
 	struct user_regs_struct regs;    /* registers of the cursor's first frame */
 	uint64_t stack_end;              /* end of the mapping holding the stack */
+	bool window_cut;                 /* the stack goes on beyond the copy */
 	const uint8_t *vdso;
 	uint64_t vdso_start;
 	size_t vdso_len;
