@@ -168,7 +168,9 @@ kill -INT "$OTHER"
 wait_exit "$OTHER" 10 "the other csampler"
 http_get "/debug/pprof/profile?seconds=1&format=folded" "$T/after.folded"
 assert_eq "request after the other tracer left" "$HTTP_STATUS" 200
-assert_folded_has "$T/after.folded" 'leaf_a'
+# (a second of a niced target under a loaded machine: a few samples, any
+# of its three leaves)
+assert_folded_has "$T/after.folded" 'leaf_[abc] [0-9]+$'
 kill -TERM "$SERVER_PID"
 wait_exit "$SERVER_PID" 10 "csampler --serve after a refused attach"
 assert_eq "exit status after a refused attach" "$WAIT_STATUS" 0
