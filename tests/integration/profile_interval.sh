@@ -49,16 +49,19 @@ for f in $(ls "$T/out"/w-*.folded | sort); do
 done
 # together, the 4.5 s of the busy thread's CPU at 99 Hz (the kernel's count)
 assert_window_samples "samples of the 4.5 s" "$sum" 99 4.5 1 85 110
-# each full interval holds its own second (not the run so far, not
-# nothing): within half of their mean either way, or 3 standard errors of
-# a count that size (3 x sqrt(mean)) where a loaded machine gives few
-# samples; the last, half of the mean within a third of it or 3 standard
-# errors
+# each full interval holds its own second, not nothing (the run so far in
+# each would fail the sum above): at least a quarter of their mean and at
+# most twice it, or 3 standard errors of a count that size (3 x sqrt(mean))
+# beyond. The target's CPU is not the same in every second on a loaded
+# machine (the quick group's: 0.10 CPUs on average gave one interval 19
+# samples where the mean was 9), so the band is no tighter; the last,
+# half of the mean within a third of it or 3 standard errors
 mean=$(( (count_1 + count_2 + count_3 + count_4) / 4 ))
-slack=$(awk -v m="$mean" 'BEGIN { s = 3 * sqrt(m); printf "%.0f\n", (s > m / 2) ? s : m / 2 }')
+se=$(awk -v m="$mean" 'BEGIN { printf "%.0f\n", 3 * sqrt(m) }')
+low=$((mean / 4 - se)); [ "$low" -ge 1 ] || low=1
 for i in 1 2 3 4; do
 	eval "c=\$count_$i"
-	assert_within "samples of interval $i (the full ones' mean: $mean)" "$c" $((mean - slack)) $((mean + slack))
+	assert_within "samples of interval $i (the full ones' mean: $mean)" "$c" "$low" $((2 * mean + se))
 done
 half=$((mean / 2))
 slack=$(awk -v m="$mean" 'BEGIN { s = 3 * sqrt(m / 2); printf "%.0f\n", (s > m / 3) ? s : m / 3 }')
