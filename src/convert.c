@@ -14,6 +14,7 @@
 #include "error.h"
 #include "pprof_read.h"
 #include "report.h"
+#include "resymbolize.h"
 #include "write.h"
 
 /* The whole of PATH ("-": standard input), at most PPROF_READ_MAX_BYTES,
@@ -94,8 +95,16 @@ static struct profile *read_profile(const struct options *o, const char *path)
 	if (read_input(path, &data, &len) < 0)
 		return NULL;
 	char err[256];
-	struct profile *p = pprof_read(data, len, o->max_depth, err, sizeof err);
+	/* bare addresses named from the mappings' files, unless --addresses */
+	struct symbolize_options so = { .no_inline = o->no_inline };
+	struct resymbolize *rs = o->addresses ? NULL : resymbolize_new(&so);
+	struct pprof_read_resolve resolve = { .fn = resymbolize_lines, .ctx = rs };
+	struct profile *p = pprof_read(data, len, o->max_depth, rs ? &resolve : NULL, err,
+				       sizeof err);
 	free(data);
+	if (p && rs)
+		resymbolize_report(rs, p, path);
+	resymbolize_free(rs);
 	if (!p) {
 		warn("cannot read the input '%s': %s", path, err);
 		return NULL;

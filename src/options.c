@@ -445,8 +445,7 @@ static enum options_result validate_input(struct options *o, const struct given 
 			   o->serve_address ? "--serve" : g->top ? "--top" : g->dump ? "--dump" :
 			   g->duration ? "--duration" : g->rate ? "--rate" : o->idle ? "--idle" :
 			   o->children ? "--children" : g->interval ? "--interval" :
-			   g->attach_mode ? "--attach-mode" : o->addresses ? "--addresses" :
-			   o->no_inline ? "--no-inline" : NULL;
+			   g->attach_mode ? "--attach-mode" : NULL;
 	if (with)
 		return opt_usage_error("-i reads a profile recorded before: %s has no effect on it",
 				   with);

@@ -17,6 +17,9 @@
 /* addrmap's "pid" says which id space a key is in */
 enum { IDS_FUNCTION = 1, IDS_MAPPING, IDS_LOCATION };
 
+/* The most lines a resolved location gets (an inline chain). */
+#define RESOLVE_MAX_LINES 64
+
 struct reader {
 	const Perftools__Profiles__Profile *m;
 	struct profile *p;
@@ -29,6 +32,11 @@ struct reader {
 	size_t vi;                      /* the value read */
 	uint64_t ns_per_value;          /* > 0: the value is nanoseconds, this many a period */
 	uint64_t skipped;               /* samples with a negative value */
+	const struct pprof_read_resolve *resolve;
+	size_t nunnamed, unnamed_cap;
+	bool *unnamed;                  /* by mapping index: the file says it has no
+	                                 * function names (its lines, if any, are
+	                                 * placeholders such as csampler's module+0xOFF) */
 	char *err;
 	size_t errsz;
 };
@@ -211,8 +219,17 @@ static int read_mappings(struct reader *r)
 			.has_filenames = mp->has_filenames, .has_line_numbers = mp->has_line_numbers,
 			.has_inline_frames = mp->has_inline_frames,
 		};
-		if (keep_id(r, IDS_MAPPING, mp->id, profile_add_mapping(r->p, &pm)) < 0)
+		uint32_t index = profile_add_mapping(r->p, &pm);
+		if (keep_id(r, IDS_MAPPING, mp->id, index) < 0)
 			return -1;
+		if (index >= r->nunnamed) {
+			if (array_grow(&r->unnamed, &r->unnamed_cap, (size_t)index + 1,
+				       sizeof *r->unnamed, 16) < 0)
+				return fail(r, "out of memory");
+			while (r->nunnamed <= index)
+				r->unnamed[r->nunnamed++] = false;
+		}
+		r->unnamed[index] = !mp->has_functions;
 	}
 	return 0;
 }
@@ -241,11 +258,29 @@ static int read_locations(struct reader *r)
 			if (r->lines[k].function == PROFILE_NONE)
 				return fail(r, "location %llu names no function", (unsigned long long)l->id);
 		}
+		size_t nlines = l->n_line, named = 0;
+		if (mapping != PROFILE_NONE && l->address && r->resolve &&
+		    (!nlines || r->unnamed[mapping])) {
+			if (array_grow(&r->lines, &r->lines_cap, nlines + RESOLVE_MAX_LINES,
+				       sizeof *r->lines, 16) < 0)
+				return fail(r, "out of memory");
+			if (nlines) {
+				/* the file's placeholders stay unless names are found */
+				named = r->resolve->fn(r->resolve->ctx, r->p, mapping, l->address,
+						       r->lines + nlines, RESOLVE_MAX_LINES);
+				memmove(r->lines, r->lines + nlines, named * sizeof *r->lines);
+			} else {
+				named = r->resolve->fn(r->resolve->ctx, r->p, mapping, l->address,
+						       r->lines, RESOLVE_MAX_LINES);
+			}
+			if (named)
+				nlines = named;
+		}
 		if (!l->mapping_id && l->n_line == 1 &&
 		    strcmp(r->p->functions[r->lines[0].function].name, "[truncated]") == 0)
 			r->truncated_loc = l->id;
 		if (keep_id(r, IDS_LOCATION, l->id,
-			    profile_add_location(r->p, l->address, mapping, r->lines, l->n_line,
+			    profile_add_location(r->p, l->address, mapping, r->lines, nlines,
 						 false)) < 0)
 			return -1;
 	}
@@ -338,10 +373,11 @@ static int read_profile(struct reader *r, unsigned max_depth)
 	return 0;
 }
 
-struct profile *pprof_read(const uint8_t *data, size_t len, unsigned max_depth, char *err,
-			   size_t errsz)
+struct profile *pprof_read(const uint8_t *data, size_t len, unsigned max_depth,
+			   const struct pprof_read_resolve *resolve, char *err, size_t errsz)
 {
-	struct reader r = { .err = err, .errsz = errsz, .program = "program" };
+	struct reader r = { .err = err, .errsz = errsz, .program = "program",
+			    .resolve = resolve && resolve->fn ? resolve : NULL };
 	uint8_t *raw = NULL;
 	size_t rawlen = 0;
 	if (inflate_input(&r, data, len, &raw, &rawlen) < 0)
@@ -359,6 +395,7 @@ struct profile *pprof_read(const uint8_t *data, size_t len, unsigned max_depth, 
 		rc = fail(&r, "only negative values (a difference of profiles)");
 	free(r.locs);
 	free(r.lines);
+	free(r.unnamed);
 	addrmap_free(&r.ids);
 	perftools__profiles__profile__free_unpacked(m, NULL);
 	if (rc < 0) {

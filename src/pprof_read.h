@@ -12,9 +12,10 @@
  * periods; other profiles (heap bytes, ...) are refused. Threads come from
  * the sample labels csampler writes (thread, pid, tid), else one thread
  * named after the program; the "[truncated]" root csampler adds is read as
- * the sample's truncated mark again. Locations without lines keep their
- * address (shown as such). Pure but for the allocator; fuzzed
- * (fuzz_pprof_read). */
+ * the sample's truncated mark again. Locations without lines get theirs
+ * from RESOLVE when given (resymbolize: the mappings' files), else keep
+ * their address (shown as such). Pure but for the allocator and RESOLVE;
+ * fuzzed (fuzz_pprof_read). */
 #ifndef CSAMPLER_PPROF_READ_H
 #define CSAMPLER_PPROF_READ_H
 #include <stddef.h>
@@ -24,10 +25,20 @@
 
 #define PPROF_READ_MAX_BYTES ((size_t)1 << 30)   /* a message, inflated */
 
+/* Lines for a location the file gives none: FN writes at most MAX lines
+ * (innermost first, their functions added to P) for ADDRESS of mapping
+ * MAPPING (an index into P's mappings) and returns how many; 0 keeps the
+ * bare address. */
+struct pprof_read_resolve {
+	size_t (*fn)(void *ctx, struct profile *p, uint32_t mapping, uint64_t address,
+		     struct profile_line *lines, size_t max);
+	void *ctx;
+};
+
 /* The profile in DATA[0, LEN) (gzip or not), or NULL with the reason in
  * ERR (one line, without the file's name). MAX_DEPTH bounds the frames kept
- * of each stack (a longer one is marked truncated). */
-struct profile *pprof_read(const uint8_t *data, size_t len, unsigned max_depth, char *err,
-			   size_t errsz);
+ * of each stack (a longer one is marked truncated). RESOLVE may be NULL. */
+struct profile *pprof_read(const uint8_t *data, size_t len, unsigned max_depth,
+			   const struct pprof_read_resolve *resolve, char *err, size_t errsz);
 
 #endif

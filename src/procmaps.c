@@ -269,23 +269,32 @@ struct procmaps *procmaps_new_shared(pid_t pid, struct procmaps_files *files)
 	return pm;
 }
 
+/* An empty map, its descriptors none yet; NULL when out of memory. */
+static struct procmaps *procmaps_alloc(void)
+{
+	struct procmaps *pm = calloc(1, sizeof(*pm));
+	if (pm && !(pm->scratch = malloc(PROCMAPS_PATH_MAX))) {
+		free(pm);
+		pm = NULL;
+	}
+	if (pm) {
+		pm->root_fd = -1;
+		pm->maps_fd = -1;
+	}
+	return pm;
+}
+
 struct procmaps *procmaps_new(pid_t pid)
 {
 	if (pid <= 0) {
 		errno = EINVAL;
 		return NULL;
 	}
-	struct procmaps *pm = calloc(1, sizeof(*pm));
-	if (pm && !(pm->scratch = malloc(PROCMAPS_PATH_MAX))) {
-		free(pm);
-		pm = NULL;
-	}
+	struct procmaps *pm = procmaps_alloc();
 	if (!pm)
 		return NULL;
 	pm->pid = pid;
 	pm->proc_pid = live_task(pid);
-	pm->root_fd = -1;
-	pm->maps_fd = -1;
 	char path[64];
 	char status[4096];
 	if (procfs_read_file(pid, 0, "status", status, sizeof status) < 0) {
@@ -629,6 +638,79 @@ static int rebuild_indexes(struct procmaps *pm, size_t nsorted)
 		if (pm->all[i]->e.current)
 			pm->cur[pm->ncur++] = pm->all[i];
 	return 0;
+}
+
+struct procmaps *procmaps_new_files(void)
+{
+	struct procmaps *pm = procmaps_alloc();
+	if (pm)
+		pm->gone = true;
+	return pm;
+}
+
+/* PATH opened read-only if it is a regular file: looked at first without
+ * opening it (O_PATH: no device's open runs), then reopened through that
+ * very descriptor. A descriptor, or -1 with errno. */
+static int open_regular_file(const char *path, struct stat *st)
+{
+	int pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, st) < 0 || !S_ISREG(st->st_mode)) {
+		close(pfd);
+		errno = EINVAL;
+		return -1;
+	}
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", pfd);
+	int fd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	close(pfd);
+	return fd;
+}
+
+int procmaps_add_file(struct procmaps *pm, uint64_t start, uint64_t end, uint64_t offset,
+		      const char *path)
+{
+	if (start >= end || !path || path[0] != '/' || strlen(path) >= PROCMAPS_PATH_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (pm->nfiles >= MAX_FILES) {
+		errno = EMFILE;
+		return -1;
+	}
+	struct stat st;
+	int fd = open_regular_file(path, &st);
+	if (fd < 0)
+		return -1;
+	struct procmaps_entry e = {
+		.start = start, .end = end, .offset = offset, .inode = (uint64_t)st.st_ino,
+		.dev_major = major(st.st_dev), .dev_minor = minor(st.st_dev),
+		.readable = true, .executable = true,
+	};
+	int held = held_fd(pm, &e);
+	if (held < 0) {
+		if (array_grow(&pm->files, &pm->filescap, pm->nfiles + 1, sizeof *pm->files, 16) < 0) {
+			close(fd);
+			errno = ENOMEM;
+			return -1;
+		}
+		pm->files[pm->nfiles++] = (struct open_file){
+			.inode = e.inode, .dev_major = e.dev_major, .dev_minor = e.dev_minor, .fd = fd,
+		};
+		held = fd;
+	} else {
+		close(fd);
+	}
+	size_t before = pm->n;
+	struct node *nd = add_mapping(pm, &e, path);
+	if (!nd || rebuild_indexes(pm, before) < 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	nd->e.fd = held;
+	pm->generation++;
+	return (int)nd->e.tag;
 }
 
 int procmaps_refresh(struct procmaps *pm)

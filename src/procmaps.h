@@ -61,6 +61,18 @@ size_t procmaps_files_count(const struct procmaps_files *f);
 /* As procmaps_new, its files shared through FILES (NULL: its own). */
 struct procmaps *procmaps_new_shared(pid_t pid, struct procmaps_files *files);
 
+/* A map of no live process (pid 0): the mappings a profile names, each
+ * added with procmaps_add_file; symbolizes as a gone process's does. NULL
+ * with errno on failure. */
+struct procmaps *procmaps_new_files(void);
+/* Add [START, END) at file OFFSET of PATH, an executable mapping, its file
+ * opened now: only a regular file (never a device, FIFO or directory,
+ * whatever link the path passes), at most MAX_FILES of them. Returns its
+ * tag (address.h: mappings that overlap are told apart by it), or -1 with
+ * errno (the mapping is then not added: its addresses find none). */
+int procmaps_add_file(struct procmaps *pm, uint64_t start, uint64_t end, uint64_t offset,
+		      const char *path);
+
 /* Reread /proc/PID/maps. Returns the number of mappings added (>= 0) or -1
  * with errno (ESRCH when the process is gone). */
 int procmaps_refresh(struct procmaps *pm);

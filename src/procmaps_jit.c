@@ -128,6 +128,8 @@ size_t procmaps_load_perf_map(struct procmaps *pm)
 	char path[64];
 	int fds[2] = { -1, -1 };
 	struct stat st[2];
+	if (pm->pid <= 0)
+		return 0;  /* no process (procmaps_new_files) */
 	if (pm->root_fd >= 0) {
 		snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)pm->nspid);
 		fds[0] = pm_open_in_root(pm->root_fd, path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);

@@ -584,9 +584,61 @@ static void test_perf_map_not_regular_file(void **state)
 	unlink(perf_map_path);
 }
 
+/* A map of no process: regular files only, through links too; a device,
+ * a FIFO, a directory, a relative path or an empty range are refused and
+ * not added; overlapping mappings get their own tags; no perf map is read
+ * for pid 0. */
+static void test_files_map(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/procmaps-files.XXXXXX", file[64], link[64], fifo[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof file, "%s/bin", dir);
+	snprintf(link, sizeof link, "%s/link", dir);
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	FILE *f = fopen(file, "w");
+	assert_non_null(f);
+	fputs("not an ELF, a regular file", f);
+	fclose(f);
+	assert_int_equal(symlink(file, link), 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+
+	struct procmaps *pm = procmaps_new_files();
+	assert_non_null(pm);
+	assert_int_equal(procmaps_pid(pm), 0);
+	int t1 = procmaps_add_file(pm, 0x1000, 0x3000, 0, file);
+	assert_true(t1 > 0);
+	int t2 = procmaps_add_file(pm, 0x2000, 0x4000, 0x1000, link);
+	assert_true(t2 > 0 && t2 != t1);
+	const char *refused[] = { "/dev/zero", "/dev/null", fifo, dir, "bin", "/no/such/file" };
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+		assert_int_equal(procmaps_add_file(pm, 0x8000, 0x9000, 0, refused[i]), -1);
+	assert_int_equal(procmaps_add_file(pm, 0x9000, 0x9000, 0, file), -1);
+	assert_int_equal(procmaps_count(pm), 2);
+	const struct procmaps_entry *e = procmaps_find_tagged(pm, 0x2800, (unsigned)t1);
+	assert_non_null(e);
+	assert_int_equal(e->start, 0x1000);
+	assert_true(e->executable && e->fd >= 0);
+	e = procmaps_find_tagged(pm, 0x2800, (unsigned)t2);
+	assert_non_null(e);
+	assert_int_equal(e->start, 0x2000);
+	assert_string_equal(e->path, link);
+	assert_null(procmaps_find(pm, 0x8800));
+	/* one file, one descriptor */
+	assert_int_equal(procmaps_open_file(pm, procmaps_find_tagged(pm, 0x1800, (unsigned)t1)),
+			 procmaps_open_file(pm, e));
+	assert_int_equal(procmaps_load_perf_map(pm), 0);
+	procmaps_free(pm);
+	unlink(fifo);
+	unlink(link);
+	unlink(file);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_files_map),
 		cmocka_unit_test(test_parse_maps_table),
 		cmocka_unit_test(test_parse_maps_edges),
 		cmocka_unit_test(test_parse_perf_map),

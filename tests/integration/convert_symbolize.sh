@@ -1,0 +1,64 @@
+#!/bin/sh
+# convert_symbolize: -i names the bare addresses of a profile recorded with
+# --addresses from the files its mappings name, as pprof does with local
+# binaries: the functions, the inline frames and the source lines a
+# recording would show, the pprof written again marked as having them.
+# Only the very build that was profiled is used: a file of another build
+# at that path, a missing one or a FIFO there leave the addresses as they
+# were, with one note naming the file and why (never a hang). -i with
+# --addresses keeps them bare.
+. "$TESTS_SRCDIR/lib.sh"
+need_go
+
+mkdir -p "$T/bin"
+cp "$PROGS/hot" "$T/bin/hot" || harness "cannot copy hot"
+run_csampler -q -F 499 --addresses -o "$T/a.pb.gz" -o "$T/a.folded" -- "$T/bin/hot" 1
+assert_eq "recording: status" "$CS_STATUS" 0
+total=$(folded_total "$T/a.folded")
+[ "$total" -gt 100 ] || fail "the recording holds $total samples"
+# the recording itself names no function of hot (the test would pass without -i's names)
+if grep -q 'leaf_a' "$T/a.folded"; then fail "--addresses named leaf_a: $(head -1 "$T/a.folded")"; fi
+
+run_csampler -i "$T/a.pb.gz" -o "$T/c.folded" -o "$T/c.txt" -o "$T/c.pb"
+assert_eq "convert: status" "$CS_STATUS" 0
+assert_eq "convert: samples" "$(folded_total "$T/c.folded")" "$total"
+assert_folded_has "$T/c.folded" ';main;worker;work_round;a1;a2;a3;a4;a5;a6;a7;a8;a9;a10;leaf_a [0-9]+$'
+assert_folded_has "$T/c.folded" ';work_round;b1;b2;b3;b4;b5;b6;b7;b8;b9;b10;leaf_b [0-9]+$'
+assert_folded_has "$T/c.folded" '^_start;__libc_start_main_impl;'
+# every sample of hot's code named: no hot+0x... frame left
+assert_eq "frames left bare" "$(grep -c 'hot+0x' "$T/c.folded")" 0
+grep -Eq 'leaf_a .*hot\.c:[0-9]+' "$T/c.txt" || fail "text: no leaf_a at hot.c:N: $(head -20 "$T/c.txt")"
+grep -q 'note:' "$T/cs.err" && fail "a note where every file was found: $(cat "$T/cs.err")"
+# pprof written again: functions with their file, the mapping marked symbolized
+"$GO" tool pprof -raw -symbolize=none "$T/c.pb" >"$T/raw" 2>"$T/raw.err" ||
+	fail "pprof -raw: $(cat "$T/raw.err")"
+grep -Eq ' leaf_a [^ ]*hot\.c:[0-9]+' "$T/raw" || fail "pprof: no leaf_a at hot.c:N: $(grep -m3 leaf "$T/raw")"
+"$GO" tool pprof -top -symbolize=none "$T/c.pb" >"$T/top" 2>&1 || fail "pprof -top: $(cat "$T/top")"
+grep -q 'leaf_a$' "$T/top" || fail "pprof -top: no leaf_a: $(head -12 "$T/top")"
+
+# --addresses: the addresses stay
+run_csampler -i "$T/a.pb.gz" --addresses -o "$T/k.folded"
+assert_eq "--addresses: status" "$CS_STATUS" 0
+if grep -q leaf_a "$T/k.folded"; then fail "-i --addresses named leaf_a"; fi
+
+# another build at the path: not used, said
+cp "$PROGS/busy" "$T/bin/hot" || harness "cannot copy busy"
+run_csampler -i "$T/a.pb.gz" -o "$T/o.folded"
+assert_eq "another build: status" "$CS_STATUS" 0
+if grep -q leaf_a "$T/o.folded"; then fail "another build's symbols used: $(head -1 "$T/o.folded")"; fi
+assert_folded_has "$T/o.folded" '^hot\+0x[0-9a-f]+;__libc_start_main_impl;__libc_start_call_main;hot\+0x'
+grep -q "note: $T/a.pb.gz: [0-9]* addresses in $T/bin/hot left unnamed: the file here is another build (build-id [0-9a-f]*, the profile's [0-9a-f]*)" \
+	"$T/cs.err" || fail "another build: $(cat "$T/cs.err")"
+
+# no file, or a FIFO in its place: not opened, said
+rm -f "$T/bin/hot"
+run_csampler -i "$T/a.pb.gz" -o "$T/m.folded"
+assert_eq "missing: status" "$CS_STATUS" 0
+grep -q "note: $T/a.pb.gz: [0-9]* addresses in $T/bin/hot left unnamed: no such readable file" \
+	"$T/cs.err" || fail "missing: $(cat "$T/cs.err")"
+mkfifo "$T/bin/hot" || harness "mkfifo"
+timeout 60 "$CSAMPLER" -i "$T/a.pb.gz" -o "$T/f.folded" 2>"$T/f.err"
+assert_eq "FIFO: status" "$?" 0
+grep -q "addresses in $T/bin/hot left unnamed: no such readable file" "$T/f.err" ||
+	fail "FIFO: $(cat "$T/f.err")"
+exit 0
