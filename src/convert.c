@@ -129,6 +129,15 @@ int convert_run(const struct options *o)
 			profile_free(p);
 			return CS_EXIT_INPUT;
 		}
+		const char *tn = p->value_type ? p->value_type : "time",
+			   *tb = base->value_type ? base->value_type : "time";
+		if (strcmp(tn, tb) != 0) {
+			warn("--diff: '%s' is a profile of %s and '%s' of %s: compare two of one kind",
+			     o->input, tb, o->input2, tn);
+			profile_free(base);
+			profile_free(p);
+			return CS_EXIT_INPUT;
+		}
 		int rc = profile_add_base(p, base);
 		profile_free(base);
 		if (rc < 0) {
@@ -152,7 +161,7 @@ int convert_run(const struct options *o)
 			status = CS_EXIT_OUTPUT;
 			continue;
 		}
-		report_written(o, o->outputs[i].path, o->outputs[i].format, p->total_samples, true);
+		report_written(o, o->outputs[i].path, o->outputs[i].format, p, true);
 	}
 	profile_free(p);
 	return status;

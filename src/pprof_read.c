@@ -124,13 +124,30 @@ static int inflate_input(struct reader *r, const uint8_t *data, size_t len, uint
 	return 0;
 }
 
-/* Where the values measure time: which one is read, and how it becomes
- * periods. */
+/* A profile of something else than time (heap bytes, objects, lock
+ * contentions): the value pprof shows by default is read as it is, its
+ * type and unit kept (the profile's default sample type, else the last). */
+static int choose_other_value(struct reader *r)
+{
+	const Perftools__Profiles__Profile *m = r->m;
+	r->vi = m->n_sample_type - 1;
+	const char *dflt = m->default_sample_type ? str(r, m->default_sample_type) : NULL;
+	for (size_t i = 0; dflt && i < m->n_sample_type; i++)
+		if (strcmp(str(r, m->sample_type[i]->type), dflt) == 0)
+			r->vi = i;
+	const Perftools__Profiles__ValueType *vt = m->sample_type[r->vi];
+	if (profile_set_value_type(r->p, str(r, vt->type), str(r, vt->unit)) < 0)
+		return fail(r, "out of memory");
+	return 0;
+}
+
+/* Which value is read, and how it becomes periods of time (a CPU or
+ * wall-clock profile), or a count of what it measures (any other). */
 static int choose_value(struct reader *r)
 {
 	const Perftools__Profiles__Profile *m = r->m;
 	size_t count_vi = SIZE_MAX, ns_vi = SIZE_MAX;
-	const char *type = NULL, *unit = NULL;
+	const char *type = NULL;
 	for (size_t i = 0; i < m->n_sample_type; i++) {
 		const char *t = str(r, m->sample_type[i]->type), *u = str(r, m->sample_type[i]->unit);
 		if (!t || !u)
@@ -139,10 +156,8 @@ static int choose_value(struct reader *r)
 			count_vi = i;
 		if (strcmp(u, "nanoseconds") == 0 && ns_vi == SIZE_MAX)
 			ns_vi = i;
-		if (!type) {
+		if (!type)
 			type = t;
-			unit = u;
-		}
 	}
 	if (!type)
 		return fail(r, "no sample type");
@@ -152,9 +167,8 @@ static int choose_value(struct reader *r)
 		if (pu && strcmp(pu, "nanoseconds") == 0 && m->period > 0)
 			period = m->period;
 	}
-	if (ns_vi == SIZE_MAX && !period)
-		return fail(r, "a profile of %s/%s, not of time: csampler reads CPU and wall-clock "
-			    "profiles", type, unit);
+	if (ns_vi == SIZE_MAX && (!period || count_vi == SIZE_MAX))
+		return choose_other_value(r);
 	if (count_vi != SIZE_MAX && period) {
 		r->vi = count_vi;
 		r->p->period_nanos = (uint64_t)period;
@@ -163,8 +177,6 @@ static int choose_value(struct reader *r)
 		r->vi = ns_vi;
 		r->ns_per_value = period ? (uint64_t)period : 10000000u;
 		r->p->period_nanos = r->ns_per_value;
-	} else {
-		return fail(r, "samples counted without a time for each (%s/%s)", type, unit);
 	}
 	const char *vt = str(r, m->sample_type[ns_vi != SIZE_MAX ? ns_vi : r->vi]->type);
 	r->p->wall = vt && strcmp(vt, "wall") == 0;

@@ -9,7 +9,8 @@
  * one refuses the whole file, saying which). A time profile is read: the
  * value kept is the sample count (a "count" sample type), with the period
  * of its "nanoseconds" period type, or one nanoseconds value turned into
- * periods; other profiles (heap bytes, ...) are refused. Threads come from
+ * periods; any other profile (heap bytes, objects, contentions) keeps its
+ * default value as it is, its type and unit (profile.value_type). Threads come from
  * the sample labels csampler writes (thread, pid, tid), else one thread
  * named after the program; the "[truncated]" root csampler adds is read as
  * the sample's truncated mark again. Locations without lines get theirs

@@ -219,6 +219,24 @@ int profile_set_command(struct profile *p, const char *command)
 	return 0;
 }
 
+int profile_set_value_type(struct profile *p, const char *type, const char *unit)
+{
+	const char *t = intern(p, type), *u = intern(p, unit);
+	if (!t || !u)
+		return -1;
+	p->value_type = t;
+	p->value_unit = u;
+	p->period_nanos = 0;
+	return 0;
+}
+
+const char *profile_count_word(const struct profile *p)
+{
+	if (!p->value_type)
+		return "samples";
+	return strcmp(p->value_unit, "count") == 0 || !*p->value_unit ? p->value_type : p->value_unit;
+}
+
 int profile_add_label(struct profile *p, const char *key, const char *value)
 {
 	const char *k = intern(p, key), *v = intern(p, value);

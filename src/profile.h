@@ -101,6 +101,10 @@ struct profile {
 	uint64_t duration_nanos;
 	uint64_t period_nanos;   /* 1e9 / rate */
 	bool wall;               /* counts are wall-clock time (--idle), not CPU */
+	const char *value_type;  /* NULL: counts are periods of time (above); else
+				  * what a count is, read with -i from another
+				  * kind of profile (e.g. "inuse_space"), and */
+	const char *value_unit;  /* its unit ("bytes", "count"); period_nanos 0 */
 	bool timeline;           /* samples are one per sample taken, in time order,
 				  * each with its time_nanos (for a timeline view) */
 	uint64_t total_samples;  /* sum of sample counts */
@@ -119,6 +123,11 @@ struct profile *profile_new(void);
 void profile_free(struct profile *p);
 
 int profile_set_command(struct profile *p, const char *command);
+/* Counts are TYPE in UNIT, not time (the strings are copied). 0, or -1. */
+int profile_set_value_type(struct profile *p, const char *type, const char *unit);
+/* What a count is, in words: "samples" for time; else the unit ("bytes"),
+ * or the type where the unit is a bare "count" ("alloc_objects"). */
+const char *profile_count_word(const struct profile *p);
 /* A label every sample carries (the strings are copied). 0, or -1. */
 int profile_add_label(struct profile *p, const char *key, const char *value);
 uint32_t profile_add_function(struct profile *p, const char *name, const char *system_name,

@@ -216,7 +216,7 @@ static int write_outputs(struct run *r, const struct profile *p)
 			continue;
 		}
 		if (strcmp(path, "-") != 0)
-			report_written(o, path, outs[i].format, p->total_samples, !r->windows_written);
+			report_written(o, path, outs[i].format, p, !r->windows_written);
 	}
 	return status;
 }

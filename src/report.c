@@ -307,8 +307,9 @@ void report_stops(const struct options *o, const struct profile *p)
 }
 
 void report_written(const struct options *o, const char *path, enum output_format f,
-		    uint64_t samples, bool hint)
+		    const struct profile *p, bool hint)
 {
+	uint64_t samples = p->total_samples;
 	static const char *const what[] = {
 		[FORMAT_PPROF] = "pprof", [FORMAT_FOLDED] = "folded stacks",
 		[FORMAT_SVG] = "flame graph", [FORMAT_TEXT] = "text report",
@@ -316,8 +317,13 @@ void report_written(const struct options *o, const char *path, enum output_forma
 	};
 	if (o->quiet || f <= FORMAT_AUTO || f > FORMAT_SPEEDSCOPE)
 		return;
+	/* -i's type of count comes from the file: escaped for the terminal */
+	char word[80];
+	if (p->value_type)
+		escape_terminal(profile_count_word(p), word, sizeof word);
 	fprintf(stderr, "csampler: wrote %s (%s, %llu %s)%s", path, what[f],
-		(unsigned long long)samples, plural(samples, "sample", "samples"),
+		(unsigned long long)samples,
+		p->value_type ? word : plural(samples, "sample", "samples"),
 		hint ? "; view it" : "\n");
 	if (!hint)
 		return;

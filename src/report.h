@@ -30,9 +30,10 @@ void report_summary(const struct options *o, pid_t pid, const struct sampler_sta
  * unwind information there ..."), without -v. */
 #define STOPS_REPORT_PERCENT 5
 void report_stops(const struct options *o, const struct profile *p);
-/* PATH (not "-") was written in format F, holding SAMPLES samples; HINT:
- * also how to view it (the first of --interval's files only). */
+/* PATH (not "-") was written in format F from P (its total in its words:
+ * samples, or -i's bytes...); HINT: also how to view it (the first of
+ * --interval's files only). */
 void report_written(const struct options *o, const char *path, enum output_format f,
-		    uint64_t samples, bool hint);
+		    const struct profile *p, bool hint);
 
 #endif

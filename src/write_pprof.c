@@ -109,6 +109,14 @@ static void build_header(struct pprof_build *b, const struct profile *p)
 	m->sample_type = b->sample_type;
 	m->period_type = &b->value_types[2];
 	m->period = (int64_t)p->period_nanos;
+	if (p->value_type) {
+		/* read from another kind of profile (-i): its one value, kept */
+		b->value_types[0].type = str(b, p->value_type);
+		b->value_types[0].unit = str(b, p->value_unit);
+		m->n_sample_type = 1;
+		m->period_type = NULL;
+		m->period = 0;
+	}
 	m->time_nanos = (int64_t)p->time_nanos;
 	m->duration_nanos = (int64_t)p->duration_nanos;
 	if (p->command && *p->command) {
@@ -399,7 +407,7 @@ static int add_sample(void *ctx, const struct profile_sample *ps)
 	sm->n_location_id = ps->nlocs + truncated;
 	c->values[2 * c->n] = (int64_t)ps->count;
 	c->values[2 * c->n + 1] = (int64_t)(ps->count * c->p->period_nanos);
-	sm->n_value = 2;
+	sm->n_value = c->p->value_type ? 1 : 2;
 	sm->value = &c->values[2 * c->n];
 	sm->label = &c->b->label_ptrs[c->b->label_width * ps->thread];
 	sm->n_label = c->b->nlabels[ps->thread] + ((ps->flags & PROFILE_SAMPLE_TRUNCATED) ? 1 : 0);

@@ -170,7 +170,8 @@ static int render_sample(void *ctx, const struct profile_sample *s)
 	if (s->thread >= ss->p->nthreads || !ss->threads[s->thread].in_batch)
 		return 0;
 	struct thread_out *t = &ss->threads[s->thread];
-	uint64_t weight = s->count * ss->p->period_nanos;
+	/* time in nanoseconds; another kind of profile's (-i) value as it is */
+	uint64_t weight = ss->p->value_type ? s->count : s->count * ss->p->period_nanos;
 	if (s->time_nanos != PROFILE_NO_TIME) {
 		uint64_t start = s->time_nanos > weight ? s->time_nanos - weight : 0;
 		if (start < t->last_end)
@@ -205,7 +206,10 @@ static void write_profile_head(struct speedscope *ss, uint32_t thread, bool firs
 	}
 	profile_thread_label(p, thread, label, sizeof label);
 	escape_json(out, label, strlen(label));
-	fputs("\",\"unit\":\"nanoseconds\",\"startValue\":0,\"samples\":[", out);
+	/* speedscope's units: bytes, or "none" for counts of anything but time */
+	const char *unit = !ss->p->value_type ? "nanoseconds"
+			   : strcmp(ss->p->value_unit, "bytes") == 0 ? "bytes" : "none";
+	fprintf(out, "\",\"unit\":\"%s\",\"startValue\":0,\"samples\":[", unit);
 }
 
 static void write_profile_tail(struct speedscope *ss, const struct thread_out *t)

@@ -34,6 +34,7 @@
 #define MIN_WIDTH 0.1
 #define TITLE_MAX 160                  /* characters of the title shown */
 #define LABEL_MAX 64                   /* characters of a label's value shown */
+#define WORD_MAX 64                    /* characters of what a count is (-i: a type) */
 
 struct svg_node {
 	const char *name;        /* owned (but the root's), not NUL-terminated */
@@ -271,6 +272,7 @@ static const char svg_script[] =
 	"var svg = document.documentElement;\n"
 	"var W = +svg.getAttribute('data-width'), PAD = +svg.getAttribute('data-pad');\n"
 	"var TOTAL = +svg.getAttribute('data-total'), CW = +svg.getAttribute('data-charw');\n"
+	"var WORD = svg.getAttribute('data-word') || 'samples';\n"
 	"var details = document.getElementById('details');\n"
 	"var matched = document.getElementById('matched');\n"
 	"var reset = document.getElementById('reset');\n"
@@ -338,7 +340,7 @@ static const char svg_script[] =
 	"svg.addEventListener('mouseover', function (e) {\n"
 	"  var g = frameOf(e); if (!g) return;\n"
 	"  var f = byG.get(g);\n"
-	"  details.textContent = f.name + ' (' + f.n + ' samples, ' + pct(f.n, TOTAL) + ')';\n"
+	"  details.textContent = f.name + ' (' + f.n + ' ' + WORD + ', ' + pct(f.n, TOTAL) + ')';\n"
 	"});\n"
 	"svg.addEventListener('mouseout', function (e) { if (frameOf(e)) details.textContent = ' '; });\n"
 	"reset.addEventListener('click', function () { zoom(info.filter(function (f) { return f.d === 0; })[0]); });\n"
@@ -368,9 +370,15 @@ static void write_title(const struct profile *p, FILE *out, const struct write_o
 		fputs("csampler: ", out);
 		escape_xml(out, p->command ? p->command : "", p->command ? strlen(p->command) : 0,
 			   TITLE_MAX - 60);
-		snprintf(buf, sizeof buf, " (pid %d), %.2fs, %" PRIu64 " samples", (int)p->pid,
-			 (double)p->duration_nanos / 1e9, p->total_samples);
+		if (p->value_type)
+			snprintf(buf, sizeof buf, " (pid %d), %" PRIu64 " ", (int)p->pid,
+				 p->total_samples);
+		else
+			snprintf(buf, sizeof buf, " (pid %d), %.2fs, %" PRIu64 " ", (int)p->pid,
+				 (double)p->duration_nanos / 1e9, p->total_samples);
 		fputs(buf, out);
+		const char *word = profile_count_word(p);
+		escape_xml(out, word, strlen(word), WORD_MAX);
 	}
 	/* the user's labels: each shown whole up to its bound */
 	for (size_t i = 0; i < p->nlabels; i++) {
@@ -402,14 +410,16 @@ static void write_node(const struct profile *p, FILE *out, const struct svg_node
 	escape_xml(out, n->name, n->len, SIZE_MAX);
 	fputs("\"><title>", out);
 	escape_xml(out, n->name, n->len, SIZE_MAX);
+	fprintf(out, " (%" PRIu64 " ", n->count);
+	const char *word = profile_count_word(p);
+	escape_xml(out, word, strlen(word), WORD_MAX);
 	if (p->diff)
-		fprintf(out, " (%" PRIu64 " samples, %.2f%%; base %.2f%%, %+.2f)</title>", n->count,
+		fprintf(out, ", %.2f%%; base %.2f%%, %+.2f)</title>",
 			100.0 * (double)n->count / (double)total,
 			100.0 * (double)n->base / (double)total,
 			100.0 * ((double)n->count - (double)n->base) / (double)total);
 	else
-		fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title>", n->count,
-			100.0 * (double)n->count / (double)total);
+		fprintf(out, ", %.2f%%)</title>", 100.0 * (double)n->count / (double)total);
 	fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
 		"fill=\"rgb(%d,%d,%d)\"/>", x, y, w, FRAME_HEIGHT - 1, rgb[0], rgb[1], rgb[2]);
 	fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_HEIGHT - 4.5);
@@ -432,6 +442,7 @@ int write_svg(const struct profile *p, FILE *out, const struct write_options *op
 	static const struct write_frame root_frame = { WRITE_FRAME_UNKNOWN, PROFILE_NONE,
 						       PROFILE_NONE };
 
+	const char *word = profile_count_word(p);
 	o.annotate = false;      /* kinds are shown by color, not by suffix */
 	if (folded_foreach(p, &o, layout_stack, &lay) != 0 || close_frames(&lay, 0) < 0) {
 		int err = errno ? errno : ENOMEM;
@@ -453,9 +464,11 @@ int write_svg(const struct profile *p, FILE *out, const struct write_options *op
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\" data-width=\"%d\" data-pad=\"%d\" "
-		"data-total=\"%" PRIu64 "\" data-charw=\"%.2f\">\n",
+		"data-total=\"%" PRIu64 "\" data-charw=\"%.2f\" data-word=\"",
 		IMAGE_WIDTH, height, IMAGE_WIDTH, height, IMAGE_WIDTH, SIDE_PAD, total,
 		CHAR_WIDTH);
+	escape_xml(out, word, strlen(word), WORD_MAX);
+	fputs("\">\n", out);
 	fputs("<!-- flame graph written by csampler: click a frame to zoom, Search (or "
 	      "Ctrl-F) takes a regular expression -->\n", out);
 	fputs(svg_style, out);

@@ -196,8 +196,13 @@ static int print_threads(FILE *out, const struct profile *p, uint64_t total)
 		return -1;
 	}
 	qsort(t, p->nthreads, sizeof *t, by_count);
-	fprintf(out, "%s by thread\n%10s %7s %10s  %s\n", p->wall ? "Wall-clock time" : "CPU time",
-		"samples", "share", "seconds", "thread");
+	bool time = !p->value_type;
+	if (time)
+		fprintf(out, "%s by thread\n%10s %7s %10s  %s\n",
+			p->wall ? "Wall-clock time" : "CPU time", "samples", "share", "seconds", "thread");
+	else
+		fprintf(out, "%s by thread\n%14s %7s  %s\n", p->value_type, profile_count_word(p),
+			"share", "thread");
 	size_t shown = 0;
 	uint64_t rest = 0, nrest = 0;
 	for (uint32_t i = 0; i < p->nthreads && t[i].count; i++) {
@@ -209,13 +214,21 @@ static int print_threads(FILE *out, const struct profile *p, uint64_t total)
 		/* the thread's name is the target's: escaped as a folded frame */
 		folded_escape(profile_thread_label(p, t[i].thread, label, sizeof label), safe,
 			      sizeof safe);
-		fprintf(out, "%10" PRIu64 " %6.2f%% %10.3f  %s\n", t[i].count, share(t[i].count, total),
-			(double)t[i].count * (double)p->period_nanos / 1e9, safe);
+		if (time)
+			fprintf(out, "%10" PRIu64 " %6.2f%% %10.3f  %s\n", t[i].count,
+				share(t[i].count, total),
+				(double)t[i].count * (double)p->period_nanos / 1e9, safe);
+		else
+			fprintf(out, "%14" PRIu64 " %6.2f%%  %s\n", t[i].count,
+				share(t[i].count, total), safe);
 		shown++;
 	}
-	if (nrest)
+	if (nrest && time)
 		fprintf(out, "%10" PRIu64 " %6.2f%% %10.3f  (%" PRIu64 " more threads)\n", rest,
 			share(rest, total), (double)rest * (double)p->period_nanos / 1e9, nrest);
+	else if (nrest)
+		fprintf(out, "%14" PRIu64 " %6.2f%%  (%" PRIu64 " more threads)\n", rest,
+			share(rest, total), nrest);
 	fputc('\n', out);
 	free(t);
 	return 0;
@@ -243,7 +256,8 @@ static size_t split_frames(const char *line, const char **start, size_t *len, si
 	return n;
 }
 
-static void print_stack(FILE *out, const struct folded_stack *s, size_t rank, uint64_t total)
+static void print_stack(FILE *out, const struct folded_stack *s, size_t rank, uint64_t total,
+			const char *word)
 {
 	size_t nframes = 1;
 	const char **start;
@@ -254,7 +268,8 @@ static void print_stack(FILE *out, const struct folded_stack *s, size_t rank, ui
 	start = malloc(nframes * sizeof *start);
 	len = malloc(nframes * sizeof *len);
 	fprintf(out, "#%zu  %" PRIu64 " %s (%.2f%%)\n", rank, s->count,
-		s->count == 1 ? "sample" : "samples", share(s->count, total));
+		strcmp(word, "samples") ? word : s->count == 1 ? "sample" : "samples",
+		share(s->count, total));
 	if (!start || !len) {
 		fprintf(out, "    %s\n", s->line);
 	} else {
@@ -398,10 +413,15 @@ int write_text(const struct profile *p, FILE *out, const struct write_options *o
 		escape_terminal(p->labels[i].value, value, sizeof value);
 		fprintf(out, "%s%s=%s", i ? ", " : "\nlabels:   ", p->labels[i].key, value);
 	}
-	fprintf(out, "\nduration: %.2f s, period %.3f ms, %" PRIu64 " %s (%.2f s of %s) in %zu "
-		"stacks\n\n", (double)p->duration_nanos / 1e9, (double)p->period_nanos / 1e6, r.total,
-		r.total == 1 ? "sample" : "samples", (double)r.total * (double)p->period_nanos / 1e9,
-		p->wall ? "wall-clock time" : "CPU", r.nstacks);
+	if (p->value_type)
+		fprintf(out, "\nprofile:  %s (%s), %" PRIu64 " %s in %zu stacks\n\n", p->value_type,
+			p->value_unit, r.total, profile_count_word(p), r.nstacks);
+	else
+		fprintf(out, "\nduration: %.2f s, period %.3f ms, %" PRIu64 " %s (%.2f s of %s) in "
+			"%zu stacks\n\n", (double)p->duration_nanos / 1e9,
+			(double)p->period_nanos / 1e6, r.total, r.total == 1 ? "sample" : "samples",
+			(double)r.total * (double)p->period_nanos / 1e9,
+			p->wall ? "wall-clock time" : "CPU", r.nstacks);
 
 	if (print_threads(out, p, r.total) < 0) {
 		int err = errno ? errno : ENOMEM;
@@ -411,16 +431,19 @@ int write_text(const struct profile *p, FILE *out, const struct write_options *o
 	}
 	if (r.t.n)
 		qsort(r.t.f, r.t.n, sizeof *r.t.f, by_self);
-	print_functions(out, p, "Top functions by self samples", r.t.f, r.t.n, r.total, true);
+	char heading[128];
+	snprintf(heading, sizeof heading, "Top functions by self %s", profile_count_word(p));
+	print_functions(out, p, heading, r.t.f, r.t.n, r.total, true);
 	if (r.t.n)
 		qsort(r.t.f, r.t.n, sizeof *r.t.f, by_total);
-	print_functions(out, p, "Top functions by total samples", r.t.f, r.t.n, r.total, false);
+	snprintf(heading, sizeof heading, "Top functions by total %s", profile_count_word(p));
+	print_functions(out, p, heading, r.t.f, r.t.n, r.total, false);
 
 	fprintf(out, "Hottest stacks (leaf first)\n");
 	for (size_t i = 0; i < r.top.n; i++) {
 		struct folded_stack v = { r.top.s[i].line, r.top.s[i].frames, r.top.s[i].nframes,
 					  r.top.s[i].count, 0 };
-		print_stack(out, &v, i + 1, r.total);
+		print_stack(out, &v, i + 1, r.total, profile_count_word(p));
 	}
 	text_report_free(&r);
 	if (ferror(out)) {

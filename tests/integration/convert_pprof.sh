@@ -6,9 +6,11 @@
 # on standard input. A profile Go's runtime/pprof wrote (what
 # net/http/pprof serves) becomes folded stacks with its functions, the
 # same total of samples, and each hot function's samples as go tool pprof
-# counts them. Not a profile,
-# a heap profile, a damaged gzip stream, a missing file: status 73 and the
-# reason; -i with -p or without -o: usage errors.
+# counts them. Go's heap profile keeps its bytes in use (pprof's default
+# type): each function's bytes as go tool pprof counts them, in every
+# format, and the pprof written again is one of inuse_space. Not a profile,
+# a damaged gzip stream, a missing file, a --diff of time against bytes:
+# status 73 and the reason; -i with -p or without -o: usage errors.
 . "$TESTS_SRCDIR/lib.sh"
 need_go
 need_cmd python3
@@ -53,6 +55,43 @@ for fn in goHotA goHotB; do
 done
 grep -q '^command:  gopprof' "$T/go.txt" || fail "Go's profile: no program name: $(head -3 "$T/go.txt")"
 
+# Go's heap profile: its bytes in use (pprof's default), kept as bytes
+"$T/gopprof" "$T/go2.pb.gz" 0.2 "$T/heap.pb.gz" >"$T/go.out" || fail "gopprof (heap) failed"
+run_csampler -i "$T/heap.pb.gz" -o "$T/h.folded" -o "$T/h.txt" -o "$T/h.pb" -o "$T/h.svg" \
+	-o "$T/h.speedscope.json"
+assert_eq "heap profile: status" "$CS_STATUS" 0
+"$GO" tool pprof -top -unit=B "$T/heap.pb.gz" >"$T/heap.top" 2>"$T/top.err" ||
+	fail "pprof -top (heap): $(cat "$T/top.err")"
+grep -q '^Type: inuse_space' "$T/heap.top" || fail "pprof's default: $(head -5 "$T/heap.top")"
+for fn in goKeepA goKeepB; do
+	want=$(awk -v f="main.$fn" '$NF == f { sub(/B$/, "", $1); print $1 }' "$T/heap.top")
+	[ "${want:-0}" -ge 1048576 ] || fail "pprof: main.$fn holds '$want' bytes"
+	assert_eq "heap: main.$fn's bytes" "$(folded_count "$T/h.folded" ";main\\.$fn\$")" "$want"
+done
+grep -q "csampler: wrote $T/h.folded (folded stacks, [0-9]* bytes)" "$T/cs.err" ||
+	fail "heap: $(cat "$T/cs.err")"
+grep -q '^profile:  inuse_space (bytes), [0-9]* bytes in' "$T/h.txt" || fail "heap text: $(head -5 "$T/h.txt")"
+grep -q '^Top functions by self bytes' "$T/h.txt" || fail "heap text: $(head -12 "$T/h.txt")"
+"$GO" tool pprof -top -unit=B "$T/h.pb" >"$T/h.top" 2>"$T/top.err" || fail "pprof -top: $(cat "$T/top.err")"
+grep -q '^Type: inuse_space' "$T/h.top" || fail "pprof written again: $(head -5 "$T/h.top")"
+assert_eq "pprof written again: main.goKeepA" \
+	"$(awk '$NF == "main.goKeepA" { print $1 }' "$T/h.top")" \
+	"$(awk '$NF == "main.goKeepA" { print $1 }' "$T/heap.top")"
+grep -q 'data-word="bytes"' "$T/h.svg" || fail "SVG: no bytes"
+grep -Eq '<title>main\.goKeepA \([0-9]+ bytes, [0-9.]+%\)</title>' "$T/h.svg" || fail "SVG: goKeepA's title"
+grep -q '"unit":"bytes"' "$T/h.speedscope.json" || fail "speedscope: not in bytes"
+# a test profile of alloc_space (one sample type of bytes, no default)
+python3 "$TESTS_SRCDIR/mkpprof.py" heap "$T/heap.pb" || harness "mkpprof.py failed"
+run_csampler -i "$T/heap.pb" -o "$T/x.folded"
+assert_eq "alloc_space: status" "$CS_STATUS" 0
+grep -q ' 4096$' "$T/x.folded" || fail "alloc_space: $(cat "$T/x.folded")"
+rm -f "$T/x.folded"
+# time and bytes are not compared
+run_csampler -i "$T/go.pb.gz" -i "$T/heap.pb.gz" --diff -o "$T/x.folded"
+assert_eq "--diff of time and bytes: status" "$CS_STATUS" 73
+grep -q "is a profile of time and '$T/heap.pb.gz' of inuse_space: compare two of one kind" \
+	"$T/cs.err" || fail "--diff of time and bytes: $(cat "$T/cs.err")"
+
 # refused
 printf 'not a profile' >"$T/junk"
 run_csampler -i "$T/junk" -o "$T/x.folded"
@@ -64,10 +103,6 @@ assert_eq "cut gzip: status" "$CS_STATUS" 73
 grep -q "a damaged or cut gzip stream" "$T/cs.err" || fail "cut gzip: $(cat "$T/cs.err")"
 run_csampler -i "$T/none.pb.gz" -o "$T/x.folded"
 assert_eq "missing file: status" "$CS_STATUS" 73
-python3 "$TESTS_SRCDIR/mkpprof.py" heap "$T/heap.pb" || harness "mkpprof.py failed"
-run_csampler -i "$T/heap.pb" -o "$T/x.folded"
-assert_eq "heap profile: status" "$CS_STATUS" 73
-grep -q "a profile of alloc_space/bytes, not of time" "$T/cs.err" || fail "heap: $(cat "$T/cs.err")"
 [ -e "$T/x.folded" ] && fail "an output was written for a refused input"
 run_csampler -i "$T/r.pb.gz" -p 1 -o "$T/x.folded"
 assert_eq "-i with -p: status" "$CS_STATUS" 64

@@ -1,18 +1,36 @@
 // gopprof: a Go program that profiles itself with runtime/pprof (the
 // format net/http/pprof serves) into the file named by its first argument,
 // for the seconds of its second: go_hot_a does twice the work of go_hot_b.
+// With a third argument, a heap profile is written there too, every
+// allocation recorded: goKeepA holds 48 blocks of 64 KiB, goKeepB 16.
 // Prints "done" at exit.
 package main
 
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"time"
 )
 
 var sink uint64
+var kept [][]byte
+
+//go:noinline
+func goKeepA() {
+	for i := 0; i < 48; i++ {
+		kept = append(kept, make([]byte, 65536))
+	}
+}
+
+//go:noinline
+func goKeepB() {
+	for i := 0; i < 16; i++ {
+		kept = append(kept, make([]byte, 65536))
+	}
+}
 
 //go:noinline
 func goHotA(n int) {
@@ -46,5 +64,21 @@ func main() {
 	}
 	pprof.StopCPUProfile()
 	f.Close()
+	if len(os.Args) > 3 {
+		runtime.MemProfileRate = 1
+		goKeepA()
+		goKeepB()
+		runtime.GC()
+		h, err := os.Create(os.Args[3])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if err := pprof.WriteHeapProfile(h); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		h.Close()
+	}
 	fmt.Println("done")
 }
