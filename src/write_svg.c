@@ -281,7 +281,8 @@ static const char svg_script[] =
 	"var info = frames.map(function (g) {\n"
 	"  return { g: g, rect: g.querySelector('rect'), text: g.querySelector('text'),\n"
 	"    name: g.getAttribute('data-name'), s: +g.getAttribute('data-s'),\n"
-	"    n: +g.getAttribute('data-n'), d: +g.getAttribute('data-d') };\n"
+	"    n: +g.getAttribute('data-n'), d: +g.getAttribute('data-d'),\n"
+	"    b: g.hasAttribute('data-b') ? +g.getAttribute('data-b') : null };\n"
 	"});\n"
 	"var byG = new Map(); info.forEach(function (f) { byG.set(f.g, f); });\n"
 	"var term = null;\n"
@@ -340,7 +341,9 @@ static const char svg_script[] =
 	"svg.addEventListener('mouseover', function (e) {\n"
 	"  var g = frameOf(e); if (!g) return;\n"
 	"  var f = byG.get(g);\n"
-	"  details.textContent = f.name + ' (' + f.n + ' ' + WORD + ', ' + pct(f.n, TOTAL) + ')';\n"
+	"  var was = f.b === null ? '' : '; base ' + pct(f.b, TOTAL) + ', ' +\n"
+	"    (f.n >= f.b ? '+' : '') + (100 * (f.n - f.b) / TOTAL).toFixed(2);\n"
+	"  details.textContent = f.name + ' (' + f.n + ' ' + WORD + ', ' + pct(f.n, TOTAL) + was + ')';\n"
 	"});\n"
 	"svg.addEventListener('mouseout', function (e) { if (frameOf(e)) details.textContent = ' '; });\n"
 	"reset.addEventListener('click', function () { zoom(info.filter(function (f) { return f.d === 0; })[0]); });\n"
@@ -405,8 +408,11 @@ static void write_node(const struct profile *p, FILE *out, const struct svg_node
 		diff_color(n, max_change, rgb);
 	else
 		frame_color(p, n, rgb);
-	fprintf(out, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64 "\" data-d=\"%zu\" "
-		"data-name=\"", n->start, n->count, n->depth);
+	fprintf(out, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64 "\" data-d=\"%zu\" ",
+		n->start, n->count, n->depth);
+	if (p->diff)
+		fprintf(out, "data-b=\"%" PRIu64 "\" ", n->base);
+	fputs("data-name=\"", out);
 	escape_xml(out, n->name, n->len, SIZE_MAX);
 	fputs("\"><title>", out);
 	escape_xml(out, n->name, n->len, SIZE_MAX);
