@@ -10,25 +10,12 @@
 // usage: node svgview.js FILE.svg NAME...
 // Exits 2 when Chromium could not be started (the caller skips).
 const path = require('path');
+const { launch } = require('./browser');
 
-let chromium;
-try {
-  ({ chromium } = require('playwright-core'));
-} catch (e) {
-  console.log('cannot load playwright-core: ' + e.message);
-  process.exit(2);
-}
 const [, , file, ...names] = process.argv;
-const browserPath = process.env.CHROMIUM || '/usr/bin/chromium';
 
 (async () => {
-  let browser;
-  try {
-    browser = await chromium.launch({ executablePath: browserPath, args: ['--no-sandbox'] });
-  } catch (e) {
-    console.log('cannot start ' + browserPath + ': ' + e.message.split('\n')[0]);
-    process.exit(2);
-  }
+  const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on('pageerror', (e) => console.log('error ' + String(e).split('\n')[0]));
   page.on('console', (m) => { if (m.type() === 'error') console.log('error ' + m.text()); });

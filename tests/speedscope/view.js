@@ -9,16 +9,10 @@ const http = require('http');
 const fs = require('fs');
 const path = require('path');
 
-let chromium;
-try {
-  ({ chromium } = require('playwright-core'));
-} catch (e) {
-  console.log('cannot load playwright-core: ' + e.message);
-  process.exit(2);
-}
+const { launch } = require('./browser');
+
 const release = path.join(path.dirname(require.resolve('speedscope/package.json')), 'dist', 'release');
 const [, , profile, shot] = process.argv;
-const browserPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
   '.wasm': 'application/wasm', '.json': 'application/json' };
 
@@ -50,14 +44,7 @@ function toNs(text) {
 
 server.listen(0, '127.0.0.1', async () => {
   const base = `http://127.0.0.1:${server.address().port}`;
-  let browser;
-  try {
-    browser = await chromium.launch({ executablePath: browserPath, args: ['--no-sandbox'] });
-  } catch (e) {
-    console.log('cannot start ' + browserPath + ': ' + e.message.split('\n')[0]);
-    server.close();
-    process.exit(2);
-  }
+  const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
   page.on('pageerror', (e) => console.log('error ' + String(e).split('\n')[0]));
   page.on('console', (m) => { if (m.type() === 'error') console.log('error ' + m.text()); });
