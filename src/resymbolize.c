@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,81 @@ void resymbolize_free(struct resymbolize *rs)
 	free(rs);
 }
 
+/* PATH as mapping M's file: true, MS used, if it is the build the profile
+ * names (or either build-id is unknown); a file of another build is
+ * remembered for the report. */
+static bool try_file(struct resymbolize *rs, const struct profile_mapping *m,
+		     struct mapping_state *ms, const char *path)
+{
+	int tag = procmaps_add_file(rs->pm, m->start, m->limit, m->offset, path);
+	if (tag < 0)
+		return false;
+	struct symbol_module mod;
+	uint64_t at = addr_with_tag(m->start | ADDR_ACTIVATION, (unsigned)tag);
+	if (!symbolizer_module(rs->sym, at, &mod))
+		return false;
+	if (m->build_id[0] && mod.build_id && strcmp(mod.build_id, m->build_id) != 0) {
+		if (!ms->found_id)
+			ms->found_id = mod.build_id;
+		return false;
+	}
+	ms->tag = (unsigned char)tag;
+	ms->state = FILE_USED;
+	return true;
+}
+
+/* Try the path made of the parts (joined as given) unless it is too long. */
+static bool try_joined(struct resymbolize *rs, const struct profile_mapping *m,
+		       struct mapping_state *ms, const char *a, size_t alen, const char *b,
+		       const char *c)
+{
+	char path[PROCMAPS_PATH_MAX];
+	int n = snprintf(path, sizeof path, "%.*s%s%s", (int)alen, a, b, c);
+	return n > 0 && (size_t)n < sizeof path && try_file(rs, m, ms, path);
+}
+
+/* Where mapping M's file may be, as pprof looks (and perf's debug
+ * directory): each directory D of PPROF_BINARY_PATH (default
+ * $HOME/pprof/binaries) as D/BUILD-ID/NAME, D/NAME and D/PATH; then PATH
+ * itself; then /usr/lib/debug/.build-id/XX/REST.debug. The first of the
+ * profile's build (or of an unknown one) is used. */
+static void find_file(struct resymbolize *rs, const struct profile_mapping *m,
+		      struct mapping_state *ms)
+{
+	const char *file = m->filename, *id = m->build_id;
+	const char *slash = strrchr(file, '/'), *name = slash ? slash + 1 : file;
+	const char *search = getenv("PPROF_BINARY_PATH"), *home = getenv("HOME");
+	char dflt[PROCMAPS_PATH_MAX];
+	if (!search && home && (size_t)snprintf(dflt, sizeof dflt, "%s/pprof/binaries", home) <
+				       sizeof dflt)
+		search = dflt;
+	for (const char *d = search; d && *d && ms->state != FILE_USED;) {
+		size_t len = strcspn(d, ":");
+		if (len && *id && *name) {
+			char sub[PROCMAPS_PATH_MAX];
+			if ((size_t)snprintf(sub, sizeof sub, "/%s/%s", id, name) < sizeof sub &&
+			    try_joined(rs, m, ms, d, len, sub, ""))
+				break;
+		}
+		if (len && *name && try_joined(rs, m, ms, d, len, "/", name))
+			break;
+		if (len && file[0] == '/' && try_joined(rs, m, ms, d, len, file, ""))
+			break;
+		d += len + (d[len] == ':');
+	}
+	if (ms->state != FILE_USED && file[0] == '/')
+		try_file(rs, m, ms, file);
+	size_t idlen = strlen(id);
+	if (ms->state != FILE_USED && idlen > 2 && idlen < 256 &&
+	    strspn(id, "0123456789abcdef") == idlen) {
+		char debug[320];
+		snprintf(debug, sizeof debug, "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
+		try_file(rs, m, ms, debug);
+	}
+	if (ms->state != FILE_USED)
+		ms->state = ms->found_id ? FILE_OTHER : file[0] == '/' ? FILE_MISSING : FILE_NONE;
+}
+
 /* The state of mapping I of P, its file tried at the first call. */
 static struct mapping_state *mapping_state(struct resymbolize *rs, const struct profile *p,
 					   uint32_t i)
@@ -79,28 +155,7 @@ static struct mapping_state *mapping_state(struct resymbolize *rs, const struct 
 	struct mapping_state *ms = &rs->maps[i];
 	if (ms->state != FILE_UNTRIED)
 		return ms;
-	const struct profile_mapping *m = &p->mappings[i];
-	if (m->filename[0] != '/') {
-		ms->state = FILE_NONE;
-		return ms;
-	}
-	int tag = procmaps_add_file(rs->pm, m->start, m->limit, m->offset, m->filename);
-	if (tag < 0) {
-		ms->state = FILE_MISSING;
-		return ms;
-	}
-	ms->tag = (unsigned char)tag;
-	/* the very build the profile was taken of, where both say */
-	struct symbol_module mod;
-	uint64_t at = addr_with_tag(m->start | ADDR_ACTIVATION, ms->tag);
-	if (!symbolizer_module(rs->sym, at, &mod))
-		ms->state = FILE_MISSING;
-	else if (m->build_id[0] && mod.build_id && strcmp(mod.build_id, m->build_id) != 0) {
-		ms->state = FILE_OTHER;
-		ms->found_id = mod.build_id;
-	} else {
-		ms->state = FILE_USED;
-	}
+	find_file(rs, &p->mappings[i], ms);
 	return ms;
 }
 

@@ -3,14 +3,17 @@
  *
  * A profile recorded with --addresses (or by a tool that does not
  * symbolize) has locations with an address and a mapping but no lines.
- * Each mapping's file is opened once, at its first such address, only if it
- * is a regular file (a link to a device, FIFO or directory is never
- * opened), and used only if its build-id is the mapping's (where both have
- * one); its frames then come from the symbolizer (symbol tables, DWARF
- * inline chains and lines, separate debug files, demangling), exactly as
- * for a recording. A mapping whose file is missing or another build keeps
- * its addresses; resymbolize_report says which, one line each. Bounded by
- * the profile's mappings (at most MAX_FILES files open). */
+ * Each mapping's file is looked for as pprof looks (PPROF_BINARY_PATH's
+ * DIR/BUILD-ID/NAME, DIR/NAME, DIR/PATH), then at its path, then as
+ * /usr/lib/debug/.build-id/XX/REST.debug, at the mapping's first such
+ * address; a candidate is opened only if it is a regular file (a link to a
+ * device, FIFO or directory is never opened), and the first whose build-id
+ * is the mapping's (where both have one) is used: its frames come from the
+ * symbolizer (symbol tables, DWARF inline chains and lines, separate debug
+ * files, demangling), exactly as for a recording. A mapping whose file is
+ * missing or another build keeps its addresses; resymbolize_report says
+ * which, one line each. Bounded by the profile's mappings (at most
+ * MAX_FILES files open). */
 #ifndef CSAMPLER_RESYMBOLIZE_H
 #define CSAMPLER_RESYMBOLIZE_H
 #include <stddef.h>

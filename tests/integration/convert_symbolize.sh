@@ -5,10 +5,12 @@
 # recording would show, the pprof written again marked as having them.
 # Only the very build that was profiled is used: a file of another build
 # at that path, a missing one or a FIFO there leave the addresses as they
-# were, with one note naming the file and why (never a hang). -i with
+# were, with one note naming the file and why (never a hang); the file is
+# also looked for where pprof looks (PPROF_BINARY_PATH). -i with
 # --addresses keeps them bare.
 . "$TESTS_SRCDIR/lib.sh"
 need_go
+need_cmd readelf
 
 mkdir -p "$T/bin"
 cp "$PROGS/hot" "$T/bin/hot" || harness "cannot copy hot"
@@ -61,4 +63,20 @@ timeout 60 "$CSAMPLER" -i "$T/a.pb.gz" -o "$T/f.folded" 2>"$T/f.err"
 assert_eq "FIFO: status" "$?" 0
 grep -q "addresses in $T/bin/hot left unnamed: no such readable file" "$T/f.err" ||
 	fail "FIFO: $(cat "$T/f.err")"
+
+# found elsewhere, as pprof looks: PPROF_BINARY_PATH's DIR/BUILD-ID/NAME,
+# DIR/NAME (another build there is passed over)
+id=$(readelf -n "$PROGS/hot" 2>/dev/null | awk '/Build ID/ { print $3; exit }')
+[ -n "$id" ] || harness "no build-id in hot"
+mkdir -p "$T/pp/$id" "$T/other" "$T/byname"
+cp "$PROGS/hot" "$T/pp/$id/hot" && cp "$PROGS/busy" "$T/other/hot" && cp "$PROGS/hot" "$T/byname/hot" ||
+	harness "cannot copy"
+export PPROF_BINARY_PATH="$T/nothing:$T/pp"
+run_csampler -i "$T/a.pb.gz" -o "$T/p.folded"
+assert_folded_has "$T/p.folded" ';work_round;a1;a2;a3;a4;a5;a6;a7;a8;a9;a10;leaf_a [0-9]+$'
+PPROF_BINARY_PATH="$T/other:$T/byname"
+run_csampler -i "$T/a.pb.gz" -o "$T/n.folded"
+assert_folded_has "$T/n.folded" ';work_round;b1;b2;b3;b4;b5;b6;b7;b8;b9;b10;leaf_b [0-9]+$'
+grep -q 'note:' "$T/cs.err" && fail "a note where the file was found: $(cat "$T/cs.err")"
+unset PPROF_BINARY_PATH
 exit 0
