@@ -12,10 +12,14 @@
 
 #include "convert.h"
 #include "error.h"
+#include "escape.h"
 #include "pprof_read.h"
 #include "report.h"
 #include "resymbolize.h"
 #include "write.h"
+
+/* The keys pprof_read_info names at most (pprof_read.c's VARYING_MAX). */
+#define VARYING_SAID 8
 
 /* The whole of PATH ("-": standard input), at most PPROF_READ_MAX_BYTES,
  * in *DATA and *LEN; -1 with the cause said. */
@@ -99,9 +103,17 @@ static struct profile *read_profile(const struct options *o, const char *path)
 	struct symbolize_options so = { .no_inline = o->no_inline };
 	struct resymbolize *rs = o->addresses ? NULL : resymbolize_new(&so);
 	struct pprof_read_resolve resolve = { .fn = resymbolize_lines, .ctx = rs };
-	struct profile *p = pprof_read(data, len, o->max_depth, rs ? &resolve : NULL, err,
+	struct pprof_read_info info;
+	struct profile *p = pprof_read(data, len, o->max_depth, rs ? &resolve : NULL, &info, err,
 				       sizeof err);
 	free(data);
+	if (p && info.nvarying) {
+		char keys[sizeof info.varying * 4];
+		escape_terminal(info.varying, keys, sizeof keys);
+		warn("note: %s: sample labels that differ from sample to sample are not kept (%s%s); "
+		     "go tool pprof -tags shows them", path, keys, info.nvarying > VARYING_SAID ?
+		     ", ..." : "");
+	}
 	if (p && rs)
 		resymbolize_report(rs, p, path);
 	resymbolize_free(rs);

@@ -17,6 +17,11 @@
 /* addrmap's "pid" says which id space a key is in */
 enum { IDS_FUNCTION = 1, IDS_MAPPING, IDS_LOCATION };
 
+/* The most labels kept as the profile's (the same on every sample), and
+ * the most keys of labels that differ named in pprof_read_info. */
+#define COMMON_MAX 16
+#define VARYING_MAX 8
+
 /* The most lines a resolved location gets (an inline chain). */
 #define RESOLVE_MAX_LINES 64
 
@@ -33,6 +38,10 @@ struct reader {
 	uint64_t ns_per_value;          /* > 0: the value is nanoseconds, this many a period */
 	uint64_t skipped;               /* samples with a negative value */
 	const struct pprof_read_resolve *resolve;
+	struct pprof_read_info *info;   /* or NULL */
+	struct { const char *key, *value; } common[COMMON_MAX]; /* on every sample so far */
+	size_t ncommon;
+	bool any_sample;                /* common[] holds the first sample's labels */
 	size_t nunnamed, unnamed_cap;
 	bool *unnamed;                  /* by mapping index: the file says it has no
 	                                 * function names (its lines, if any, are
@@ -299,6 +308,80 @@ static int read_locations(struct reader *r)
 	return 0;
 }
 
+/* Labels csampler reads into threads and marks. */
+static bool label_is_ours(const char *key)
+{
+	return strcmp(key, "thread") == 0 || strcmp(key, "pid") == 0 || strcmp(key, "tid") == 0 ||
+	       strcmp(key, "truncated") == 0;
+}
+
+/* Note KEY, a label that is not the same on every sample. */
+static void note_varying(struct reader *r, const char *key)
+{
+	if (!r->info)
+		return;
+	char *v = r->info->varying;
+	size_t len = strlen(v), klen = strlen(key);
+	for (const char *c = v; *c;) {
+		size_t n = strcspn(c, ",");
+		if (n == klen && strncmp(c, key, n) == 0)
+			return;
+		c += n + (c[n] == ',');
+	}
+	if (r->info->nvarying >= VARYING_MAX || len + klen + 2 > sizeof r->info->varying) {
+		r->info->nvarying++;
+		return;
+	}
+	snprintf(v + len, sizeof r->info->varying - len, "%s%s", len ? "," : "", key);
+	r->info->nvarying++;
+}
+
+/* The string labels of S other than ours: the first sample's become the
+ * candidates for the profile's labels; a later sample drops those it does
+ * not carry with the same value, and its own others are noted as varying. */
+static void track_labels(struct reader *r, const Perftools__Profiles__Sample *s)
+{
+	for (size_t i = 0; i < s->n_label; i++) {
+		const char *key = str(r, s->label[i]->key), *value = str(r, s->label[i]->str);
+		if (!key || !*key || label_is_ours(key))
+			continue;
+		if (!value || !*value)
+			continue;  /* a number (a heap sample's bytes...): the sample's own */
+		if (!r->any_sample) {
+			if (r->ncommon < COMMON_MAX) {
+				r->common[r->ncommon].key = key;
+				r->common[r->ncommon++].value = value;
+			} else {
+				note_varying(r, key);
+			}
+			continue;
+		}
+		bool kept = false;
+		for (size_t c = 0; c < r->ncommon && !kept; c++)
+			kept = strcmp(r->common[c].key, key) == 0 && strcmp(r->common[c].value, value) == 0;
+		if (!kept)
+			note_varying(r, key);
+	}
+	if (!r->any_sample) {
+		r->any_sample = true;
+		return;
+	}
+	for (size_t c = 0; c < r->ncommon;) {
+		bool has = false;
+		for (size_t i = 0; i < s->n_label && !has; i++) {
+			const char *key = str(r, s->label[i]->key), *value = str(r, s->label[i]->str);
+			has = key && value && strcmp(r->common[c].key, key) == 0 &&
+			      strcmp(r->common[c].value, value) == 0;
+		}
+		if (has) {
+			c++;
+			continue;
+		}
+		note_varying(r, r->common[c].key);
+		r->common[c] = r->common[--r->ncommon];
+	}
+}
+
 /* The thread a sample's labels name, and whether it is marked truncated. */
 static uint32_t sample_thread(struct reader *r, const Perftools__Profiles__Sample *s,
 			      bool *truncated)
@@ -342,6 +425,7 @@ static int read_samples(struct reader *r, unsigned max_depth)
 						 : (uint64_t)v;
 		if (count == 0)
 			continue;
+		track_labels(r, s);
 		bool truncated;
 		uint32_t thread = sample_thread(r, s, &truncated);
 		if (thread == PROFILE_NONE)
@@ -376,6 +460,11 @@ static int read_profile(struct reader *r, unsigned max_depth)
 		return fail(r, "out of memory");
 	if (read_samples(r, max_depth) < 0)
 		return -1;
+	/* labels on every sample (fleet engines' service, version...) are the
+	 * profile's, as --label's */
+	for (size_t c = 0; c < r->ncommon; c++)
+		if (profile_add_label(r->p, r->common[c].key, r->common[c].value) < 0)
+			return fail(r, "out of memory");
 	const char *command = r->m->n_comment ? str(r, r->m->comment[0]) : NULL;
 	if (profile_set_command(r->p, command ? command : r->program) < 0)
 		return fail(r, "out of memory");
@@ -386,10 +475,13 @@ static int read_profile(struct reader *r, unsigned max_depth)
 }
 
 struct profile *pprof_read(const uint8_t *data, size_t len, unsigned max_depth,
-			   const struct pprof_read_resolve *resolve, char *err, size_t errsz)
+			   const struct pprof_read_resolve *resolve, struct pprof_read_info *info,
+			   char *err, size_t errsz)
 {
 	struct reader r = { .err = err, .errsz = errsz, .program = "program",
-			    .resolve = resolve && resolve->fn ? resolve : NULL };
+			    .resolve = resolve && resolve->fn ? resolve : NULL, .info = info };
+	if (info)
+		*info = (struct pprof_read_info){ 0 };
 	uint8_t *raw = NULL;
 	size_t rawlen = 0;
 	if (inflate_input(&r, data, len, &raw, &rawlen) < 0)

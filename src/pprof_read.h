@@ -36,10 +36,21 @@ struct pprof_read_resolve {
 	void *ctx;
 };
 
+/* What was read but not kept: the keys of sample labels that are not the
+ * same on every sample (Go's pprof.Do labels, a heap profile's bytes), as
+ * the file spells them, comma-joined (the first few), and how many. */
+struct pprof_read_info {
+	char varying[128];
+	size_t nvarying;
+};
+
 /* The profile in DATA[0, LEN) (gzip or not), or NULL with the reason in
  * ERR (one line, without the file's name). MAX_DEPTH bounds the frames kept
- * of each stack (a longer one is marked truncated). RESOLVE may be NULL. */
+ * of each stack (a longer one is marked truncated). String labels that
+ * every sample carries with one value become the profile's labels (as
+ * --label's); others are said in INFO. RESOLVE and INFO may be NULL. */
 struct profile *pprof_read(const uint8_t *data, size_t len, unsigned max_depth,
-			   const struct pprof_read_resolve *resolve, char *err, size_t errsz);
+			   const struct pprof_read_resolve *resolve, struct pprof_read_info *info,
+			   char *err, size_t errsz);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pprof_read.h"
 #include "write.h"
@@ -62,7 +63,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[256];
 	struct pprof_read_resolve resolve = { .fn = fake_lines };
-	struct profile *p = pprof_read(data, size, 64, size & 1 ? &resolve : NULL, err, sizeof err);
+	struct pprof_read_info info;
+	struct profile *p = pprof_read(data, size, 64, size & 1 ? &resolve : NULL, &info, err,
+				       sizeof err);
+	if (strnlen(info.varying, sizeof info.varying) == sizeof info.varying)
+		abort();
 	if (!p)
 		return 0;
 	struct walk w = { .p = p };

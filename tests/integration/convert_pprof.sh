@@ -6,7 +6,8 @@
 # on standard input. A profile Go's runtime/pprof wrote (what
 # net/http/pprof serves) becomes folded stacks with its functions, the
 # same total of samples, and each hot function's samples as go tool pprof
-# counts them. Go's heap profile keeps its bytes in use (pprof's default
+# counts them; the labels on every sample (--label's) are kept, those that
+# differ (Go's pprof.Do) said in a note. Go's heap profile keeps its bytes in use (pprof's default
 # type): each function's bytes as go tool pprof counts them, in every
 # format, and the pprof written again is one of inuse_space. Not a profile,
 # a damaged gzip stream, a missing file, a --diff of time against bytes:
@@ -15,7 +16,8 @@
 need_go
 need_cmd python3
 
-run_csampler -q -F 499 --threads -o "$T/r.pb.gz" -o "$T/r.folded" -o "$T/r.txt" -- "$PROGS/hot" 1
+run_csampler -q -F 499 --threads --label service=api --label version=1.4 -o "$T/r.pb.gz" \
+	-o "$T/r.folded" -o "$T/r.txt" -- "$PROGS/hot" 1
 assert_eq "recording: status" "$CS_STATUS" 0
 total=$(folded_total "$T/r.folded")
 run_csampler -i "$T/r.pb.gz" --threads -o "$T/c.folded" -o "$T/c.txt" -o "$T/c.svg" \
@@ -29,6 +31,12 @@ grep -q '</svg>' "$T/c.svg" || fail "the SVG is not whole"
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if d["profiles"] else 1)' \
 	"$T/c.speedscope.json" || fail "speedscope: no profiles"
 assert_eq "pprof again: samples" "$(pprof_raw_total "$T/c.pb")" "$total"
+# the labels every sample carries are the profile's again
+"$GO" tool pprof -raw "$T/c.pb" >"$T/c.raw" 2>&1 || fail "pprof -raw: $(cat "$T/c.raw")"
+assert_eq "pprof again: samples labelled service=api, version=1.4" \
+	"$(grep -c 'service:\[api\].*version:\[1\.4\]\|version:\[1\.4\].*service:\[api\]' "$T/c.raw")" \
+	"$(grep -c 'thread:\[' "$T/c.raw")"
+grep -q 'note:' "$T/cs.err" && fail "a note on labels every sample has: $(cat "$T/cs.err")"
 # not gzipped, and from standard input
 gzip -dc "$T/r.pb.gz" >"$T/plain.pb"
 "$CSAMPLER" -q -i - --threads -o "$T/s.folded" <"$T/plain.pb" || fail "-i - failed"
@@ -45,7 +53,10 @@ go_total=$(pprof_raw_total "$T/go.pb.gz")
 run_csampler -i "$T/go.pb.gz" -o "$T/go.folded" -o "$T/go.txt"
 assert_eq "Go's profile: status" "$CS_STATUS" 0
 assert_eq "Go's profile: samples" "$(folded_total "$T/go.folded")" "$go_total"
-assert_folded_has "$T/go.folded" '^runtime\.main;main\.main;main\.goHotA [0-9]+$'
+assert_folded_has "$T/go.folded" '^runtime\.main;main\.main;runtime/pprof\.Do;main\.main\.func1;main\.goHotA [0-9]+$'
+# its pprof.Do labels differ from sample to sample: said, not kept
+grep -q "note: $T/go.pb.gz: sample labels that differ from sample to sample are not kept (phase); go tool pprof -tags shows them" \
+	"$T/cs.err" || fail "Go's labels: $(cat "$T/cs.err")"
 # each function's samples as go tool pprof counts them in the same file
 "$GO" tool pprof -top -sample_index=samples "$T/go.pb.gz" >"$T/go.top" 2>"$T/top.err" ||
 	fail "pprof -top: $(cat "$T/top.err")"

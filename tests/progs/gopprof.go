@@ -1,12 +1,14 @@
 // gopprof: a Go program that profiles itself with runtime/pprof (the
 // format net/http/pprof serves) into the file named by its first argument,
-// for the seconds of its second: go_hot_a does twice the work of go_hot_b.
+// for the seconds of its second: go_hot_a does twice the work of go_hot_b,
+// under the pprof label phase=a, go_hot_b under phase=b.
 // With a third argument, a heap profile is written there too, every
 // allocation recorded: goKeepA holds 48 blocks of 64 KiB, goKeepB 16.
 // Prints "done" at exit.
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"runtime"
@@ -59,8 +61,12 @@ func main() {
 	}
 	end := time.Now().Add(time.Duration(secs * float64(time.Second)))
 	for time.Now().Before(end) {
-		goHotA(200000)
-		goHotB(100000)
+		pprof.Do(context.Background(), pprof.Labels("phase", "a"), func(context.Context) {
+			goHotA(200000)
+		})
+		pprof.Do(context.Background(), pprof.Labels("phase", "b"), func(context.Context) {
+			goHotB(100000)
+		})
 	}
 	pprof.StopCPUProfile()
 	f.Close()
