@@ -487,10 +487,16 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 		}
 		recorder_process_exec(s->rec, p);
 		/* The surviving thread may have changed its tid to the pid and its
-		 * /proc files now describe the new image: add it again. */
+		 * /proc files now describe the new image: add it again (the same
+		 * thread: not one more seen). */
+		bool seen = false;
 		for (size_t i = 0; i < s->nthreads_cap; i++)
-			if (s->threads[i].tid && s->threads[i].pid == ev->pid)
+			if (s->threads[i].tid && s->threads[i].pid == ev->pid) {
+				seen |= s->threads[i].tid == ev->pid || s->threads[i].tid == ev->tid;
 				threads_retire(s, &s->threads[i]);
+			}
+		if (seen && s->stats.threads_seen)
+			s->stats.threads_seen--;
 		unqueue_thread(s, ev->pid, 0);
 		threads_queue(s, ev->pid, ev->pid);
 		break;

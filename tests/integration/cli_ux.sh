@@ -10,7 +10,8 @@
 # - the summary says samples, CPU time, threads and the share of complete
 #   stacks, in words that read as a summary; one line per file written says
 #   how to view it; a run without -d says "Ctrl-C to stop"; the counters a
-#   bug report needs come with -v only.
+#   bug report needs come with -v only; a program reached through shell
+#   shims that exec it is one thread.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 
@@ -114,6 +115,16 @@ if [ "$(folded_total "$T/f.folded")" = 0 ]; then
 	assert_match "its hint" "$(grep 'hint:' "$T/cs.err")" \
 		'^csampler: hint: sh exited with status 3 after [0-9]+\.[0-9]{3} s without running on a CPU at a tick \(see its own messages above\)$'
 fi
+# a program reached through shell shims (each waits a little, so that
+# csampler has seen it, then execs the next): one thread, not one per exec
+# (it said 3 threads here, and 5 for four shims before)
+for backend in ptrace perf; do
+	run_csampler --backend=$backend -o "$T/x.folded" -- \
+		sh -c "sleep 0.1; exec sh -c 'sleep 0.1; exec sh -c \"exec $PROGS/hot 0.5\"'"
+	assert_eq "shims ($backend): status" "$CS_STATUS" 0
+	assert_match "shims ($backend): threads" "$(grep -o 'from [0-9]* threads*' "$T/cs.err")" \
+		'^from 1 thread$'
+done
 start_fixture sleepers 2
 run_csampler -d 0.5 -o "$T/s.folded" -p "$FIXTURE_PID"
 assert_match "hint for a process asleep" "$(grep 'hint:' "$T/cs.err")" '--idle profiles where blocked threads wait'
