@@ -286,6 +286,58 @@ bool sym_frame_set_plt_name(struct symbolizer *s, struct sym_module *m, struct s
 	return false;
 }
 
+/* Module M's Go function table, read at its first use; NULL if none. */
+static const struct gopclntab *module_gopclntab(struct sym_module *m)
+{
+	if (m->go_tried)
+		return m->go_read ? &m->go : NULL;
+	m->go_tried = true;
+	GElf_Addr bias;
+	Elf *elf = m->dwfl_mod ? dwfl_module_getelf(m->dwfl_mod, &bias) : NULL;
+	size_t shstrndx;
+	if (elf == NULL || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	Elf_Scn *scn = NULL, *table = NULL;
+	uint64_t text = 0;
+	size_t nscn = 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL && nscn++ < SYM_MAX_SECTIONS) {
+		GElf_Shdr sh;
+		const char *name;
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
+		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) == NULL)
+			continue;
+		if (strcmp(name, ".gopclntab") == 0)
+			table = scn;
+		else if (strcmp(name, ".text") == 0)
+			text = sh.sh_addr;
+	}
+	Elf_Data *d = table ? elf_getdata(table, NULL) : NULL;
+	if (d && d->d_buf && gopclntab_parse(&m->go, d->d_buf, d->d_size, text))
+		m->go_read = true;
+	return m->go_read ? &m->go : NULL;
+}
+
+bool sym_frame_set_go_name(struct symbolizer *s, struct sym_module *m, struct symbol_frame *f,
+			   uint64_t pc)
+{
+	const struct gopclntab *go = module_gopclntab(m);
+	struct gopclntab_func fn;
+	GElf_Addr bias;
+	if (go == NULL || dwfl_module_getelf(m->dwfl_mod, &bias) == NULL ||
+	    !gopclntab_find(go, pc - bias, &fn))
+		return false;
+	const char *name = sym_intern_n(&s->strings, fn.name, fn.name_len);
+	if (name == NULL || !sym_frame_set_names(s, f, name))
+		return false;
+	f->resolved = true;
+	if (f->file == NULL && fn.file != NULL) {
+		f->file = sym_intern_n(&s->strings, fn.file, fn.file_len);
+		f->line = f->file != NULL ? fn.line : 0;
+		f->decl_line = f->file != NULL ? fn.start_line : 0;
+	}
+	return true;
+}
+
 /* The best-ranked function symbol at exactly ADDR, or NULL. */
 static const struct sym_entry *symtab_at(struct sym_module *m, uint64_t addr)
 {
@@ -308,7 +360,7 @@ bool sym_module_unnamed(struct sym_module *m)
 		return false;  /* (not read at all: said otherwise) */
 	if (!m->syms_built)
 		module_index_symbols(m);
-	return m->nsyms == 0;
+	return m->nsyms == 0 && module_gopclntab(m) == NULL;
 }
 
 /* The function symbol containing PC (a sized one, else the nearest sizeless

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gopclntab.h"
 #include "intern.h"
 #include "symbolize.h"
 
@@ -64,6 +65,8 @@ struct sym_module {
 	struct cu_span *spans;         /* every CU's code ranges, sorted (cu_by_ranges) */
 	size_t nspans;
 	bool spans_built;
+	struct gopclntab go;           /* Go's function table, when go_read */
+	bool go_tried, go_read;
 	struct qname_slot {            /* qualified_name's answers by DIE offset */
 		uint64_t die_offset;   /* 0: empty */
 		const char *name;
@@ -114,6 +117,10 @@ bool sym_frame_set_plt_name(struct symbolizer *s, struct sym_module *m, struct s
 const char *sym_module_line(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr bias, uint64_t pc,
 			       int *line);
 const char *sym_symtab_name(struct sym_module *m, uint64_t pc);
+/* Names F (function, file, line) from M's Go function table (.gopclntab),
+ * which a Go binary keeps when stripped; false if PC is in none. */
+bool sym_frame_set_go_name(struct symbolizer *s, struct sym_module *m, struct symbol_frame *f,
+			   uint64_t pc);
 /* Whether M's symbol tables (its own, or its debug file's) name no function. */
 bool sym_module_unnamed(struct sym_module *m);
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "gopclntab.h"
 #include "unwind_internal.h"
 
 /* ---- modules: .eh_frame_hdr tables -------------------------------------- */
@@ -33,13 +34,45 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A stripped Go binary's function starts, from its own function table
+ * (.gopclntab), BIAS added, into M; false if it has none. */
+static bool module_load_go_funcs(struct module *m, Elf_Scn *table, uint64_t text,
+				 uint64_t bias)
+{
+	struct gopclntab go;
+	Elf_Data *d = table ? elf_getdata(table, NULL) : NULL;
+	if (!d || !d->d_buf || !gopclntab_parse(&go, d->d_buf, d->d_size, text))
+		return false;
+	size_t n = go.nfunc < FUNCS_MAX ? (size_t)go.nfunc : FUNCS_MAX, kept = 0;
+	uint64_t *f = malloc(n * sizeof *f);
+	if (!f)
+		return false;
+	n = gopclntab_entries(&go, f, n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = bias + f[i];
+		if (a >= m->text_start && a < m->text_end && (kept == 0 || a > f[kept - 1]))
+			f[kept++] = a;   /* (in order: a table out of order is cut) */
+	}
+	if (kept == 0) {
+		free(f);
+		return false;
+	}
+	m->funcs = f;
+	m->nfuncs = kept;
+	return true;
+}
+
 /* M has no CFI table: keep its function starts (symbol table, else the
- * dynamic one), BIAS added, within its text, for the frame-record scan of
- * code with frame pointers (uw_function_start). */
+ * dynamic one, else a Go binary's function table), BIAS added, within its
+ * text, for the frame-record scan of code with frame pointers
+ * (uw_function_start). */
 static void module_load_funcs(struct module *m, Elf *elf, uint64_t bias)
 {
-	Elf_Scn *scn = NULL, *dyn = NULL, *sym = NULL;
+	Elf_Scn *scn = NULL, *dyn = NULL, *sym = NULL, *go = NULL;
 	GElf_Shdr sh;
+	uint64_t text = 0;
+	size_t shstrndx = 0;
+	bool names = elf_getshdrstrndx(elf, &shstrndx) == 0;
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		if (!gelf_getshdr(scn, &sh))
 			return;
@@ -47,7 +80,15 @@ static void module_load_funcs(struct module *m, Elf *elf, uint64_t bias)
 			sym = scn;
 		else if (sh.sh_type == SHT_DYNSYM)
 			dyn = scn;
+		const char *name = names && sh.sh_type == SHT_PROGBITS
+				   ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (name && strcmp(name, ".gopclntab") == 0)
+			go = scn;
+		else if (name && strcmp(name, ".text") == 0)
+			text = sh.sh_addr;
 	}
+	if (!sym && go && module_load_go_funcs(m, go, text, bias))
+		return;
 	scn = sym ? sym : dyn;
 	Elf_Data *data = scn && gelf_getshdr(scn, &sh) ? elf_getdata(scn, NULL) : NULL;
 	if (!data || sh.sh_entsize == 0)
