@@ -464,12 +464,14 @@ static size_t module_frames(struct symbolizer *s, struct sym_module *m,
 		}
 	}
 	/* The outermost frame without a DWARF name: the PLT, Go's function
-	 * table, the symbol table, then the address. */
+	 * table, the symbol table, the start stub at the entry point, then the
+	 * address. */
 	struct symbol_frame *outer = &out[n - 1];
 	if (outer->function == NULL &&
 	    !(m != NULL && m->dwfl_mod != NULL &&
 	      (sym_frame_set_plt_name(s, m, outer, pc) || sym_frame_set_go_name(s, m, outer, pc) ||
-	       sym_frame_set_names(s, outer, sym_symtab_name(m, pc)))))
+	       sym_frame_set_names(s, outer, sym_symtab_name(m, pc)) ||
+	       sym_frame_set_entry_name(s, m, outer, pc))))
 		frame_set_unresolved(s, outer, e, pc);
 	for (size_t i = 0; i < n; i++)
 		if (out[i].function == NULL)

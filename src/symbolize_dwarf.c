@@ -286,6 +286,77 @@ bool sym_frame_set_plt_name(struct symbolizer *s, struct sym_module *m, struct s
 	return false;
 }
 
+/* How far from the entry point the start stubs below are looked at. */
+#define ENTRY_STUB_MAX 128
+
+/* The code bytes of ELF at address A, at most N (fewer at its section's
+ * end); NULL if A is in no section with contents. */
+static const uint8_t *code_at(Elf *elf, uint64_t a, size_t *n)
+{
+	Elf_Scn *scn = NULL;
+	size_t nscn = 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL && nscn++ < SYM_MAX_SECTIONS) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || a < sh.sh_addr || a - sh.sh_addr >= sh.sh_size)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		uint64_t at = a - sh.sh_addr;
+		if (d == NULL || d->d_buf == NULL || at >= d->d_size)
+			return NULL;
+		if (*n > d->d_size - at)
+			*n = d->d_size - at;
+		return (const uint8_t *)d->d_buf + at;
+	}
+	return NULL;
+}
+
+/* The first occurrence of the LEN bytes PAT in B[0, N), or N. */
+static size_t find_bytes(const uint8_t *b, size_t n, const uint8_t *pat, size_t len)
+{
+	for (size_t i = 0; i + len <= n; i++)
+		if (memcmp(b + i, pat, len) == 0)
+			return i;
+	return n;
+}
+
+bool sym_frame_set_entry_name(struct symbolizer *s, struct sym_module *m, struct symbol_frame *f,
+			      uint64_t pc)
+{
+	GElf_Addr bias;
+	GElf_Ehdr eh;
+	Elf *elf = dwfl_module_getelf(m->dwfl_mod, &bias);
+	if (elf == NULL || gelf_getehdr(elf, &eh) == NULL || eh.e_entry == 0)
+		return false;
+	uint64_t a = pc - bias;
+	if (a < eh.e_entry || a - eh.e_entry >= ENTRY_STUB_MAX)
+		return false;
+	size_t n = ENTRY_STUB_MAX;
+	const uint8_t *b = code_at(elf, eh.e_entry, &n);
+	if (b == NULL)
+		return false;
+	size_t off = (size_t)(a - eh.e_entry), at = 0;
+	if (n >= 4 && memcmp(b, "\xf3\x0f\x1e\xfa", 4) == 0)
+		at = 4;  /* endbr64 */
+	const char *name = NULL;
+	static const uint8_t rtld_start[] = { 0x48, 0x89, 0xe7, 0xe8 };  /* mov %rsp,%rdi; call */
+	static const uint8_t jmp_r12[] = { 0x41, 0xff, 0xe4 };
+	if (n >= at + 8 && memcmp(b + at, rtld_start, 4) == 0) {
+		/* ld.so: _start calls _dl_start, then _dl_start_user runs up to
+		 * its jump to the program's entry */
+		size_t end = at + 8 + find_bytes(b + at + 8, n - at - 8, jmp_r12, 3) + 3;
+		name = off < at + 8 ? "_start" : off < end && end <= n ? "_dl_start_user" : NULL;
+	} else if (n >= at + 2 && b[at] == 0x31 && b[at + 1] == 0xed) {
+		/* a program's _start (the ABI's: xor %ebp,%ebp first), up to its hlt */
+		size_t end = at + find_bytes(b + at, n - at, (const uint8_t *)"\xf4", 1) + 1;
+		name = off < end && end <= n ? "_start" : NULL;
+	}
+	if (name == NULL || !sym_frame_set_names(s, f, name))
+		return false;
+	f->resolved = true;
+	return true;
+}
+
 /* Module M's Go function table, read at its first use; NULL if none. */
 static const struct gopclntab *module_gopclntab(struct sym_module *m)
 {

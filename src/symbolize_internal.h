@@ -117,6 +117,11 @@ bool sym_frame_set_plt_name(struct symbolizer *s, struct sym_module *m, struct s
 const char *sym_module_line(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr bias, uint64_t pc,
 			       int *line);
 const char *sym_symtab_name(struct sym_module *m, uint64_t pc);
+/* Names F "_start" (or ld.so's "_dl_start_user") where PC is in the code
+ * at M's ELF entry point (a stripped program's or ld.so's start stub,
+ * recognized by its instructions); false elsewhere. */
+bool sym_frame_set_entry_name(struct symbolizer *s, struct sym_module *m, struct symbol_frame *f,
+			      uint64_t pc);
 /* Names F (function, file, line) from M's Go function table (.gopclntab),
  * which a Go binary keeps when stripped; false if PC is in none. */
 bool sym_frame_set_go_name(struct symbolizer *s, struct sym_module *m, struct symbol_frame *f,
