@@ -227,6 +227,18 @@ static const char *got_slot_symbol(Elf *elf, uint64_t slot)
 	return NULL;
 }
 
+/* The section of ELF with code at address A (its header in SH), or NULL. */
+static Elf_Scn *code_section(Elf *elf, uint64_t a, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t nscn = 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL && nscn++ < SYM_MAX_SECTIONS)
+		if (gelf_getshdr(scn, sh) != NULL && sh->sh_type == SHT_PROGBITS &&
+		    (sh->sh_flags & SHF_EXECINSTR) && a >= sh->sh_addr && a - sh->sh_addr < sh->sh_size)
+			return scn;
+	return NULL;
+}
+
 /* Names PC as "symbol@plt" when it lies in a PLT section (.plt, .plt.sec,
  * .plt.got) of module M's file, from the entry's indirect jump (jmp
  * *disp(%rip), ff 25) to its GOT slot and the relocation of that slot, as
@@ -241,13 +253,9 @@ bool sym_frame_set_plt_name(struct symbolizer *s, struct sym_module *m, struct s
 	if (elf == NULL || elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return false;
 	uint64_t a = pc - bias;
-	Elf_Scn *scn = NULL;
-	size_t nscn = 0;
-	while ((scn = elf_nextscn(elf, scn)) != NULL && nscn++ < SYM_MAX_SECTIONS) {
-		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR) || a < sh.sh_addr || a - sh.sh_addr >= sh.sh_size)
-			continue;
+	GElf_Shdr sh;
+	Elf_Scn *scn = code_section(elf, a, &sh);
+	if (scn != NULL) {
 		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (name == NULL || strncmp(name, ".plt", 4) != 0)
 			return false;
@@ -293,22 +301,17 @@ bool sym_frame_set_plt_name(struct symbolizer *s, struct sym_module *m, struct s
  * end); NULL if A is in no section with contents. */
 static const uint8_t *code_at(Elf *elf, uint64_t a, size_t *n)
 {
-	Elf_Scn *scn = NULL;
-	size_t nscn = 0;
-	while ((scn = elf_nextscn(elf, scn)) != NULL && nscn++ < SYM_MAX_SECTIONS) {
-		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR) || a < sh.sh_addr || a - sh.sh_addr >= sh.sh_size)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		uint64_t at = a - sh.sh_addr;
-		if (d == NULL || d->d_buf == NULL || at >= d->d_size)
-			return NULL;
-		if (*n > d->d_size - at)
-			*n = d->d_size - at;
-		return (const uint8_t *)d->d_buf + at;
-	}
-	return NULL;
+	GElf_Shdr sh;
+	Elf_Scn *scn = code_section(elf, a, &sh);
+	if (scn == NULL)
+		return NULL;
+	Elf_Data *d = elf_getdata(scn, NULL);
+	uint64_t at = a - sh.sh_addr;
+	if (d == NULL || d->d_buf == NULL || at >= d->d_size)
+		return NULL;
+	if (*n > d->d_size - at)
+		*n = d->d_size - at;
+	return (const uint8_t *)d->d_buf + at;
 }
 
 /* The first occurrence of the LEN bytes PAT in B[0, N), or N. */
