@@ -189,8 +189,10 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	di.u.rti.table_data = m->table_addr + (lo - 1) * 8;
 	di.u.rti.table_len = 8 / sizeof(unw_word_t);
 	int ret = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
-	if (ret == -UNW_ENOINFO) {
-		/* ip is past the end of the FDE found: a gap without CFI */
+	if (ret == -UNW_ENOINFO || ret == -UNW_EINVAL) {
+		/* ip is past the end of the FDE found: a gap without CFI (libunwind
+		 * says EINVAL for some: node's V8 builtins, embedded in its text
+		 * without CFI, stopped 95% of the stacks as bad frames) */
 		c->no_info = true;
 		return -UNW_ESTOPUNWIND;
 	}
