@@ -562,6 +562,20 @@ static bool leaf_record_step(struct unwind_ctx *c)
 	return (sp & 7) == 0 && start != 0 && frame_record_scan(c, sp, start);
 }
 
+/* The cursor's frame, in a module without CFI whose function starts are
+ * known (symbol table, Go's function table), found by its record as
+ * frame_record_scan does. */
+static bool frame_record_at_function(struct unwind_ctx *c, unw_cursor_t *cur, bool at_snapshot)
+{
+	uint64_t sp, ip;
+	if (!cursor_reg(cur, UNW_X86_64_RSP, &sp) || !cursor_reg(cur, UNW_REG_IP, &ip) ||
+	    (sp & 7) != 0 || ip == 0)
+		return false;
+	/* a caller's ip is a return address: its call is the byte before */
+	uint64_t start = uw_function_start(c, at_snapshot ? ip : ip - 1);
+	return start != 0 && frame_record_scan(c, sp, start);
+}
+
 /* Scan up from SP for the record [caller's rbp, return address just past a
  * direct call of START]; on success the context registers are the
  * caller's. */
@@ -621,6 +635,10 @@ static bool step_without_cfi(struct unwind_ctx *c, unw_cursor_t *cur, bool at_sn
 		if (!found_frame_record_step(c, cur))
 			return false;
 		fp = FP_STEPPED;
+	} else if (c->s->sp_pc_only && !c->rbp_known) {
+		/* code with frame pointers, rbp unknown (a blocked thread read in
+		 * place): the frame's record under its return address */
+		fp = frame_record_at_function(c, cur, at_snapshot) ? FP_STEPPED : FP_FAILED;
 	} else {
 		fp = frame_pointer_step(c, cur);
 	}
