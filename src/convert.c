@@ -18,9 +18,6 @@
 #include "resymbolize.h"
 #include "write.h"
 
-/* The keys pprof_read_info names at most (pprof_read.c's VARYING_MAX). */
-#define VARYING_SAID 8
-
 /* The whole of PATH ("-": standard input), at most PPROF_READ_MAX_BYTES,
  * in *DATA and *LEN; -1 with the cause said. */
 static int read_input(const char *path, uint8_t **data, size_t *len)
@@ -111,7 +108,7 @@ static struct profile *read_profile(const struct options *o, const char *path)
 		char keys[sizeof info.varying * 4];
 		escape_terminal(info.varying, keys, sizeof keys);
 		warn("note: %s: sample labels that differ from sample to sample are not kept (%s%s); "
-		     "go tool pprof -tags shows them", path, keys, info.nvarying > VARYING_SAID ?
+		     "go tool pprof -tags shows them", path, keys, info.nvarying > PPROF_READ_VARYING_MAX ?
 		     ", ..." : "");
 	}
 	if (p && rs)

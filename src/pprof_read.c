@@ -18,9 +18,8 @@
 enum { IDS_FUNCTION = 1, IDS_MAPPING, IDS_LOCATION };
 
 /* The most labels kept as the profile's (the same on every sample), and
- * the most keys of labels that differ named in pprof_read_info. */
+ * PPROF_READ_VARYING_MAX: the most keys of labels that differ named. */
 #define COMMON_MAX 16
-#define VARYING_MAX 8
 
 /* The most lines a resolved location gets (an inline chain). */
 #define RESOLVE_MAX_LINES 64
@@ -328,7 +327,7 @@ static void note_varying(struct reader *r, const char *key)
 			return;
 		c += n + (c[n] == ',');
 	}
-	if (r->info->nvarying >= VARYING_MAX || len + klen + 2 > sizeof r->info->varying) {
+	if (r->info->nvarying >= PPROF_READ_VARYING_MAX || len + klen + 2 > sizeof r->info->varying) {
 		r->info->nvarying++;
 		return;
 	}

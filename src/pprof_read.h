@@ -39,6 +39,7 @@ struct pprof_read_resolve {
 /* What was read but not kept: the keys of sample labels that are not the
  * same on every sample (Go's pprof.Do labels, a heap profile's bytes), as
  * the file spells them, comma-joined (the first few), and how many. */
+#define PPROF_READ_VARYING_MAX 8   /* keys named in pprof_read_info at most */
 struct pprof_read_info {
 	char varying[128];
 	size_t nvarying;

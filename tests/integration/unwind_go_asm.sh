@@ -12,6 +12,19 @@ need_root
 need_go
 need_cmd readelf
 
+# check_whole FOLDED PREFIX: at least 95% of FOLDED's stacks in
+# crypto/sha256.block go through main.hashLoop to runtime.goexit
+check_whole() {
+	set -- "$1" "$2" $(awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); t += c
+		if (s ~ /;crypto\/sha256\.block$/) b += c
+		if (s ~ /^runtime\.goexit;runtime\.main;main\.main;main\.hashLoop;(.*;)?crypto\/sha256\.block$/) w += c }
+		END { print t + 0, b + 0, w + 0 }' "$1")
+	note "$2$3 samples, $4 in crypto/sha256.block, $5 of them whole to runtime.goexit"
+	[ "$4" -gt 0 ] || fail "${2}no sample in crypto/sha256.block: $(sort -t' ' -k2 -rn "$1" | head -3)"
+	awk -v b="$4" -v w="$5" 'BEGIN { exit !(100 * w >= 95 * b) }' ||
+		fail "${2}only $5 of $4 stacks in crypto/sha256.block whole: $(sort -t' ' -k2 -rn "$1" | head -3)"
+}
+
 cp "$TESTS_SRCDIR/progs/gosha.go" "$T/" || harness "no gosha.go"
 (cd "$T" && "$GO" build -o gosha gosha.go) >"$T/build.err" 2>&1 ||
 	harness "go build: $(cat "$T/build.err")"
@@ -19,15 +32,7 @@ F=$T/go.folded
 run_csampler -F 199 -o "$F" -- "$T/gosha" 2
 assert_eq "exit status" "$CS_STATUS" 0
 grep -q '^hashed [1-9]' "$T/cs.out" || fail "gosha did not finish: $(cat "$T/cs.out")"
-counts=$(awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); t += c
-	if (s ~ /;crypto\/sha256\.block$/) b += c
-	if (s ~ /^runtime\.goexit;runtime\.main;main\.main;main\.hashLoop;(.*;)?crypto\/sha256\.block$/) w += c }
-	END { print t + 0, b + 0, w + 0 }' "$F")
-set -- $counts
-note "$1 samples, $2 in crypto/sha256.block, $3 of them whole to runtime.goexit"
-[ "$2" -gt 0 ] || fail "no sample in crypto/sha256.block: $(sort -t' ' -k2 -rn "$F" | head -3)"
-awk -v b="$2" -v w="$3" 'BEGIN { exit !(100 * w >= 95 * b) }' ||
-	fail "only $3 of $2 stacks in crypto/sha256.block whole: $(sort -t' ' -k2 -rn "$F" | head -3)"
+check_whole "$F" ""
 grep -q 'of stacks stop in crypto/sha256.block' "$T/cs.err" &&
 	fail "the summary names crypto/sha256.block as a stop: $(cat "$T/cs.err")"
 
@@ -41,15 +46,7 @@ grep -q 'of stacks stop in crypto/sha256.block' "$T/cs.err" &&
 readelf -S "$T/gosha_s" | grep -q '\.symtab' && harness "gosha_s still has a symbol table"
 run_csampler -F 199 -o "$T/s.folded" -o "$T/s.txt" -- "$T/gosha_s" 2
 assert_eq "stripped: exit status" "$CS_STATUS" 0
-counts=$(awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); t += c
-	if (s ~ /;crypto\/sha256\.block$/) b += c
-	if (s ~ /^runtime\.goexit;runtime\.main;main\.main;main\.hashLoop;(.*;)?crypto\/sha256\.block$/) w += c }
-	END { print t + 0, b + 0, w + 0 }' "$T/s.folded")
-set -- $counts
-note "stripped: $1 samples, $2 in crypto/sha256.block, $3 of them whole to runtime.goexit"
-[ "$2" -gt 0 ] || fail "stripped: no sample in crypto/sha256.block: $(sort -t' ' -k2 -rn "$T/s.folded" | head -3)"
-awk -v b="$2" -v w="$3" 'BEGIN { exit !(100 * w >= 95 * b) }' ||
-	fail "stripped: only $3 of $2 stacks in crypto/sha256.block whole: $(sort -t' ' -k2 -rn "$T/s.folded" | head -3)"
+check_whole "$T/s.folded" "stripped: "
 grep -q 'gosha_s+0x' "$T/s.folded" && fail "stripped: frames left unnamed: $(grep -m1 'gosha_s+0x' "$T/s.folded")"
 grep -Eq '^ +[0-9]+ +[0-9.]+% +[0-9]+ +[0-9.]+%  main\.hashLoop  \(gosha\.go:[0-9]+, gosha_s\)$' "$T/s.txt" ||
 	fail "stripped: main.hashLoop without its file: $(grep -m2 hashLoop "$T/s.txt")"
