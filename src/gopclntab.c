@@ -9,6 +9,9 @@
 #define MAGIC_GO120 0xfffffff1u
 #define HEADER_LEN 72              /* 8 bytes, then 8 words of 8 bytes */
 #define FUNC_LEN 40                /* the fields read of a function record */
+#define FUNC_LEN_GO120 44          /* Go 1.20's, which has a start line */
+#define FLAG_AT 37                 /* the flag byte, Go 1.18 and 1.19 */
+#define FLAG_AT_GO120 41
 /* The most steps a pc-value walk takes (one per line change at least). */
 #define PCVALUE_STEPS_MAX (1u << 20)
 
@@ -115,6 +118,24 @@ static bool pcvalue(const struct gopclntab *t, uint32_t table, uint64_t entry_of
 	return false;
 }
 
+/* Function I's record (at least NEED bytes in the section) and its code
+ * [*ENTRY, *END) as offsets from the text, its name; NULL if any is out of
+ * line. */
+static const uint8_t *func_record(const struct gopclntab *t, uint64_t i, uint64_t need,
+				  uint64_t *entry, uint64_t *end, const char **name,
+				  size_t *name_len)
+{
+	const uint8_t *ft = t->data + t->functab;
+	*entry = get32(ft + i * 8);
+	*end = get32(ft + (i + 1) * 8);
+	uint64_t rec = t->functab + (uint64_t)get32(ft + i * 8 + 4);
+	if (*end <= *entry || !within(t, rec, need) || get32(t->data + rec) != *entry)
+		return NULL;
+	const uint8_t *f = t->data + rec;
+	*name = string_at(t, t->funcnames + get32(f + 4), name_len);
+	return *name ? f : NULL;
+}
+
 bool gopclntab_find(const struct gopclntab *t, uint64_t addr, struct gopclntab_func *out)
 {
 	memset(out, 0, sizeof *out);
@@ -133,15 +154,9 @@ bool gopclntab_find(const struct gopclntab *t, uint64_t addr, struct gopclntab_f
 		else
 			hi = mid;
 	}
-	uint64_t entry = get32(ft + lo * 8), end = get32(ft + (lo + 1) * 8);
-	if (a < entry || end <= entry)
-		return false;
-	uint64_t rec = t->functab + (uint64_t)get32(ft + lo * 8 + 4);
-	if (!within(t, rec, FUNC_LEN) || get32(t->data + rec) != entry)
-		return false;
-	const uint8_t *f = t->data + rec;
-	out->name = string_at(t, t->funcnames + get32(f + 4), &out->name_len);
-	if (!out->name)
+	uint64_t entry, end;
+	const uint8_t *f = func_record(t, lo, FUNC_LEN, &entry, &end, &out->name, &out->name_len);
+	if (!f || a < entry)
 		return false;
 	out->entry = t->text_start + entry;
 	int32_t line, file;
@@ -170,4 +185,20 @@ size_t gopclntab_entries(const struct gopclntab *t, uint64_t *out, size_t max)
 	for (uint64_t i = 0; t->data && i < t->nfunc && n < max; i++)
 		out[n++] = t->text_start + get32(t->data + t->functab + i * 8);
 	return n;
+}
+
+bool gopclntab_function(const struct gopclntab *t, uint64_t i, struct gopclntab_entry *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!t->data || i >= t->nfunc)
+		return false;
+	uint64_t entry, end;
+	const uint8_t *f = func_record(t, i, t->go120 ? FUNC_LEN_GO120 : FUNC_LEN, &entry, &end,
+				       &out->name, &out->name_len);
+	if (!f)
+		return false;
+	out->entry = t->text_start + entry;
+	out->end = t->text_start + end;
+	out->flag = f[t->go120 ? FLAG_AT_GO120 : FLAG_AT];
+	return true;
 }

@@ -48,6 +48,23 @@ struct gopclntab_func {
  * has it), with ADDR's file and line; false if none does. */
 bool gopclntab_find(const struct gopclntab *t, uint64_t addr, struct gopclntab_func *out);
 
+/* What Go's traceback reads of a function besides its name: its flag
+ * byte (abi.FuncFlag). TOPFRAME marks the outermost function of a stack
+ * (goexit, mstart, sigtramp); SPWRITE one that writes SP. */
+#define GOPCLNTAB_FLAG_TOPFRAME 0x01u
+#define GOPCLNTAB_FLAG_SPWRITE 0x02u
+
+struct gopclntab_entry {
+	uint64_t entry, end;     /* the function's code, [entry, end), link-time */
+	const char *name;        /* as in gopclntab_func */
+	size_t name_len;
+	uint8_t flag;
+};
+
+/* Function I of the table (0 <= I < t->nfunc, in address order); false if
+ * its record is out of the section. */
+bool gopclntab_function(const struct gopclntab *t, uint64_t i, struct gopclntab_entry *out);
+
 /* The first addresses (link-time) of the first MAX functions, in order,
  * into OUT; returns how many. */
 size_t gopclntab_entries(const struct gopclntab *t, uint64_t *out, size_t max);

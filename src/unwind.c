@@ -111,12 +111,12 @@ static bool read_target(struct unwind_ctx *c, uint64_t addr, void *buf, size_t l
 	if (addr + len < addr)
 		return false;
 	/* the copied stack window */
-	uint64_t copy_end = s->stack_start + s->stack_len;
-	if (addr >= s->stack_start && addr + len <= copy_end) {
-		memcpy(buf, s->stack + (addr - s->stack_start), len);
+	uint64_t copy_end = c->win_start + c->win_len;
+	if (addr >= c->win_start && addr + len <= copy_end) {
+		memcpy(buf, c->win + (addr - c->win_start), len);
 		return true;
 	}
-	if (addr + len > copy_end && addr < c->stack_end && addr >= s->stack_start) {
+	if (addr + len > copy_end && addr < c->stack_end && addr >= c->win_start) {
 		/* beyond the copy, inside the stack: the live stack has changed */
 		if (c->window_cut)
 			c->window_hit = true;
@@ -277,6 +277,22 @@ static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t
 
 /* ---- public API ------------------------------------------------------------ */
 
+/* Read the program's own code module now (its first executable mapping
+ * of a file), before any stop: what a stop must know of it (a Go
+ * runtime's layout, for capture_go_switch) is then known at the first. */
+static void load_program_module(struct unwinder *u)
+{
+	struct unwind_ctx c = { .u = u, .stack_end = UINT64_MAX };
+	size_t n = procmaps_count(u->pm);
+	for (size_t i = 0; i < n; i++) {
+		const struct procmaps_entry *e = procmaps_at(u->pm, i);
+		if (e && e->current && e->executable && e->path && e->path[0] == '/') {
+			(void)uw_module_for_ip(&c, e->start);
+			return;
+		}
+	}
+}
+
 struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth)
 {
 	if (!pm || max_depth == 0) {
@@ -316,6 +332,7 @@ struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth)
 	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
 	unw_set_cache_size(u->as, RS_CACHE_SIZE, 0);
 	u->generation = procmaps_generation(pm);
+	load_program_module(u);
 	return u;
 }
 
@@ -341,6 +358,8 @@ void unwind_flush(struct unwinder *u)
 	u->last_module = 0;
 	memset(u->page_tags, 0, PAGE_CACHE_SLOTS * sizeof *u->page_tags);
 	u->generation = procmaps_generation(u->pm);
+	u->go_known = false;    /* (an exec: another program) */
+	load_program_module(u);
 }
 
 /* The mappings changed (a library loaded or unloaded, memory mapped): keep
@@ -376,14 +395,20 @@ int unwind_snapshot_init(struct unwind_snapshot *s, size_t window)
 		return -1;
 	}
 	s->stack = malloc(window);
-	if (!s->stack)
+	s->go_stack = malloc(window);
+	if (!s->stack || !s->go_stack) {
+		free(s->stack);
+		free(s->go_stack);
+		s->stack = s->go_stack = NULL;
 		return -1;
+	}
 	s->stack_cap = window;
 	return 0;
 }
 
 void unwind_snapshot_fini(struct unwind_snapshot *s)
 {
+	free(s->go_stack);
 	free(s->stack);
 	memset(s, 0, sizeof *s);
 }
@@ -424,12 +449,64 @@ static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_
 	return 0;
 }
 
+/* The largest goroutine stack believed (Go's limit is 1 GB). */
+#define GO_STACK_MAX (1ull << 30)
+
+/* S is a stopped thread's copy: if it runs Go on its system stack (its g,
+ * at fs_base - 8, is its m's g0) while a goroutine of its m waits there
+ * (m.curg, whose m is this one, with a saved sp below its stack's end),
+ * copy that goroutine's saved registers and stack into S. Nothing read
+ * is trusted: any value out of line leaves S without the goroutine. */
+static void capture_go_switch(struct unwinder *u, pid_t tid, struct unwind_snapshot *s)
+{
+	s->go_switch = false;
+	s->go_stack_len = 0;
+	const struct goruntime_layout *l = &u->go;
+	uint64_t g, m, g0 = 0, curg = 0;
+	if (!u->go_known || s->regs.fs_base < 64 ||
+	    !read_remote(tid, s->regs.fs_base + (uint64_t)(int64_t)GORUNTIME_TLS_G, &g, sizeof g) ||
+	    g == 0 || g + GORUNTIME_G_READ < g || !read_remote(tid, g + l->g_m, &m, sizeof m) ||
+	    m == 0 || m + l->m_curg + 8 < m)
+		return;
+	struct iovec local[2] = { { &g0, sizeof g0 }, { &curg, sizeof curg } };
+	struct iovec remote[2] = { { (void *)(uintptr_t)(m + l->m_g0), 8 },
+				   { (void *)(uintptr_t)(m + l->m_curg), 8 } };
+	if (process_vm_readv(tid, local, 2, remote, 2, 0) != 16 || g != g0 || curg == 0 ||
+	    curg == g0 || curg + GORUNTIME_G_READ < curg)
+		return;
+	uint8_t cg[GORUNTIME_G_READ];
+	if (!read_remote(tid, curg, cg, sizeof cg))
+		return;
+	uint64_t cm, sp, pc, bp, hi;
+	memcpy(&cm, cg + l->g_m, 8);
+	memcpy(&sp, cg + l->g_sched_sp, 8);
+	memcpy(&pc, cg + l->g_sched_pc, 8);
+	memcpy(&bp, cg + l->g_sched_bp, 8);
+	memcpy(&hi, cg + l->g_stack_hi, 8);
+	if (cm != m || sp == 0 || (sp & 7) != 0 || sp >= hi || hi - sp > GO_STACK_MAX || pc == 0)
+		return;
+	size_t len = hi - sp < s->stack_cap ? (size_t)(hi - sp) : s->stack_cap;
+	struct iovec l1 = { s->go_stack, len }, r1 = { (void *)(uintptr_t)sp, len };
+	ssize_t n = process_vm_readv(tid, &l1, 1, &r1, 1, 0);
+	if (n < 16)
+		return;
+	s->go_sp = sp;
+	s->go_pc = pc;
+	s->go_bp = bp;
+	s->go_stack_end = hi;
+	s->go_stack_len = (size_t)n;
+	s->go_switch = true;
+}
+
 int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct *regs,
 		   struct unwind_snapshot *s)
 {
 	s->regs = *regs;
 	s->sp_pc_only = false;
-	return copy_stack(u, tid, regs->rsp, s);
+	if (copy_stack(u, tid, regs->rsp, s) < 0)
+		return -1;
+	capture_go_switch(u, tid, s);
+	return 0;
 }
 
 int unwind_capture_sp_pc(struct unwinder *u, pid_t tid, uint64_t sp, uint64_t pc,
@@ -439,6 +516,7 @@ int unwind_capture_sp_pc(struct unwinder *u, pid_t tid, uint64_t sp, uint64_t pc
 	s->regs.rsp = sp;
 	s->regs.rip = pc;
 	s->sp_pc_only = true;
+	s->go_switch = false;
 	return copy_stack(u, tid, sp, s);
 }
 
@@ -606,7 +684,9 @@ static bool frame_record_scan(struct unwind_ctx *c, uint64_t sp, uint64_t start)
  * stack (or of the copy, when the copy is all there is), the vdso image. */
 static void ctx_init(struct unwind_ctx *c, struct unwinder *u, const struct unwind_snapshot *s)
 {
-	*c = (struct unwind_ctx){ .u = u, .s = s, .regs = s->regs, .stack_end = UINT64_MAX };
+	*c = (struct unwind_ctx){ .u = u, .s = s, .regs = s->regs, .stack_end = UINT64_MAX,
+				  .win = s->stack, .win_start = s->stack_start,
+				  .win_len = s->stack_len };
 	const struct procmaps_entry *se = procmaps_find(u->pm, s->stack_start);
 	if (se && se->current && s->stack_start >= se->start && s->stack_start < se->end)
 		c->stack_end = se->end;
@@ -675,6 +755,64 @@ static bool plausible_caller(struct unwind_ctx *c, uint64_t ip, uint64_t sp, uin
 	return uw_module_for_ip(c, signal_frame ? ip : ip - 1) != NULL;
 }
 
+/* Where the walk meets a function Go's own traceback treats apart: the
+ * frame just stored, whose function holds LOOKUP (its ip, or ip - 1 for a
+ * return address); LEAF: the interrupted frame. GO_END: the stack is whole
+ * there (Go's traceback ends there too: goexit, mstart, mcall, sigtramp).
+ * GO_CROSSED: the frame was systemstack's or morestack's on the system
+ * stack, and the walk goes on from the goroutine's saved registers on the
+ * copy of its stack (capture_go_switch), the frames this added stored in
+ * ADDRS. GO_FAILED: that crossing found nothing it could use (*END says
+ * why). GO_NONE: neither; the walk goes on as it was. */
+enum go_step { GO_NONE, GO_END, GO_CROSSED, GO_FAILED };
+
+static enum go_step go_frame(struct unwind_ctx *c, unw_cursor_t *cur, uint64_t lookup, bool leaf,
+			     uint64_t *addrs, unsigned *n, unsigned limit, enum unwind_result *end)
+{
+	const struct go_mark *gm = uw_go_mark(c, lookup);
+	if (!gm)
+		return GO_NONE;
+	if (gm->kind == GO_ROOT)
+		return GO_END;
+	const struct unwind_snapshot *s = c->s;
+	if (leaf || c->crossed || !s->go_switch)
+		return GO_NONE;
+	/* the goroutine's stack: from its saved sp, where the caller of
+	 * systemstack (or of the function that called morestack) left its
+	 * return address; rbp as it was there */
+	c->crossed = true;
+	c->win = s->go_stack;
+	c->win_start = s->go_sp;
+	c->win_len = s->go_stack_len;
+	c->stack_end = s->go_stack_end;
+	c->window_cut = s->go_sp + s->go_stack_len < s->go_stack_end;
+	*end = UNWIND_BAD_FRAME;
+	uint64_t ret;
+	if (!read_target(c, s->go_sp, &ret, sizeof ret) || ret == 0 || ret >= ADDR_ACTIVATION ||
+	    !uw_module_for_ip(c, ret - 1))
+		return GO_FAILED;
+	/* morestack was called from the prologue of the function at the
+	 * saved pc, which has no frame yet: a frame of its own */
+	*end = UNWIND_DEPTH;
+	if (gm->kind == GO_MORESTACK && uw_module_for_ip(c, s->go_pc - 1)) {
+		if (*n == limit)
+			return GO_FAILED;
+		addrs[(*n)++] = s->go_pc;
+	}
+	if (*n == limit)
+		return GO_FAILED;
+	addrs[(*n)++] = ret;
+	memset(&c->regs, 0, sizeof c->regs);
+	c->regs.rip = ret;
+	c->regs.rsp = s->go_sp + 8;
+	c->regs.rbp = s->go_bp;
+	c->regs.fs_base = s->regs.fs_base;
+	*end = UNWIND_BAD_FRAME;
+	if (unw_init_remote(cur, c->u->as, c) < 0)
+		return GO_FAILED;
+	return GO_CROSSED;
+}
+
 enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot *s,
 				uint64_t *addrs, unsigned max, unsigned *depth)
 {
@@ -696,6 +834,10 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 	uint64_t prev_ip = s->regs.rip, prev_sp = s->regs.rsp;
 	enum unwind_result result = UNWIND_DEPTH;
 	bool at_snapshot = true;      /* the cursor stands on the captured registers */
+	if (go_frame(&c, &cur, s->regs.rip, true, addrs, &n, limit, &result) == GO_END) {
+		*depth = n;
+		return UNWIND_OK;
+	}
 	/* every iteration stores a frame or ends: at most limit + 1 steps */
 	for (;;) {
 		c.window_hit = false;
@@ -730,6 +872,18 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 		at_snapshot = false;
 		prev_ip = ip;
 		prev_sp = sp;
+		enum go_step g = go_frame(&c, &cur, signal_frame ? ip : ip - 1, false, addrs, &n,
+					  limit, &result);
+		if (g == GO_END) {
+			result = UNWIND_OK;
+			break;
+		}
+		if (g == GO_FAILED)
+			break;
+		if (g == GO_CROSSED) {
+			prev_ip = c.regs.rip;
+			prev_sp = c.regs.rsp;
+		}
 	}
 	*depth = n;
 	return result;

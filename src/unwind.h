@@ -44,6 +44,14 @@ struct unwind_snapshot {
 	                          * page not in memory (one the thread never
 	                          * touched): a walk needing more is cut there */
 	bool sp_pc_only;         /* of regs, only rsp and rip are known */
+	/* A Go thread stopped on its system stack (g0) while the goroutine it
+	 * runs waits there for it (runtime.systemstack, runtime.morestack):
+	 * that goroutine's saved sp, pc and bp, the end of its stack, and a
+	 * copy of its stack from that sp (at most the window). */
+	bool go_switch;
+	uint64_t go_sp, go_pc, go_bp, go_stack_end;
+	uint8_t *go_stack;
+	size_t go_stack_len;
 };
 
 struct unwinder;
@@ -56,7 +64,10 @@ void unwind_free(struct unwinder *u);
 int unwind_snapshot_init(struct unwind_snapshot *s, size_t window);
 void unwind_snapshot_fini(struct unwind_snapshot *s);
 
-/* Copy the registers and the stack window of a stopped thread. 0 or -1/errno. */
+/* Copy the registers and the stack window of a stopped thread; for a Go
+ * program's thread on its system stack, the goroutine's stack too (a few
+ * more reads, only where the runtime's layout is known: goruntime.h).
+ * 0 or -1/errno. */
 int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct *regs,
 		   struct unwind_snapshot *s);
 

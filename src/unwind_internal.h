@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "goruntime.h"
 #include "procmaps.h"
 #include "unwind.h"
 
@@ -35,6 +36,19 @@ struct module {
 	uint64_t *funcs;         /* without a table: its functions' starts (the
 	                          * symbol table's, in the target), sorted */
 	size_t nfuncs;
+	struct go_mark *go_marks;   /* a Go binary's functions where a walk */
+	size_t ngo_marks;           /* ends or changes stacks, in the target */
+};
+
+/* A Go function that Go's own traceback treats apart (runtime/traceback.go):
+ * the outermost function of a stack (TOPFRAME: goexit, mstart, sigtramp;
+ * and mcall, which starts the system stack afresh), or one that runs its
+ * callee on the system stack for a goroutine (systemstack) or that left a
+ * goroutine to grow its stack (morestack). */
+enum go_mark_kind { GO_ROOT, GO_SYSTEMSTACK, GO_MORESTACK };
+struct go_mark {
+	uint64_t start, end;
+	enum go_mark_kind kind;
 };
 
 struct unwinder {
@@ -48,6 +62,9 @@ struct unwinder {
 	size_t nmodules, modules_cap;
 	size_t last_module;
 
+	bool go_known;           /* go: the Go runtime's layout, from the */
+	struct goruntime_layout go;   /* first Go module's DWARF */
+
 	uint64_t *page_tags;     /* page address + 1 (0: empty) */
 	uint8_t *pages;          /* PAGE_CACHE_SLOTS * PAGE_SIZE_CACHED */
 };
@@ -57,6 +74,10 @@ struct unwind_ctx {
 	struct unwinder *u;
 	const struct unwind_snapshot *s;
 	struct user_regs_struct regs;    /* registers of the cursor's first frame */
+	const uint8_t *win;              /* the copy of the stack walked: the */
+	uint64_t win_start;              /* window, or the goroutine's stack */
+	size_t win_len;                  /* once the walk crossed to it */
+	bool crossed;
 	uint64_t stack_end;              /* end of the mapping holding the stack */
 	bool window_cut;                 /* the stack goes on beyond the copy */
 	const uint8_t *vdso;
@@ -79,5 +100,7 @@ bool uw_module_matches(const struct module *m, const struct procmaps_entry *e);
 /* The start of the function holding IP in a module without CFI (from its
  * symbol table: Go's binaries have no .eh_frame), or 0. */
 uint64_t uw_function_start(struct unwind_ctx *c, uint64_t ip);
+/* The Go mark of the function holding IP, or NULL. */
+const struct go_mark *uw_go_mark(struct unwind_ctx *c, uint64_t ip);
 
 #endif

@@ -23,6 +23,9 @@ void uw_module_free(struct module *m)
 	m->table = NULL;
 	free(m->funcs);
 	m->funcs = NULL;
+	free(m->go_marks);
+	m->go_marks = NULL;
+	m->ngo_marks = 0;
 }
 
 /* Function symbols read from a module without CFI at most. */
@@ -62,34 +65,108 @@ static bool module_load_go_funcs(struct module *m, Elf_Scn *table, uint64_t text
 	return true;
 }
 
+/* The sections of a module's file that unwinding reads besides its
+ * segments. */
+struct module_sections {
+	Elf_Scn *sym, *dyn, *go;  /* symbol tables, Go's function table */
+	uint64_t text;            /* .text's address */
+};
+
+static bool module_find_sections(Elf *elf, struct module_sections *out)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx = 0;
+	bool names = elf_getshdrstrndx(elf, &shstrndx) == 0;
+	*out = (struct module_sections){ 0 };
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh))
+			return false;
+		if (sh.sh_type == SHT_SYMTAB)
+			out->sym = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			out->dyn = scn;
+		const char *name = names && sh.sh_type == SHT_PROGBITS
+				   ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (name && strcmp(name, ".gopclntab") == 0)
+			out->go = scn;
+		else if (name && strcmp(name, ".text") == 0)
+			out->text = sh.sh_addr;
+	}
+	return true;
+}
+
+/* Whether a Go function's NAME (LEN bytes) is WANT, with or without the
+ * ".abi0" of an assembly function's symbol. */
+static bool go_name_is(const char *name, size_t len, const char *want)
+{
+	size_t n = strlen(want);
+	return len >= n && memcmp(name, want, n) == 0 &&
+	       (len == n || (len == n + 5 && memcmp(name + n, ".abi0", 5) == 0));
+}
+
+/* Go's marked functions (struct go_mark) in the function table GO of M,
+ * BIAS added; and, for the first Go module of U, the runtime's layout from
+ * its DWARF (the stack crossings need it). */
+#define GO_MARKS_MAX 32u
+static void module_load_go_marks(struct unwinder *u, struct module *m, Elf *elf,
+				 Elf_Scn *table, uint64_t text, uint64_t bias)
+{
+	struct gopclntab go;
+	Elf_Data *d = table ? elf_getdata(table, NULL) : NULL;
+	if (!d || !d->d_buf || !gopclntab_parse(&go, d->d_buf, d->d_size, text))
+		return;
+	struct go_mark marks[GO_MARKS_MAX];
+	size_t n = 0;
+	for (uint64_t i = 0; i < go.nfunc && i < FUNCS_MAX && n < GO_MARKS_MAX; i++) {
+		struct gopclntab_entry e;
+		if (!gopclntab_function(&go, i, &e))
+			continue;
+		enum go_mark_kind kind;
+		if ((e.flag & GOPCLNTAB_FLAG_TOPFRAME) || go_name_is(e.name, e.name_len, "runtime.mcall"))
+			kind = GO_ROOT;
+		else if (go_name_is(e.name, e.name_len, "runtime.systemstack"))
+			kind = GO_SYSTEMSTACK;
+		else if (go_name_is(e.name, e.name_len, "runtime.morestack"))
+			kind = GO_MORESTACK;
+		else
+			continue;
+		uint64_t start = bias + e.entry, end = bias + e.end;
+		if (start < m->text_start || end > m->text_end || (n && start < marks[n - 1].end))
+			continue;   /* (in order: a table out of order is cut) */
+		marks[n++] = (struct go_mark){ .start = start, .end = end, .kind = kind };
+	}
+	if (n && (m->go_marks = malloc(n * sizeof *marks)) != NULL) {
+		memcpy(m->go_marks, marks, n * sizeof *marks);
+		m->ngo_marks = n;
+	}
+	if (!u->go_known) {
+		Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+		u->go_known = goruntime_layout_read(dw, &u->go);
+		if (dw)
+			dwarf_end(dw);
+	}
+}
+
+const struct go_mark *uw_go_mark(struct unwind_ctx *c, uint64_t ip)
+{
+	struct module *m = uw_module_for_ip(c, ip);
+	for (size_t i = 0; m && i < m->ngo_marks; i++)
+		if (ip >= m->go_marks[i].start && ip < m->go_marks[i].end)
+			return &m->go_marks[i];
+	return NULL;
+}
+
 /* M has no CFI table: keep its function starts (symbol table, else the
  * dynamic one, else a Go binary's function table), BIAS added, within its
  * text, for the frame-record scan of code with frame pointers
  * (uw_function_start). */
-static void module_load_funcs(struct module *m, Elf *elf, uint64_t bias)
+static void module_load_funcs(struct module *m, const struct module_sections *secs, uint64_t bias)
 {
-	Elf_Scn *scn = NULL, *dyn = NULL, *sym = NULL, *go = NULL;
 	GElf_Shdr sh;
-	uint64_t text = 0;
-	size_t shstrndx = 0;
-	bool names = elf_getshdrstrndx(elf, &shstrndx) == 0;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (!gelf_getshdr(scn, &sh))
-			return;
-		if (sh.sh_type == SHT_SYMTAB)
-			sym = scn;
-		else if (sh.sh_type == SHT_DYNSYM)
-			dyn = scn;
-		const char *name = names && sh.sh_type == SHT_PROGBITS
-				   ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
-		if (name && strcmp(name, ".gopclntab") == 0)
-			go = scn;
-		else if (name && strcmp(name, ".text") == 0)
-			text = sh.sh_addr;
-	}
-	if (!sym && go && module_load_go_funcs(m, go, text, bias))
+	if (!secs->sym && secs->go && module_load_go_funcs(m, secs->go, secs->text, bias))
 		return;
-	scn = sym ? sym : dyn;
+	Elf_Scn *scn = secs->sym ? secs->sym : secs->dyn;
 	Elf_Data *data = scn && gelf_getshdr(scn, &sh) ? elf_getdata(scn, NULL) : NULL;
 	if (!data || sh.sh_entsize == 0)
 		return;
@@ -199,8 +276,8 @@ static bool parse_eh_frame_hdr(struct module *m, const uint8_t *hdr, size_t len)
 /* Fill M (key set) from the ELF headers: ELF is the file or the vdso image
  * mapped at M's mapping; IMAGE/IMAGE_LEN the vdso image (NULL for a file,
  * read through FD). */
-static void module_load_elf(struct module *m, Elf *elf, int fd, const uint8_t *image,
-			    size_t image_len)
+static void module_load_elf(struct unwinder *u, struct module *m, Elf *elf, int fd,
+			    const uint8_t *image, size_t image_len)
 {
 	size_t phnum;
 	if (elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64 ||
@@ -234,9 +311,13 @@ static void module_load_elf(struct module *m, Elf *elf, int fd, const uint8_t *i
 		m->text_start = m->map_start;
 		m->text_end = m->map_end;
 	}
+	struct module_sections secs;
+	bool file = !image && module_find_sections(elf, &secs);
+	if (file && secs.go)
+		module_load_go_marks(u, m, elf, secs.go, secs.text, bias);
 	if (!have_eh || eh.p_filesz < 4 || eh.p_filesz > EH_FRAME_HDR_MAX) {
-		if (!image)
-			module_load_funcs(m, elf, bias);
+		if (file)
+			module_load_funcs(m, &secs, bias);
 		return;
 	}
 	m->hdr_addr = bias + eh.p_vaddr;
@@ -278,13 +359,13 @@ static struct module *module_build(struct unwind_ctx *c, const struct procmaps_e
 		m->map_offset = 0;
 		Elf *elf = elf_memory((char *)(uintptr_t)c->vdso, c->vdso_len);
 		if (elf) {
-			module_load_elf(m, elf, -1, c->vdso, c->vdso_len);
+			module_load_elf(u, m, elf, -1, c->vdso, c->vdso_len);
 			elf_end(elf);
 		}
 	} else if (e->fd >= 0) {
 		Elf *elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
 		if (elf) {
-			module_load_elf(m, elf, e->fd, NULL, 0);
+			module_load_elf(u, m, elf, e->fd, NULL, 0);
 			elf_end(elf);
 		}
 	}

@@ -77,6 +77,15 @@ need_go() {
 	export HOME GOCACHE GOPATH GOFLAGS GOTOOLCHAIN GOPROXY GOTELEMETRY
 	mkdir -p "$HOME"
 }
+# build_go NAME [GO BUILD FLAGS...]: tests/progs/NAME.go built as $T/NAME
+# (after need_go), without a module; the build's errors make a harness
+# failure.
+build_go() {
+	local name=$1; shift
+	cp "$TESTS_SRCDIR/progs/$name.go" "$T/" || harness "no $name.go"
+	(cd "$T" && GO111MODULE=off "$GO" build "$@" -o "$name" "$name.go") >"$T/build.err" 2>&1 ||
+		harness "go build $*: $(cat "$T/build.err")"
+}
 
 # start_fixture NAME [ARGS...]: start $PROGS/NAME in the background with its
 # stdout in $T/NAME.out; wait for its "ready PID" line; sets FIXTURE_PID.

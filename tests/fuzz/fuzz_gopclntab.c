@@ -2,7 +2,9 @@
  * target's files: anything): the input is a section; when it parses, a
  * few addresses around its functions are looked up. A name or file found
  * lies inside the input and is not longer than GOPCLNTAB_NAME_MAX; a
- * function's entry is at or below the address asked. Built and run by make
+ * function's entry is at or below the address asked; a function read by
+ * its index has its name inside the input and a code range that is not
+ * empty. Built and run by make
  * fuzz; replayed over corpus/gopclntab/ by make check. */
 #include "config.h"
 
@@ -40,5 +42,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (f.entry > a || (!f.file && (f.line || f.start_line)))
 				abort();
 		}
+	for (uint64_t i = 0; i < t.nfunc && i < 64; i++) {
+		struct gopclntab_entry e;
+		if (!gopclntab_function(&t, i, &e))
+			continue;
+		check_inside(data, size, e.name, e.name_len);
+		if (!e.name || e.end <= e.entry)
+			abort();
+	}
 	return 0;
 }

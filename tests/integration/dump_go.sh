@@ -12,9 +12,7 @@
 need_root
 need_go
 
-cp "$TESTS_SRCDIR/progs/gosha.go" "$T/" || harness "no gosha.go"
-(cd "$T" && "$GO" build -o gosha gosha.go) >"$T/build.err" 2>&1 ||
-	harness "go build: $(cat "$T/build.err")"
+build_go gosha
 progs=$PROGS
 PROGS=$T
 start_fixture gosha 30

@@ -14,9 +14,7 @@ need_root
 need_go
 GO111MODULE=off
 export GO111MODULE
-cp "$TESTS_SRCDIR/progs/gochan.go" "$T/" || harness "no gochan.go"
-(cd "$T" && "$GO" build -o gochan gochan.go) >"$T/build.err" 2>&1 ||
-	harness "go build: $(cat "$T/build.err")"
+build_go gochan
 
 F=$T/go.folded
 export GOMAXPROCS=2

@@ -25,9 +25,7 @@ check_whole() {
 		fail "${2}only $5 of $4 stacks in crypto/sha256.block whole: $(sort -t' ' -k2 -rn "$1" | head -3)"
 }
 
-cp "$TESTS_SRCDIR/progs/gosha.go" "$T/" || harness "no gosha.go"
-(cd "$T" && "$GO" build -o gosha gosha.go) >"$T/build.err" 2>&1 ||
-	harness "go build: $(cat "$T/build.err")"
+build_go gosha
 F=$T/go.folded
 run_csampler -F 199 -o "$F" -- "$T/gosha" 2
 assert_eq "exit status" "$CS_STATUS" 0
@@ -41,7 +39,7 @@ grep -q 'of stacks stop in crypto/sha256.block' "$T/cs.err" &&
 # functions, with their files and lines, and gives the function starts the
 # frame-record scan needs (it was 'gosha_s+0x...' for every frame, and every
 # stack stopped in the leaf)
-(cd "$T" && "$GO" build -ldflags='-s -w' -o gosha_s gosha.go) >"$T/build.err" 2>&1 ||
+(cd "$T" && GO111MODULE=off "$GO" build -ldflags='-s -w' -o gosha_s gosha.go) >"$T/build.err" 2>&1 ||
 	harness "go build -s -w: $(cat "$T/build.err")"
 readelf -S "$T/gosha_s" | grep -q '\.symtab' && harness "gosha_s still has a symbol table"
 run_csampler -F 199 -o "$T/s.folded" -o "$T/s.txt" -- "$T/gosha_s" 2

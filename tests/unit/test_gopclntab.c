@@ -101,6 +101,42 @@ static void test_find(void **state)
 	assert_int_equal(starts[1], TEXT + 0x20);
 }
 
+/* Each function's code range, name and flag byte (where 1.18 and 1.20
+ * keep it), as Go's traceback reads them; a record cut by the section's
+ * end answers nothing. */
+static void test_function_flags(void **state)
+{
+	(void)state;
+	uint8_t b[512];
+	size_t len = make_table(b, 0xfffffff0u, TEXT);
+	b[160 + 24 + 37] = GOPCLNTAB_FLAG_TOPFRAME;     /* alpha */
+	b[160 + 64 + 37] = GOPCLNTAB_FLAG_SPWRITE;      /* beta */
+	struct gopclntab t;
+	struct gopclntab_entry e;
+	assert_true(gopclntab_parse(&t, b, len, 0));
+	assert_true(gopclntab_function(&t, 0, &e));
+	assert_int_equal(e.entry, TEXT);
+	assert_int_equal(e.end, TEXT + 0x20);
+	assert_int_equal(e.name_len, 10);
+	assert_memory_equal(e.name, "main.alpha", 10);
+	assert_int_equal(e.flag, GOPCLNTAB_FLAG_TOPFRAME);
+	assert_true(gopclntab_function(&t, 1, &e));
+	assert_int_equal(e.end, TEXT + 0x30);
+	assert_int_equal(e.flag, GOPCLNTAB_FLAG_SPWRITE);
+	assert_false(gopclntab_function(&t, 2, &e));
+	/* Go 1.20's record is 4 bytes longer: the flag at 41; beta's record
+	 * then passes the section's end unless the section goes on */
+	len = make_table(b, 0xfffffff1u, TEXT);
+	b[160 + 64 + 41] = GOPCLNTAB_FLAG_SPWRITE;      /* beta */
+	assert_true(gopclntab_parse(&t, b, len, 0));
+	assert_true(gopclntab_function(&t, 0, &e));
+	assert_int_equal(e.flag, 0);
+	assert_false(gopclntab_function(&t, 1, &e));
+	assert_true(gopclntab_parse(&t, b, len + 4, 0));
+	assert_true(gopclntab_function(&t, 1, &e));
+	assert_int_equal(e.flag, GOPCLNTAB_FLAG_SPWRITE);
+}
+
 /* A position-independent binary's header has no text start: the caller's. */
 static void test_text_start_given(void **state)
 {
@@ -168,6 +204,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_text_start_given),
+		cmocka_unit_test(test_function_flags),
 		cmocka_unit_test(test_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,55 @@
+#!/bin/sh
+# unwind_go_switch: a Go program whose goroutines hand work through
+# channels (gochan), so its threads run the runtime's work on their system
+# stack (g0) all the time: runtime.systemstack (goready, the write
+# barrier's flush, the GC), and runtime.mcall (a goroutine parks: park_m,
+# schedule). Those stacks stopped there ('[truncated]', the summary naming
+# runtime.mcall and runtime.systemstack: no unwind information), 8% of
+# them. As Go's own traceback does, a walk that reaches systemstack on the
+# system stack now goes on from the goroutine's saved registers (m.curg's
+# sched, read at the stop with its stack) to runtime.goexit, and a stack
+# that starts at mcall (the system stack begins afresh there) is whole.
+# --backend=perf has no goroutine stack (the kernel copies only the stack
+# in use): its mcall stacks are whole, its systemstack ones are not
+# asserted.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+need_go
+build_go gochan
+export GOMAXPROCS=2
+
+# counts FOLDED: total, whole (no [truncated] root), crossed (goroutine
+# frames from runtime.goexit, then systemstack, then what ran on g0),
+# systemstack not at the leaf, mcall stacks, mcall stacks truncated
+counts() {
+	awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); t += c
+		if (s !~ /^\[truncated\]/) w += c
+		if (s ~ /;runtime\.systemstack;/) { ss += c
+			if (s ~ /^runtime\.goexit;(.*;)?runtime\.systemstack;[^;]/) x += c }
+		if (s ~ /(^|;)runtime\.mcall(;|$)/) { mc += c; if (s ~ /^\[truncated\]/) mt += c } }
+		END { print t + 0, w + 0, x + 0, ss + 0, mc + 0, mt + 0 }' "$1"
+}
+
+F=$T/go.folded
+run_csampler -F 199 -o "$F" -- "$T/gochan" 4
+assert_eq "exit status" "$CS_STATUS" 0
+grep -q '^hashed [1-9]' "$T/cs.out" || fail "gochan did not finish: $(cat "$T/cs.out")"
+set -- $(counts "$F")
+note "$1 samples, $2 whole; systemstack inside: $4, $3 of them from runtime.goexit; mcall: $5 ($6 truncated)"
+awk -v t="$1" -v w="$2" 'BEGIN { exit !(100 * w >= 97 * t) }' ||
+	fail "only $2 of $1 stacks whole: $(grep '^\[truncated\]' "$F" | sort -t' ' -k2 -rn | head -5)"
+[ "$4" -gt 0 ] || fail "no stack through runtime.systemstack: $(sort -t' ' -k2 -rn "$F" | head -5)"
+awk -v s="$4" -v x="$3" 'BEGIN { exit !(100 * x >= 90 * s) }' ||
+	fail "only $3 of $4 stacks through runtime.systemstack go on to runtime.goexit: $(grep ';runtime\.systemstack;' "$F" | grep -v '^runtime\.goexit' | head -5)"
+assert_eq "mcall stacks truncated" "$6" 0
+grep -Eq 'of stacks stop in runtime\.(mcall|systemstack)' "$T/cs.err" &&
+	fail "the summary names mcall or systemstack as a stop: $(cat "$T/cs.err")"
+
+# the perf backend: the kernel's copy of the stack in use only
+run_csampler --backend=perf -F 199 -o "$T/perf.folded" -- "$T/gochan" 3
+assert_eq "perf: exit status" "$CS_STATUS" 0
+set -- $(counts "$T/perf.folded")
+note "perf: $1 samples, $2 whole; mcall: $5 ($6 truncated)"
+[ "$5" -gt 0 ] || fail "perf: no stack in runtime.mcall: $(sort -t' ' -k2 -rn "$T/perf.folded" | head -5)"
+assert_eq "perf: mcall stacks truncated" "$6" 0
+exit 0
