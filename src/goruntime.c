@@ -82,22 +82,25 @@ bool goruntime_layout_read(Dwarf *dw, struct goruntime_layout *out)
 	}
 	if (nhave < T_COUNT)
 		return false;
-	uint32_t stack, sched, hi, sp, pc, bp;
+	uint32_t stack, sched, lo, hi, sp, pc, bp;
 	uint64_t stack_size, gobuf_size;
 	if (!die_size(&found[T_STACK], &stack_size) || !die_size(&found[T_GOBUF], &gobuf_size) ||
-	    !member(&found[T_STACK], "hi", 8, &hi) || !member(&found[T_GOBUF], "sp", 8, &sp) ||
+	    !member(&found[T_STACK], "lo", 8, &lo) || !member(&found[T_STACK], "hi", 8, &hi) || !member(&found[T_GOBUF], "sp", 8, &sp) ||
 	    !member(&found[T_GOBUF], "pc", 8, &pc) || !member(&found[T_GOBUF], "bp", 8, &bp) ||
 	    !member(&found[T_G], "stack", stack_size, &stack) ||
 	    !member(&found[T_G], "sched", gobuf_size, &sched) ||
 	    !member(&found[T_G], "m", 8, &out->g_m) || !member(&found[T_M], "g0", 8, &out->m_g0) ||
 	    !member(&found[T_M], "curg", 8, &out->m_curg))
 		return false;
+	if (!member(&found[T_M], "vdsoSP", 8, &out->m_vdso_sp))
+		out->m_vdso_sp = 0;
+	out->g_stack_lo = stack + lo;
 	out->g_stack_hi = stack + hi;
 	out->g_sched_sp = sched + sp;
 	out->g_sched_pc = sched + pc;
 	out->g_sched_bp = sched + bp;
 	/* a stop reads the first GORUNTIME_G_READ bytes of a g */
-	uint32_t g_fields[] = { out->g_stack_hi, out->g_m, out->g_sched_sp, out->g_sched_pc,
+	uint32_t g_fields[] = { out->g_stack_lo, out->g_stack_hi, out->g_m, out->g_sched_sp, out->g_sched_pc,
 				out->g_sched_bp };
 	for (size_t i = 0; i < sizeof g_fields / sizeof *g_fields; i++)
 		if (g_fields[i] + 8 > GORUNTIME_G_READ)

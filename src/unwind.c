@@ -26,7 +26,8 @@
  * rbp ends the chain as the ABI prescribes) and restart libunwind from the
  * registers that step recovered. For the interrupted frame alone, a
  * frameless leaf without CFI (a JIT stub) is stepped through [rsp] when that
- * holds an address just past a call.
+ * holds an address just past a call. Go's stacks (no CFI, several stacks
+ * per thread) are walked as Go's traceback walks them: unwind_go.c.
  * libunwind 1.6.2 costs two rt_sigprocmask calls per frame (the lock of its
  * global register-state cache); everything else here is user space once the
  * caches are warm. */
@@ -57,7 +58,7 @@ uint64_t uw_monotonic_ns(void)
 
 /* ---- target memory ----------------------------------------------------- */
 
-static bool read_remote(pid_t pid, uint64_t addr, void *buf, size_t len)
+bool uw_read_remote(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { .iov_base = buf, .iov_len = len };
 	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
@@ -93,7 +94,7 @@ static const uint8_t *cached_page(struct unwind_ctx *c, uint64_t page)
 	 * the kernel took (--backend=perf) is unwound after the fact, when the
 	 * process may have exec'd or exited */
 	int fd;
-	if (!read_remote(c->s->tid, page, data, PAGE_SIZE_CACHED) &&
+	if (!uw_read_remote(c->s->tid, page, data, PAGE_SIZE_CACHED) &&
 	    ((fd = procmaps_open_file(u->pm, e)) < 0 ||
 	     pread(fd, data, PAGE_SIZE_CACHED, (off_t)(e->offset + (page - e->start))) !=
 		     PAGE_SIZE_CACHED)) {
@@ -105,7 +106,7 @@ static const uint8_t *cached_page(struct unwind_ctx *c, uint64_t page)
 }
 
 /* Read LEN bytes (LEN <= a page) of the target at ADDR as of the snapshot. */
-static bool read_target(struct unwind_ctx *c, uint64_t addr, void *buf, size_t len)
+bool uw_read_target(struct unwind_ctx *c, uint64_t addr, void *buf, size_t len)
 {
 	const struct unwind_snapshot *s = c->s;
 	if (addr + len < addr)
@@ -145,7 +146,7 @@ static bool read_target(struct unwind_ctx *c, uint64_t addr, void *buf, size_t l
 			return true;
 		}
 	}
-	return read_remote(s->tid, addr, buf, len);
+	return uw_read_remote(s->tid, addr, buf, len);
 }
 
 /* ---- libunwind accessors ------------------------------------------------- */
@@ -216,7 +217,7 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, in
 	(void)as;
 	if (write)
 		return -UNW_EREADONLYREG;
-	return read_target(arg, addr, valp, sizeof *valp) ? 0 : -UNW_EINVAL;
+	return uw_read_target(arg, addr, valp, sizeof *valp) ? 0 : -UNW_EINVAL;
 }
 
 static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *valp, int write,
@@ -359,6 +360,7 @@ void unwind_flush(struct unwinder *u)
 	memset(u->page_tags, 0, PAGE_CACHE_SLOTS * sizeof *u->page_tags);
 	u->generation = procmaps_generation(u->pm);
 	u->go_known = false;    /* (an exec: another program) */
+	memset(u->go_threads, 0, sizeof u->go_threads);
 	load_program_module(u);
 }
 
@@ -449,55 +451,6 @@ static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_
 	return 0;
 }
 
-/* The largest goroutine stack believed (Go's limit is 1 GB). */
-#define GO_STACK_MAX (1ull << 30)
-
-/* S is a stopped thread's copy: if it runs Go on its system stack (its g,
- * at fs_base - 8, is its m's g0) while a goroutine of its m waits there
- * (m.curg, whose m is this one, with a saved sp below its stack's end),
- * copy that goroutine's saved registers and stack into S. Nothing read
- * is trusted: any value out of line leaves S without the goroutine. */
-static void capture_go_switch(struct unwinder *u, pid_t tid, struct unwind_snapshot *s)
-{
-	s->go_switch = false;
-	s->go_stack_len = 0;
-	const struct goruntime_layout *l = &u->go;
-	uint64_t g, m, g0 = 0, curg = 0;
-	if (!u->go_known || s->regs.fs_base < 64 ||
-	    !read_remote(tid, s->regs.fs_base + (uint64_t)(int64_t)GORUNTIME_TLS_G, &g, sizeof g) ||
-	    g == 0 || g + GORUNTIME_G_READ < g || !read_remote(tid, g + l->g_m, &m, sizeof m) ||
-	    m == 0 || m + l->m_curg + 8 < m)
-		return;
-	struct iovec local[2] = { { &g0, sizeof g0 }, { &curg, sizeof curg } };
-	struct iovec remote[2] = { { (void *)(uintptr_t)(m + l->m_g0), 8 },
-				   { (void *)(uintptr_t)(m + l->m_curg), 8 } };
-	if (process_vm_readv(tid, local, 2, remote, 2, 0) != 16 || g != g0 || curg == 0 ||
-	    curg == g0 || curg + GORUNTIME_G_READ < curg)
-		return;
-	uint8_t cg[GORUNTIME_G_READ];
-	if (!read_remote(tid, curg, cg, sizeof cg))
-		return;
-	uint64_t cm, sp, pc, bp, hi;
-	memcpy(&cm, cg + l->g_m, 8);
-	memcpy(&sp, cg + l->g_sched_sp, 8);
-	memcpy(&pc, cg + l->g_sched_pc, 8);
-	memcpy(&bp, cg + l->g_sched_bp, 8);
-	memcpy(&hi, cg + l->g_stack_hi, 8);
-	if (cm != m || sp == 0 || (sp & 7) != 0 || sp >= hi || hi - sp > GO_STACK_MAX || pc == 0)
-		return;
-	size_t len = hi - sp < s->stack_cap ? (size_t)(hi - sp) : s->stack_cap;
-	struct iovec l1 = { s->go_stack, len }, r1 = { (void *)(uintptr_t)sp, len };
-	ssize_t n = process_vm_readv(tid, &l1, 1, &r1, 1, 0);
-	if (n < 16)
-		return;
-	s->go_sp = sp;
-	s->go_pc = pc;
-	s->go_bp = bp;
-	s->go_stack_end = hi;
-	s->go_stack_len = (size_t)n;
-	s->go_switch = true;
-}
-
 int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct *regs,
 		   struct unwind_snapshot *s)
 {
@@ -505,7 +458,7 @@ int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct 
 	s->sp_pc_only = false;
 	if (copy_stack(u, tid, regs->rsp, s) < 0)
 		return -1;
-	capture_go_switch(u, tid, s);
+	uw_capture_go(u, tid, s);
 	return 0;
 }
 
@@ -516,7 +469,7 @@ int unwind_capture_sp_pc(struct unwinder *u, pid_t tid, uint64_t sp, uint64_t pc
 	s->regs.rsp = sp;
 	s->regs.rip = pc;
 	s->sp_pc_only = true;
-	s->go_switch = false;
+	s->go_switch = s->go_fp = s->go_g0_alone = false;
 	return copy_stack(u, tid, sp, s);
 }
 
@@ -544,11 +497,14 @@ static enum fp_step frame_pointer_step(struct unwind_ctx *c, unw_cursor_t *cur)
 		return FP_FAILED;
 	if (rbp == 0)
 		return FP_END;
-	if (rbp < sp || rbp - sp > FP_FRAME_MAX || (rbp & 7) != 0 || rbp + 16 < rbp ||
-	    rbp + 16 > c->stack_end)
+	/* (a goroutine's stack may be in the very mapping of the system
+	 * stack, Go's heap: the bounds below would not tell them apart) */
+	if (!uw_go_fp_cross(c, rbp) && (rbp < sp || rbp - sp > FP_FRAME_MAX || rbp + 16 > c->stack_end))
+		return FP_FAILED;
+	if ((rbp & 7) != 0 || rbp + 16 < rbp)
 		return FP_FAILED;
 	uint64_t frame[2];
-	if (!read_target(c, rbp, frame, sizeof frame))
+	if (!uw_read_target(c, rbp, frame, sizeof frame))
 		return FP_FAILED;
 	uint64_t caller_rbp = frame[0], ret = frame[1];
 	if (ret == 0 || ret >= ADDR_ACTIVATION)
@@ -570,7 +526,7 @@ static enum fp_step frame_pointer_step(struct unwind_ctx *c, unw_cursor_t *cur)
 static bool follows_call(struct unwind_ctx *c, uint64_t ret)
 {
 	uint8_t b[7];
-	if (ret < sizeof b || !read_target(c, ret - sizeof b, b, sizeof b))
+	if (ret < sizeof b || !uw_read_target(c, ret - sizeof b, b, sizeof b))
 		return false;
 	/* b[6] is the byte at ret - 1 */
 	return b[2] == 0xe8 ||                                   /* call rel32 */
@@ -588,7 +544,7 @@ static bool follows_call(struct unwind_ctx *c, uint64_t ret)
 static bool leaf_return_step(struct unwind_ctx *c)
 {
 	uint64_t sp = c->s->regs.rsp, ret;
-	if ((sp & 7) != 0 || !read_target(c, sp, &ret, sizeof ret) || ret == 0 ||
+	if ((sp & 7) != 0 || !uw_read_target(c, sp, &ret, sizeof ret) || ret == 0 ||
 	    ret >= ADDR_ACTIVATION || !uw_module_for_ip(c, ret - 1) || !follows_call(c, ret))
 		return false;
 	c->regs.rip = ret;
@@ -600,7 +556,7 @@ static bool leaf_return_step(struct unwind_ctx *c)
 static bool direct_call_of(struct unwind_ctx *c, uint64_t ret, uint64_t target)
 {
 	uint8_t b[5];
-	if (ret < sizeof b || !read_target(c, ret - sizeof b, b, sizeof b) || b[0] != 0xe8)
+	if (ret < sizeof b || !uw_read_target(c, ret - sizeof b, b, sizeof b) || b[0] != 0xe8)
 		return false;
 	int32_t rel;
 	memcpy(&rel, b + 1, sizeof rel);
@@ -662,7 +618,7 @@ static bool frame_record_scan(struct unwind_ctx *c, uint64_t sp, uint64_t start)
 	for (uint64_t r = sp; r - sp <= FP_FRAME_MAX && r + 16 > r && r + 16 <= c->stack_end;
 	     r += 8) {
 		uint64_t frame[2];
-		if (!read_target(c, r, frame, sizeof frame))
+		if (!uw_read_target(c, r, frame, sizeof frame))
 			return false;
 		uint64_t caller_rbp = frame[0], ret = frame[1];
 		if (caller_rbp != 0 && (caller_rbp <= r || caller_rbp - r > FP_FRAME_MAX ||
@@ -747,70 +703,12 @@ static bool step_without_cfi(struct unwind_ctx *c, unw_cursor_t *cur, bool at_sn
  * (sigaltstack), and a return address points just past a call in
  * executable code. */
 static bool plausible_caller(struct unwind_ctx *c, uint64_t ip, uint64_t sp, uint64_t prev_ip,
-			     uint64_t prev_sp, bool signal_frame)
+			     uint64_t prev_sp, bool signal_frame, bool switched)
 {
-	if (ip >= ADDR_ACTIVATION || (!signal_frame && sp <= prev_sp) ||
+	if (ip >= ADDR_ACTIVATION || (!signal_frame && !switched && sp <= prev_sp) ||
 	    (ip == prev_ip && sp == prev_sp))
 		return false;
 	return uw_module_for_ip(c, signal_frame ? ip : ip - 1) != NULL;
-}
-
-/* Where the walk meets a function Go's own traceback treats apart: the
- * frame just stored, whose function holds LOOKUP (its ip, or ip - 1 for a
- * return address); LEAF: the interrupted frame. GO_END: the stack is whole
- * there (Go's traceback ends there too: goexit, mstart, mcall, sigtramp).
- * GO_CROSSED: the frame was systemstack's or morestack's on the system
- * stack, and the walk goes on from the goroutine's saved registers on the
- * copy of its stack (capture_go_switch), the frames this added stored in
- * ADDRS. GO_FAILED: that crossing found nothing it could use (*END says
- * why). GO_NONE: neither; the walk goes on as it was. */
-enum go_step { GO_NONE, GO_END, GO_CROSSED, GO_FAILED };
-
-static enum go_step go_frame(struct unwind_ctx *c, unw_cursor_t *cur, uint64_t lookup, bool leaf,
-			     uint64_t *addrs, unsigned *n, unsigned limit, enum unwind_result *end)
-{
-	const struct go_mark *gm = uw_go_mark(c, lookup);
-	if (!gm)
-		return GO_NONE;
-	if (gm->kind == GO_ROOT)
-		return GO_END;
-	const struct unwind_snapshot *s = c->s;
-	if (leaf || c->crossed || !s->go_switch)
-		return GO_NONE;
-	/* the goroutine's stack: from its saved sp, where the caller of
-	 * systemstack (or of the function that called morestack) left its
-	 * return address; rbp as it was there */
-	c->crossed = true;
-	c->win = s->go_stack;
-	c->win_start = s->go_sp;
-	c->win_len = s->go_stack_len;
-	c->stack_end = s->go_stack_end;
-	c->window_cut = s->go_sp + s->go_stack_len < s->go_stack_end;
-	*end = UNWIND_BAD_FRAME;
-	uint64_t ret;
-	if (!read_target(c, s->go_sp, &ret, sizeof ret) || ret == 0 || ret >= ADDR_ACTIVATION ||
-	    !uw_module_for_ip(c, ret - 1))
-		return GO_FAILED;
-	/* morestack was called from the prologue of the function at the
-	 * saved pc, which has no frame yet: a frame of its own */
-	*end = UNWIND_DEPTH;
-	if (gm->kind == GO_MORESTACK && uw_module_for_ip(c, s->go_pc - 1)) {
-		if (*n == limit)
-			return GO_FAILED;
-		addrs[(*n)++] = s->go_pc;
-	}
-	if (*n == limit)
-		return GO_FAILED;
-	addrs[(*n)++] = ret;
-	memset(&c->regs, 0, sizeof c->regs);
-	c->regs.rip = ret;
-	c->regs.rsp = s->go_sp + 8;
-	c->regs.rbp = s->go_bp;
-	c->regs.fs_base = s->regs.fs_base;
-	*end = UNWIND_BAD_FRAME;
-	if (unw_init_remote(cur, c->u->as, c) < 0)
-		return GO_FAILED;
-	return GO_CROSSED;
 }
 
 enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot *s,
@@ -834,7 +732,7 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 	uint64_t prev_ip = s->regs.rip, prev_sp = s->regs.rsp;
 	enum unwind_result result = UNWIND_DEPTH;
 	bool at_snapshot = true;      /* the cursor stands on the captured registers */
-	if (go_frame(&c, &cur, s->regs.rip, true, addrs, &n, limit, &result) == GO_END) {
+	if (uw_go_frame(&c, &cur, s->regs.rip, true, addrs, &n, limit, &result) == UW_GO_END) {
 		*depth = n;
 		return UNWIND_OK;
 	}
@@ -842,6 +740,7 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 	for (;;) {
 		c.window_hit = false;
 		c.no_info = false;
+		c.switched = false;
 		int ret = unw_step(&cur);
 		uint64_t ip, sp;
 		/* After a step, libunwind 1.6's unw_is_signal_frame tells whether
@@ -860,7 +759,7 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 			result = UNWIND_BAD_FRAME;
 			break;
 		}
-		if (ip == 0 || !plausible_caller(&c, ip, sp, prev_ip, prev_sp, signal_frame)) {
+		if (ip == 0 || !plausible_caller(&c, ip, sp, prev_ip, prev_sp, signal_frame, c.switched)) {
 			result = ip == 0 ? UNWIND_OK : UNWIND_BAD_FRAME;
 			break;
 		}
@@ -872,15 +771,15 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 		at_snapshot = false;
 		prev_ip = ip;
 		prev_sp = sp;
-		enum go_step g = go_frame(&c, &cur, signal_frame ? ip : ip - 1, false, addrs, &n,
+		enum uw_go_step g = uw_go_frame(&c, &cur, signal_frame ? ip : ip - 1, false, addrs, &n,
 					  limit, &result);
-		if (g == GO_END) {
+		if (g == UW_GO_END) {
 			result = UNWIND_OK;
 			break;
 		}
-		if (g == GO_FAILED)
+		if (g == UW_GO_FAILED)
 			break;
-		if (g == GO_CROSSED) {
+		if (g == UW_GO_CROSSED) {
 			prev_ip = c.regs.rip;
 			prev_sp = c.regs.rsp;
 		}

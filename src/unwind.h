@@ -47,8 +47,14 @@ struct unwind_snapshot {
 	/* A Go thread stopped on its system stack (g0) while the goroutine it
 	 * runs waits there for it (runtime.systemstack, runtime.morestack):
 	 * that goroutine's saved sp, pc and bp, the end of its stack, and a
-	 * copy of its stack from that sp (at most the window). */
-	bool go_switch;
+	 * copy of its stack from that sp (at most the window). Or (go_fp) a
+	 * goroutine that moved its sp off its own stack (a vDSO call, made
+	 * on the system stack; its frame pointers lead back): that stack,
+	 * copied from just under its sp at the call (m.vdsoSP), else from its
+	 * start. */
+	bool go_switch, go_fp;
+	bool go_g0_alone;        /* on the system stack, no goroutine on its m
+	                          * (m.curg nil: the scheduler runs there) */
 	uint64_t go_sp, go_pc, go_bp, go_stack_end;
 	uint8_t *go_stack;
 	size_t go_stack_len;

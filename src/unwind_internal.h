@@ -21,6 +21,7 @@
 #define MODULES_MAX 4096u
 #define REFRESH_INTERVAL_NS 50000000ull     /* at most one maps reread per 50 ms */
 #define FP_FRAME_MAX (1u << 20)             /* a frame-pointer step spans at most 1 MiB */
+#define GO_THREADS 256u                     /* Go threads' system stacks remembered */
 
 /* One executable mapping with what find_proc_info needs. */
 struct module {
@@ -64,6 +65,10 @@ struct unwinder {
 
 	bool go_known;           /* go: the Go runtime's layout, from the */
 	struct goruntime_layout go;   /* first Go module's DWARF */
+	/* each Go thread's system stack (its g0's, fixed for its m), by tid
+	 * modulo GO_THREADS: a stop elsewhere (and not in the vDSO) reads
+	 * nothing of the runtime (capture_go_switch) */
+	struct go_thread { pid_t tid; uint64_t g0_lo, g0_hi; } go_threads[GO_THREADS];
 
 	uint64_t *page_tags;     /* page address + 1 (0: empty) */
 	uint8_t *pages;          /* PAGE_CACHE_SLOTS * PAGE_SIZE_CACHED */
@@ -77,7 +82,8 @@ struct unwind_ctx {
 	const uint8_t *win;              /* the copy of the stack walked: the */
 	uint64_t win_start;              /* window, or the goroutine's stack */
 	size_t win_len;                  /* once the walk crossed to it */
-	bool crossed;
+	bool crossed;                    /* (to a goroutine's stack: once a walk) */
+	bool switched;                   /* this step crossed: sp may fall */
 	uint64_t stack_end;              /* end of the mapping holding the stack */
 	bool window_cut;                 /* the stack goes on beyond the copy */
 	const uint8_t *vdso;
@@ -102,5 +108,21 @@ bool uw_module_matches(const struct module *m, const struct procmaps_entry *e);
 uint64_t uw_function_start(struct unwind_ctx *c, uint64_t ip);
 /* The Go mark of the function holding IP, or NULL. */
 const struct go_mark *uw_go_mark(struct unwind_ctx *c, uint64_t ip);
+
+/* unwind.c: LEN bytes of process PID at ADDR (process_vm_readv); the
+ * target's memory as of the walk's snapshot (LEN <= a page). */
+bool uw_read_remote(pid_t pid, uint64_t addr, void *buf, size_t len);
+bool uw_read_target(struct unwind_ctx *c, uint64_t addr, void *buf, size_t len);
+
+/* unwind_go.c. At a stop of TID copied into S: the goroutine stack its walk
+ * will need (S's go_* fields). */
+void uw_capture_go(struct unwinder *u, pid_t tid, struct unwind_snapshot *s);
+/* The walk's step at a frame (see unwind_go.c). */
+enum uw_go_step { UW_GO_NONE, UW_GO_END, UW_GO_CROSSED, UW_GO_FAILED };
+enum uw_go_step uw_go_frame(struct unwind_ctx *c, unw_cursor_t *cur, uint64_t lookup, bool leaf,
+			    uint64_t *addrs, unsigned *n, unsigned limit, enum unwind_result *end);
+/* Whether the frame-pointer chain goes on at RBP in the goroutine's stack
+ * (it then walks that copy). */
+bool uw_go_fp_cross(struct unwind_ctx *c, uint64_t rbp);
 
 #endif
