@@ -2,7 +2,7 @@
 // checking that a profiler charges its CPU to the hashing, not to the Go
 // runtime's waits (futex, usleep, osyield, epollwait).
 //
-// usage: gochan SECONDS
+// usage: gochan SECONDS [CPUPROFILE]
 //
 // A producer sends 512-byte blocks to 4 hashing goroutines through an
 // unbuffered channel; each hashes a block twice with sha256 and sends the
@@ -10,13 +10,15 @@
 // blocks (a few microseconds of work), so the runtime parks and wakes
 // threads all the time: perf record -e cpu-clock puts about 75% of this
 // program's CPU in sha256 and 6% in the runtime's waits. Prints
-// "ready PID" first, then "hashed N" when done.
+// "ready PID" first, then "hashed N" when done. With CPUPROFILE, Go's own
+// CPU profile of the run (runtime/pprof) is written there.
 package main
 
 import (
 	"crypto/sha256"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"syscall"
@@ -32,14 +34,25 @@ func hashBlock(b []byte) [32]byte {
 }
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: gochan SECONDS")
+	if len(os.Args) != 2 && len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: gochan SECONDS [CPUPROFILE]")
 		os.Exit(2)
 	}
 	secs, err := strconv.ParseFloat(os.Args[1], 64)
 	if err != nil || secs <= 0 {
 		fmt.Fprintln(os.Stderr, "gochan: bad SECONDS")
 		os.Exit(2)
+	}
+	if len(os.Args) == 3 {
+		f, err := os.Create(os.Args[2])
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gochan:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	fmt.Printf("ready %d\n", os.Getpid())
 	deadline := time.Now().Add(time.Duration(secs * float64(time.Second)))
