@@ -573,7 +573,6 @@ static bool direct_call_of(struct unwind_ctx *c, uint64_t ret, uint64_t target)
  * otherwise (an indirect call, a tail call) ends the walk. On success the
  * context registers are the caller's, rbp included, which the rest of the
  * walk uses. */
-static bool frame_record_scan(struct unwind_ctx *c, uint64_t sp, uint64_t start);
 
 static bool found_frame_record_step(struct unwind_ctx *c, unw_cursor_t *cur)
 {
@@ -582,7 +581,7 @@ static bool found_frame_record_step(struct unwind_ctx *c, unw_cursor_t *cur)
 	if (!c->s->sp_pc_only || c->rbp_known || !cursor_reg(cur, UNW_X86_64_RSP, &sp) ||
 	    (sp & 7) != 0 || unw_get_proc_info(cur, &pi) < 0 || pi.start_ip == 0)
 		return false;
-	return frame_record_scan(c, sp, pi.start_ip);
+	return uw_frame_record_scan(c, sp, pi.start_ip);
 }
 
 /* The interrupted leaf has no CFI and its rbp leads nowhere (code with
@@ -593,7 +592,7 @@ static bool found_frame_record_step(struct unwind_ctx *c, unw_cursor_t *cur)
 static bool leaf_record_step(struct unwind_ctx *c)
 {
 	uint64_t sp = c->s->regs.rsp, start = uw_function_start(c, c->s->regs.rip);
-	return (sp & 7) == 0 && start != 0 && frame_record_scan(c, sp, start);
+	return (sp & 7) == 0 && start != 0 && uw_frame_record_scan(c, sp, start);
 }
 
 /* The cursor's frame, in a module without CFI whose function starts are
@@ -607,13 +606,57 @@ static bool frame_record_at_function(struct unwind_ctx *c, unw_cursor_t *cur, bo
 		return false;
 	/* a caller's ip is a return address: its call is the byte before */
 	uint64_t start = uw_function_start(c, at_snapshot ? ip : ip - 1);
-	return start != 0 && frame_record_scan(c, sp, start);
+	return start != 0 && uw_frame_record_scan(c, sp, start);
 }
 
 /* Scan up from SP for the record [caller's rbp, return address just past a
  * direct call of START]; on success the context registers are the
  * caller's. */
-static bool frame_record_scan(struct unwind_ctx *c, uint64_t sp, uint64_t start)
+/* Whether the instruction before RET is a direct call of START, or of a
+ * stub that jumps to START within its first bytes (Go's ABI wrappers:
+ * runtime.mstart calls runtime.mstart0.abi0, which jumps to mstart0). */
+static bool direct_call_into(struct unwind_ctx *c, uint64_t ret, uint64_t start)
+{
+	uint8_t b[5];
+	if (ret < sizeof b || !uw_read_target(c, ret - sizeof b, b, sizeof b) || b[0] != 0xe8)
+		return false;
+	int32_t rel;
+	memcpy(&rel, b + 1, sizeof rel);
+	uint64_t target = ret + (uint64_t)(int64_t)rel;
+	if (target == start)
+		return true;
+	uint8_t stub[32];
+	if (!uw_module_for_ip(c, target) || !uw_read_target(c, target, stub, sizeof stub))
+		return false;
+	for (size_t i = 0; i + 5 <= sizeof stub; i++) {
+		if (stub[i] != 0xe9)
+			continue;
+		memcpy(&rel, stub + i + 1, sizeof rel);
+		if (target + i + 5 + (uint64_t)(int64_t)rel == start)
+			return true;
+	}
+	return false;
+}
+
+bool uw_find_return_to(struct unwind_ctx *c, uint64_t *sp, uint64_t span, uint64_t start,
+		       uint64_t *ret)
+{
+	uint64_t from = *sp;
+	for (uint64_t r = from; r - from <= span && r + 8 > r && r + 8 <= c->stack_end; r += 8) {
+		uint64_t v;
+		if (!uw_read_target(c, r, &v, sizeof v))
+			return false;
+		if (v != 0 && v < ADDR_ACTIVATION && uw_module_for_ip(c, v - 1) &&
+		    direct_call_into(c, v, start)) {
+			*ret = v;
+			*sp = r + 8;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool uw_frame_record_scan(struct unwind_ctx *c, uint64_t sp, uint64_t start)
 {
 	for (uint64_t r = sp; r - sp <= FP_FRAME_MAX && r + 16 > r && r + 16 <= c->stack_end;
 	     r += 8) {

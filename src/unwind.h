@@ -55,6 +55,9 @@ struct unwind_snapshot {
 	bool go_switch, go_fp;
 	bool go_g0_alone;        /* on the system stack, no goroutine on its m
 	                          * (m.curg nil: the scheduler runs there) */
+	uint64_t go_base_pc, go_base_sp;  /* on the system stack: its g0's saved
+	                          * pc and sp, where mcall and morestack start it
+	                          * afresh (in mstart0, called by mstart); 0: none */
 	uint64_t go_sp, go_pc, go_bp, go_stack_end;
 	uint8_t *go_stack;
 	size_t go_stack_len;

@@ -44,6 +44,7 @@ void uw_capture_go(struct unwinder *u, pid_t tid, struct unwind_snapshot *s)
 {
 	s->go_switch = s->go_fp = s->go_g0_alone = false;
 	s->go_stack_len = 0;
+	s->go_base_pc = s->go_base_sp = 0;
 	if (!u->go_known || s->regs.fs_base < 64)
 		return;
 	/* a thread seen before, stopped off its system stack and not in the
@@ -93,6 +94,13 @@ void uw_capture_go(struct unwinder *u, pid_t tid, struct unwind_snapshot *s)
 		return;
 	}
 	s->go_g0_alone = curg == 0;
+	uint64_t base_pc, base_sp;
+	memcpy(&base_pc, gb + l->g_sched_pc, 8);
+	memcpy(&base_sp, gb + l->g_sched_sp, 8);
+	if (base_pc != 0 && base_sp > sp && base_sp < hi && (base_sp & 7) == 0) {
+		s->go_base_pc = base_pc;
+		s->go_base_sp = base_sp;
+	}
 	uint8_t cg[GORUNTIME_G_READ];
 	if (curg == 0 || curg == g0 || curg + GORUNTIME_G_READ < curg ||
 	    !uw_read_remote(tid, curg, cg, sizeof cg))
@@ -137,10 +145,42 @@ bool uw_go_fp_cross(struct unwind_ctx *c, uint64_t rbp)
 	return true;
 }
 
+/* The walk reached mcall (or morestack with no goroutine to return to)
+ * on the system stack, which they start afresh at g0's saved sp: the
+ * frames above it are the thread's first, mstart0's (at g0's saved pc)
+ * and its callers' to mstart (through an ABI wrapper), each return address
+ * the first just past a direct call of the function above it (only these
+ * call them; mstart's rbp is whatever the thread began with, so there is
+ * no frame record to follow). Go's traceback ends
+ * at mcall; these frames give the stack its root. UW_GO_END whatever is
+ * found (the stack is whole from mcall on). */
+#define GO_BASE_SPAN 1024u    /* mstart0's frame is a few words */
+#define GO_BASE_FRAMES 4u     /* mstart0, its ABI wrapper, mstart */
+static enum uw_go_step go_system_base(struct unwind_ctx *c, uint64_t *addrs, unsigned *n,
+				      unsigned limit)
+{
+	const struct unwind_snapshot *s = c->s;
+	if (!s->go_base_pc || *n == limit || !uw_module_for_ip(c, s->go_base_pc - 1))
+		return UW_GO_END;
+	addrs[(*n)++] = s->go_base_pc;
+	uint64_t pc = s->go_base_pc, sp = s->go_base_sp;
+	for (unsigned i = 0; i < GO_BASE_FRAMES && *n < limit; i++) {
+		uint64_t start = uw_function_start(c, pc - 1);
+		if (!start || !uw_find_return_to(c, &sp, GO_BASE_SPAN, start, &pc))
+			break;
+		addrs[(*n)++] = pc;
+		const struct go_mark *gm = uw_go_mark(c, pc - 1);
+		if (gm && gm->kind == GO_ROOT)
+			break;
+	}
+	return UW_GO_END;
+}
+
 /* Where the walk meets a function Go's own traceback treats apart: the
  * frame just stored, whose function holds LOOKUP (its ip, or ip - 1 for a
  * return address); LEAF: the interrupted frame. UW_GO_END: the stack is whole
- * there (Go's traceback ends there too: goexit, mstart, mcall, sigtramp).
+ * there (Go's traceback ends there too: goexit, mstart, sigtramp; at
+ * mcall, after the frames of the system stack's base: go_system_base).
  * UW_GO_CROSSED: the frame was systemstack's or morestack's on the system
  * stack, and the walk goes on from the goroutine's saved registers on the
  * copy of its stack (uw_capture_go), the frames this added stored in
@@ -155,13 +195,15 @@ enum uw_go_step uw_go_frame(struct unwind_ctx *c, unw_cursor_t *cur, uint64_t lo
 	if (gm->kind == GO_ROOT)
 		return UW_GO_END;
 	const struct unwind_snapshot *s = c->s;
+	if (gm->kind == GO_MCALL)
+		return leaf ? UW_GO_END : go_system_base(c, addrs, n, limit);
 	if (leaf || c->crossed)
 		return UW_GO_NONE;
 	/* the goroutine that grew its stack there was descheduled since
 	 * (newstack -> gopreempt_m -> schedule): the system stack begins
 	 * afresh at morestack, as at mcall */
 	if (s->go_g0_alone)
-		return UW_GO_END;
+		return go_system_base(c, addrs, n, limit);
 	if (!s->go_switch)
 		return UW_GO_NONE;
 	/* the goroutine's stack: from its saved sp, where the caller of

@@ -42,11 +42,11 @@ struct module {
 };
 
 /* A Go function that Go's own traceback treats apart (runtime/traceback.go):
- * the outermost function of a stack (TOPFRAME: goexit, mstart, sigtramp;
- * and mcall, which starts the system stack afresh), or one that runs its
+ * the outermost function of a stack (TOPFRAME: goexit, mstart, sigtramp),
+ * mcall (which starts the system stack afresh at its base), or one that runs its
  * callee on the system stack for a goroutine (systemstack) or that left a
  * goroutine to grow its stack (morestack). */
-enum go_mark_kind { GO_ROOT, GO_SYSTEMSTACK, GO_MORESTACK };
+enum go_mark_kind { GO_ROOT, GO_MCALL, GO_SYSTEMSTACK, GO_MORESTACK };
 struct go_mark {
 	uint64_t start, end;
 	enum go_mark_kind kind;
@@ -106,6 +106,16 @@ bool uw_module_matches(const struct module *m, const struct procmaps_entry *e);
 /* The start of the function holding IP in a module without CFI (from its
  * symbol table: Go's binaries have no .eh_frame), or 0. */
 uint64_t uw_function_start(struct unwind_ctx *c, uint64_t ip);
+/* unwind.c: scan up from SP for the frame record [caller's rbp, return
+ * address just past a direct call of START]; on success the context
+ * registers are the caller's. */
+bool uw_frame_record_scan(struct unwind_ctx *c, uint64_t sp, uint64_t start);
+/* unwind.c: the first slot at or above *SP (at most SPAN bytes up)
+ * holding a return address just past a direct call of START (or of a stub
+ * that jumps to it): the address into *RET, *SP moved past the slot;
+ * false if none. */
+bool uw_find_return_to(struct unwind_ctx *c, uint64_t *sp, uint64_t span, uint64_t start,
+		       uint64_t *ret);
 /* The Go mark of the function holding IP, or NULL. */
 const struct go_mark *uw_go_mark(struct unwind_ctx *c, uint64_t ip);
 

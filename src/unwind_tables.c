@@ -123,8 +123,10 @@ static void module_load_go_marks(struct unwinder *u, struct module *m, Elf *elf,
 		if (!gopclntab_function(&go, i, &e))
 			continue;
 		enum go_mark_kind kind;
-		if ((e.flag & GOPCLNTAB_FLAG_TOPFRAME) || go_name_is(e.name, e.name_len, "runtime.mcall"))
+		if (e.flag & GOPCLNTAB_FLAG_TOPFRAME)
 			kind = GO_ROOT;
+		else if (go_name_is(e.name, e.name_len, "runtime.mcall"))
+			kind = GO_MCALL;
 		else if (go_name_is(e.name, e.name_len, "runtime.systemstack"))
 			kind = GO_SYSTEMSTACK;
 		else if (go_name_is(e.name, e.name_len, "runtime.morestack"))
