@@ -15,6 +15,16 @@ struct intern_chunk {
 	char data[];
 };
 
+uint64_t hash_u64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
 uint64_t hash_bytes(const void *p, size_t n)
 {
 	const unsigned char *b = p;

@@ -1,6 +1,7 @@
 /* intern: one copy of each distinct string, with a dense index (0, 1, ...
- * in the order first seen); and hash_bytes, the one hash of text in the
- * project (FNV-1a, 64 bits).
+ * in the order first seen); and the project's two hashes: hash_bytes, the
+ * one hash of text (FNV-1a, 64 bits), and hash_u64, the one mixer of
+ * integers (MurmurHash3's finalizer).
  *
  * The copies live in an arena until intern_free: NUL-terminated, never
  * moved, strs[i] the i-th (an array pprof's string_table can point at).
@@ -12,6 +13,7 @@
 #include <stdint.h>
 
 uint64_t hash_bytes(const void *p, size_t n);
+uint64_t hash_u64(uint64_t x);
 
 struct intern_chunk;
 

@@ -38,11 +38,10 @@ struct profile_priv {
 
 /* ---- hashing ------------------------------------------------------------ */
 
+/* H combined with V (the one integer mixer: intern.h) */
 static uint64_t hash_mix(uint64_t h, uint64_t v)
 {
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	h *= 0xff51afd7ed558ccdull;
-	return h ^ (h >> 32);
+	return hash_u64(h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)));
 }
 
 static uint32_t hash_fold(uint64_t h)

@@ -45,6 +45,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "intern.h"
 #include "stackmap.h"
 #include "tempfile.h"
 
@@ -100,23 +101,13 @@ struct stackmap {
 	size_t nkeys;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= UINT64_C(0xff51afd7ed558ccd);
-	x ^= x >> 33;
-	x *= UINT64_C(0xc4ceb9fe1a85ec53);
-	x ^= x >> 33;
-	return x;
-}
-
 static uint64_t hash_key(uint32_t thread_key, uint32_t flags, const uint64_t *addrs, unsigned depth)
 {
-	uint64_t h = mix64(((uint64_t)thread_key << 32 | flags) ^ UINT64_C(0x9e3779b97f4a7c15));
-	h = mix64(h ^ depth);
+	uint64_t h = hash_u64(((uint64_t)thread_key << 32 | flags) ^ UINT64_C(0x9e3779b97f4a7c15));
+	h = hash_u64(h ^ depth);
 	for (unsigned i = 0; i < depth; i++)
 		h = ((h << 23 | h >> 41) ^ addrs[i]) * UINT64_C(0x9e3779b97f4a7c15);
-	return mix64(h);
+	return hash_u64(h);
 }
 
 static size_t chunks_for(unsigned depth)

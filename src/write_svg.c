@@ -22,6 +22,7 @@
 
 #include "array.h"
 #include "escape.h"
+#include "intern.h"
 #include "write.h"
 
 #define IMAGE_WIDTH 1200
@@ -159,15 +160,15 @@ static void layout_free(struct svg_layout *lay)
 
 /* ---- colors ------------------------------------------------------------- */
 
+/* A name's color seed: the one text hash (intern.h), its halves mixed. */
 static uint32_t hash32(const char *s, size_t n)
 {
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	h ^= h >> 15;
-	h *= 0x2c1b3c6dU;
-	h ^= h >> 12;
-	return h;
+	uint64_t h = hash_bytes(s, n);
+	uint32_t x = (uint32_t)(h ^ (h >> 32));
+	x ^= x >> 15;
+	x *= 0x2c1b3c6dU;
+	x ^= x >> 12;
+	return x;
 }
 
 static void hsl_to_rgb(double h, double s, double l, int rgb[3])
