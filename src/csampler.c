@@ -12,7 +12,6 @@
 #include "convert.h"
 #include "error.h"
 #include "options.h"
-#include "perf_sampler.h"
 #include "dump.h"
 #include "profiler.h"
 #include "serve.h"
@@ -32,15 +31,15 @@ static void hold_closed_standard_fds(void)
 			_exit(CS_EXIT_SYSTEM);
 }
 
-/* --backend=auto: perf events where they may sample (and the mode and
- * options allow them: not --idle, --dump or per-sample attaching), else
- * ptrace; any other backend stays as given. */
+/* --backend=auto: resolved for what the mode and options need of it;
+ * any other backend stays as given. */
 static void resolve_backend(struct options *o)
 {
-	if (o->backend != BACKEND_AUTO)
-		return;
-	bool perf_can = !o->idle && o->mode != MODE_DUMP && o->seize_mode != TARGET_SEIZE_PER_SAMPLE;
-	o->backend = perf_can && perf_sampler_permitted() ? BACKEND_PERF : BACKEND_PTRACE;
+	struct backend_needs needs = {
+		.idle = o->idle, .dump = o->mode == MODE_DUMP,
+		.per_sample_attach = o->seize_mode == TARGET_SEIZE_PER_SAMPLE,
+	};
+	o->backend = backend_resolve(o->backend, &needs);
 }
 
 int main(int argc, char **argv)

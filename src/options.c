@@ -510,12 +510,14 @@ static enum options_result validate_options(struct options *o, const struct give
 	if (g->top && (o->threads || o->ngroups))
 		return opt_usage_error("--top cannot be combined with %s: it ranks functions over "
 				   "all threads", o->threads ? "--threads" : "--thread-group");
-	if (o->backend == BACKEND_PERF && (o->idle || g->dump ||
-					     o->seize_mode == TARGET_SEIZE_PER_SAMPLE))
-		return opt_usage_error("--backend=perf cannot be combined with %s: %s",
-				   o->idle ? "--idle" : g->dump ? "--dump" : "--attach-mode=per-sample",
-				   o->idle ? "the kernel samples threads while they run on a CPU only"
-				   : g->dump ? "a snapshot stops every thread, whatever the backend"
+	const struct backend_caps *caps = backend_caps(o->backend);
+	if (caps && ((o->idle && !caps->idle) || (g->dump && !caps->dump) ||
+		     (o->seize_mode == TARGET_SEIZE_PER_SAMPLE && !caps->per_sample_attach)))
+		return opt_usage_error("%s cannot be combined with %s: %s", caps->option,
+				   o->idle && !caps->idle ? "--idle" : g->dump && !caps->dump ? "--dump"
+				   : "--attach-mode=per-sample",
+				   o->idle && !caps->idle ? caps->idle_refusal
+				   : g->dump && !caps->dump ? "a snapshot stops every thread, whatever the backend"
 				   : "its events stay on the threads for the run");
 	if (o->seize_mode == TARGET_SEIZE_PER_SAMPLE && (o->command || o->children))
 		return opt_usage_error("--attach-mode=per-sample works with -p PID only, without "

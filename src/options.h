@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "backend.h"
 #include "target.h"
 #include "write.h"
 
@@ -44,17 +45,9 @@ enum run_mode {
 	MODE_CONVERT,                   /* -i: a pprof profile to other formats (convert) */
 };
 
-/* What takes the samples (--backend). */
-enum sample_backend {
-	BACKEND_PTRACE = 0,             /* interrupt the running threads (sampler.h) */
-	BACKEND_PERF,                   /* the kernel's cpu-clock events (perf_sampler.h) */
-	BACKEND_AUTO,                   /* perf where permitted, else ptrace: resolved in
-	                                 * main before a mode runs */
-};
-
 struct options {
 	enum run_mode mode;
-	enum sample_backend backend;
+	enum backend_kind backend;      /* --backend: resolved in main before a mode runs */
 	pid_t pid;                      /* -p; 0 in launch mode, or with -t alone (the
 	                                 * session finds the threads' process) */
 	pid_t tids[OPTIONS_MAX_TIDS];   /* -t: sample only these threads (of one process) */

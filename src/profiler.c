@@ -20,7 +20,7 @@
 #include "error.h"
 #include "profiler.h"
 #include "report.h"
-#include "sampler.h"
+#include "backend.h"
 #include "session.h"
 #include "stackmap.h"
 #include "target.h"
@@ -32,7 +32,7 @@
 
 struct run {
 	const struct options *opt;
-	struct session s;            /* target, stackmap, sampler, signalfd */
+	struct session s;            /* target, stackmap, backend, signalfd */
 	uint64_t start_realtime_ns, start_ns, end_ns;
 	int stop_signal;             /* the last stop signal received, or 0 */
 	unsigned stop_signals;       /* how many were received */
@@ -54,7 +54,7 @@ struct run {
 	pid_t main_pid;              /* the process sampled (kept across a suspension) */
 	bool suspending;             /* SIGTSTP: let the target go, stop, resume */
 	bool said_repeat;            /* --interval: a repeated name was said */
-	struct sampler_stats before; /* the samplers' of the sessions before this one */
+	struct backend_stats before; /* the samplers' of the sessions before this one */
 };
 
 static void draw_progress(const struct run *r, uint64_t now)
@@ -284,7 +284,7 @@ static int close_window(struct run *r, uint64_t now)
 	stackmap_free(old);
 	timeline_free(old_tl);
 	/* the keys of threads gone, and of names no longer worn, go with it */
-	sampler_collect_keys(r->s.sampler);
+	backend_collect_keys(r->s.backend);
 	/* the next window's samples are those from now; its name is its place
 	 * on the grid of intervals from the start (no two share a second,
 	 * whatever a late wake cost one of them) */
@@ -302,7 +302,7 @@ static int sample_until_end(struct run *r)
 	int loop = sample_loop(r);
 	r->end_ns = clock_monotonic_ns();
 	session_detach(&r->s);
-	sampler_close_threads(r->s.sampler);
+	backend_close_threads(r->s.backend);
 	return loop < 0 ? CS_EXIT_FAILURE : 0;
 }
 
@@ -332,9 +332,9 @@ static int resume(struct run *r)
  * duration is the time sampled. */
 static void suspend(struct run *r)
 {
-	struct sampler_stats st;
-	sampler_get_stats(r->s.sampler, &st);
-	sampler_stats_add(&r->before, &st);
+	struct backend_stats st;
+	backend_get_stats(r->s.backend, &st);
+	backend_stats_add(&r->before, &st);
 	session_release_target(&r->s);
 	r->suspending = false;
 	if (r->progress)
@@ -381,13 +381,13 @@ static int record(void *arg)
 }
 
 /* The samplers' counters over the whole run (every session of it). */
-static void run_sampler_stats(const struct run *r, struct sampler_stats *st)
+static void run_backend_stats(const struct run *r, struct backend_stats *st)
 {
 	*st = r->before;
-	if (r->s.sampler) {
-		struct sampler_stats now;
-		sampler_get_stats(r->s.sampler, &now);
-		sampler_stats_add(st, &now);
+	if (r->s.backend) {
+		struct backend_stats now;
+		backend_get_stats(r->s.backend, &now);
+		backend_stats_add(st, &now);
 	}
 }
 
@@ -396,9 +396,9 @@ static void run_sampler_stats(const struct run *r, struct sampler_stats *st)
  * kernel's, the stacks marked [truncated]) beside the samples taken. */
 static void summarize(struct run *r, const struct profile *last)
 {
-	struct sampler_stats sst;
+	struct backend_stats sst;
 	struct recorder_stats rst;
-	run_sampler_stats(r, &sst);
+	run_backend_stats(r, &sst);
 	recorder_get_stats(r->s.recorder, &rst);
 	uint64_t taken = rst.samples;
 	rst.samples = r->closed_total;

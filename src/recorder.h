@@ -1,6 +1,6 @@
-/* recorder: what any sampling backend needs to turn a stopped thread into
- * counted samples, whatever stopped it (the ptrace policy in sampler.h today;
- * a perf_event backend would use it the same way).
+/* recorder: what any sampling backend (backend.h) needs to turn a thread's
+ * registers and stack into counted samples, whatever took them (ptrace
+ * rounds in sampler.h, the kernel's perf events in perf_sampler.h).
  *
  * It keeps every process seen, each with its mappings (procmaps; a file many
  * processes map is opened once) and its unwinder; gives each (pid, tid,

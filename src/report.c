@@ -34,7 +34,8 @@ void report_start(const struct options *o, pid_t pid)
 		snprintf(what, sizeof what, "%zu threads of process %d", o->ntids, (int)pid);
 	else
 		snprintf(what, sizeof what, "process %d", (int)pid);
-	const char *backend = o->backend == BACKEND_PERF ? "perf events" : "ptrace";
+	const struct backend_caps *caps = backend_caps(o->backend);
+	const char *backend = caps ? caps->name : "?";
 	if (o->duration > 0)
 		fprintf(stderr, "csampler: sampling %s%s at %u Hz for %g s%s; backend: %s\n", what,
 			o->children ? " and its children" : "", o->rate, o->duration,
@@ -45,7 +46,7 @@ void report_start(const struct options *o, pid_t pid)
 }
 
 /* The -v line: every counter a bug report needs. */
-static void report_diagnostics(const struct options *o, const struct sampler_stats *st,
+static void report_diagnostics(const struct options *o, const struct backend_stats *st,
 			       const struct recorder_stats *rs, uint64_t taken)
 {
 	char unw[256] = "";
@@ -55,30 +56,7 @@ static void report_diagnostics(const struct options *o, const struct sampler_sta
 			off += (size_t)snprintf(unw + off, sizeof unw - off, "%s%s %llu", off ? ", " : "",
 						unwind_result_name((enum unwind_result)i),
 						(unsigned long long)rs->unwind_results[i]);
-	if (o->backend == BACKEND_PERF) {
-		fprintf(stderr,
-			"csampler: %llu samples, %llu threads seen, %llu lost (rings full), %llu "
-			"without user registers, unwind stops: %s, %llu truncated, thread keys %llu "
-			"held of %llu made, %llu periods taken\n",
-			(unsigned long long)rs->samples, (unsigned long long)st->threads_seen,
-			(unsigned long long)st->lost, (unsigned long long)st->no_user_regs,
-			off ? unw : "none", (unsigned long long)rs->truncated,
-			(unsigned long long)rs->keys_held, (unsigned long long)rs->keys_made,
-			(unsigned long long)taken);
-		return;
-	}
-	fprintf(stderr,
-		"csampler: %llu samples, %llu threads seen, %llu ticks missed, "
-		"unwind stops: %s, %llu truncated, %llu sampled late, %llu dropped at wake-ups, "
-		"%llu dropped waiting for a CPU, %llu switches, pause p50 %.1f us p99 %.1f us, "
-		"thread keys %llu held of %llu made, %llu periods taken\n",
-		(unsigned long long)rs->samples, (unsigned long long)st->threads_seen,
-		(unsigned long long)st->ticks_missed, off ? unw : "none",
-		(unsigned long long)rs->truncated, (unsigned long long)st->late,
-		(unsigned long long)st->dropped_waking, (unsigned long long)st->dropped_queued,
-		(unsigned long long)st->switches, (double)rs->pause_p50_ns / 1e3,
-		(double)rs->pause_p99_ns / 1e3, (unsigned long long)rs->keys_held,
-		(unsigned long long)rs->keys_made, (unsigned long long)taken);
+	backend_print_diagnostics(o->backend, st, rs, off ? unw : "none", taken);
 }
 
 /* An empty CPU profile of -p PID: say why, and what to do. */
@@ -110,15 +88,16 @@ static void report_empty(const struct options *o, pid_t pid, double seconds, int
  * a busy loop on a shared CPU switches about 250 times a second. */
 #define SWITCH_RISK_PER_SEC 2000.0
 
-void report_summary(const struct options *o, pid_t pid, const struct sampler_stats *st,
+void report_summary(const struct options *o, pid_t pid, const struct backend_stats *st,
 		    const struct recorder_stats *rs, uint64_t taken, double seconds, int exited)
 {
 	if (o->verbose)
 		report_diagnostics(o, st, rs, taken);
 	double asked = (double)o->rate * seconds;
-	/* the kernel samples at the rate asked (--backend=perf): our reads of
-	 * its rings are no ticks */
-	bool ticks = o->backend != BACKEND_PERF;
+	/* a backend whose kernel samples at the rate asked (perf events): its
+	 * reads of the rings are no ticks */
+	const struct backend_caps *caps = backend_caps(o->backend);
+	bool ticks = caps && caps->own_ticks;
 	double achieved = !ticks ? o->rate : seconds > 0 ? (double)st->ticks / seconds : 0;
 	if (st->lost)
 		warn("warning: %llu samples lost: the kernel's ring buffers filled before csampler "

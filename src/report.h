@@ -3,15 +3,16 @@
  * diagnostics only with -v), a warning when the sampling rate fell far
  * below the one asked, a hint when the profile is empty, and one line per
  * file written saying how to view it. No ptrace, no target memory: it
- * reads the options, the sampler's and the recorder's counters and, for the empty-profile
+ * reads the options, the backend's and the recorder's counters and, for the empty-profile
  * hint, /proc (procfs). */
 #ifndef CSAMPLER_REPORT_H
 #define CSAMPLER_REPORT_H
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "backend.h"
 #include "options.h"
-#include "sampler.h"
+#include "recorder.h"
 #include "write.h"
 
 /* Sampling starts: "sampling process PID at RATE Hz for TIME" (or until it
@@ -22,7 +23,7 @@ void report_start(const struct options *o, pid_t pid);
  * the kernel's account of it); TAKEN the periods the samples counted (-v
  * prints both; its unwind counters are of the samples taken). EXITED: a
  * launched program's exit status when it ended while sampled, else -1. */
-void report_summary(const struct options *o, pid_t pid, const struct sampler_stats *st,
+void report_summary(const struct options *o, pid_t pid, const struct backend_stats *st,
 		    const struct recorder_stats *rs, uint64_t taken, double seconds, int exited);
 /* When more than STOPS_REPORT_PERCENT% of P's samples are truncated: the
  * (at most 3) places where most of them stop, each with why in words a

@@ -108,15 +108,11 @@ struct sampler *sampler_new(struct target *t, struct recorder *rec,
 			    const struct sampler_config *cfg)
 {
 	struct sampler *s = calloc(1, sizeof *s);
-	if (!s) {
-		perf_sampler_free(cfg->perf);
+	if (!s)
 		return NULL;
-	}
 	s->target = t;
 	s->rec = rec;
 	s->cfg = *cfg;
-	if (cfg->perf)
-		return s;
 	if (s->cfg.rate == 0)
 		s->cfg.rate = 99;
 	s->period_ns = 1000000000u / s->cfg.rate;
@@ -150,33 +146,10 @@ struct sampler *sampler_new(struct target *t, struct recorder *rec,
 	return s;
 }
 
-void sampler_stats_add(struct sampler_stats *sum, const struct sampler_stats *more)
-{
-	sum->ticks += more->ticks;
-	sum->ticks_missed += more->ticks_missed;
-	/* (the same threads are seen again after a suspension) */
-	if (more->threads_seen > sum->threads_seen)
-		sum->threads_seen = more->threads_seen;
-	sum->not_captured += more->not_captured;
-	sum->in_place += more->in_place;
-	sum->fd_short += more->fd_short;
-	sum->late += more->late;
-	sum->dropped_waking += more->dropped_waking;
-	sum->switches += more->switches;
-	sum->dropped_queued += more->dropped_queued;
-	sum->lost += more->lost;
-	sum->no_user_regs += more->no_user_regs;
-}
-
 void sampler_free(struct sampler *s)
 {
 	if (!s)
 		return;
-	if (s->cfg.perf) {
-		perf_sampler_free(s->cfg.perf);
-		free(s);
-		return;
-	}
 	target_set_late_sample(s->target, NULL, NULL, NULL);
 	for (size_t i = 0; i < s->nthreads_cap; i++)
 		if (s->threads[i].tid) {
@@ -534,10 +507,6 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s);
 
 int sampler_tick(struct sampler *s, uint64_t tick_ns, uint64_t next_tick_ns)
 {
-	if (s->cfg.perf) {
-		s->stats.ticks++;
-		return perf_sampler_drain(s->cfg.perf);
-	}
 	s->next_tick_ns = next_tick_ns;
 	s->tick_ns = tick_ns;
 	s->in_tick = true;
@@ -709,14 +678,7 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 	return 0;
 }
 
-void sampler_get_stats(const struct sampler *s, struct sampler_stats *out)
+void sampler_get_stats(const struct sampler *s, struct backend_stats *out)
 {
 	*out = s->stats;
-	if (s->cfg.perf) {
-		struct perf_sampler_stats ps;
-		perf_sampler_get_stats(s->cfg.perf, &ps);
-		out->threads_seen = ps.threads_seen;
-		out->lost = ps.lost;
-		out->no_user_regs = ps.no_user_regs;
-	}
 }

@@ -421,10 +421,6 @@ int threads_add_pending(struct sampler *s, uint64_t now)
 
 void sampler_collect_keys(struct sampler *s)
 {
-	if (s->cfg.perf) {
-		perf_sampler_collect_keys(s->cfg.perf);
-		return;
-	}
 	for (size_t i = 0; i < s->nthreads_cap; i++)
 		if (s->threads[i].tid && !s->threads[i].retired)
 			recorder_keep_thread(s->rec, s->threads[i].key);
@@ -433,10 +429,6 @@ void sampler_collect_keys(struct sampler *s)
 
 void sampler_close_threads(struct sampler *s)
 {
-	if (s->cfg.perf) {
-		perf_sampler_close_threads(s->cfg.perf);
-		return;
-	}
 	for (size_t i = 0; i < s->nthreads_cap; i++)
 		if (s->threads[i].tid)
 			threads_close_files(s, &s->threads[i]);
@@ -471,10 +463,6 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 	struct recorder_process *p;
 	struct thread_state *t;
 
-	if (s->cfg.perf) {
-		perf_sampler_on_event(s->cfg.perf, ev);
-		return;
-	}
 	switch (ev->kind) {
 	case TARGET_EV_PROCESS_NEW:
 		process_get(s, ev->pid);

@@ -205,7 +205,7 @@ static bool stream_service(struct stream *st)
 	/* windows that always overlap keep the stream running: the keys of
 	 * threads gone go with the windows that held them */
 	if (nclosed > 0)
-		sampler_collect_keys(st->s.sampler);
+		backend_collect_keys(st->s.backend);
 	return !open;
 }
 
@@ -281,7 +281,7 @@ static int stream_run(void *arg)
 	stream_end_windows(st, end);
 	st->exit_status = target_exit_status(st->s.target);
 	session_detach(&st->s);
-	sampler_close_threads(st->s.sampler);
+	backend_close_threads(st->s.backend);
 	return 0;
 }
 

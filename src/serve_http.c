@@ -403,9 +403,10 @@ static enum MHD_Result answer_profile(struct MHD_Connection *conn, struct reques
 			return answer_text(conn, rq, 400, "bad request: tid %d is not a thread of "
 					   "process %d\n", qp.q.tids[i], (int)srv->pid);
 	}
-	if (qp.q.idle && o->backend == BACKEND_PERF)
+	const struct backend_caps *caps = backend_caps(o->backend);
+	if (qp.q.idle && caps && !caps->idle)
 		return answer_text(conn, rq, 400, "bad request: idle=1 needs --backend=ptrace: this "
-				   "csampler samples with perf events, which see threads on a CPU only\n");
+				   "csampler samples with %s: %s\n", caps->name, caps->idle_refusal);
 
 	struct window *w = calloc(1, sizeof *w);
 	if (!w)

@@ -32,8 +32,8 @@ static void on_target_event(void *ctx, const struct target_event *ev)
 		chosen_gone(s, ev->tid);
 	else if (ev->kind == TARGET_EV_PROCESS_EXIT)
 		chosen_gone(s, 0);
-	if (s->sampler)
-		sampler_on_event(s->sampler, ev);
+	if (s->backend)
+		backend_on_event(s->backend, ev);
 	if (s->on_event)
 		s->on_event(s->ctx, ev);
 }
@@ -146,7 +146,7 @@ int session_attach(struct session *s, size_t max_stacks,
 	if (cfg.stdout_fd >= 0 && !o->quiet)
 		fprintf(stderr, "csampler: %s's standard output goes to standard error: standard "
 			"output carries the profile\n", o->command[0]);
-	struct sampler_config sc = {
+	struct backend_config bc = {
 		.rate = o->rate, .idle = o->idle, .max_depth = o->max_depth,
 		.stack_window = o->stack_window, .verbose = o->verbose,
 		.tids = o->tids, .ntids = o->ntids,
@@ -171,25 +171,18 @@ int session_attach(struct session *s, size_t max_stacks,
 		s->recorder = s->map ? recorder_new(s->map, &rc) : NULL;
 		s->owns_recorder = true;
 	}
-	if (s->recorder && o->backend == BACKEND_PERF) {
-		struct perf_sampler_config pc = {
-			.rate = o->rate, .stack_window = o->stack_window, .verbose = o->verbose,
-			.tids = o->tids, .ntids = o->ntids,
-		};
-		sc.perf = perf_sampler_new(s->target, s->recorder, &pc, &status);
-		if (!sc.perf) {  /* (said) */
-			session_detach(s);
-			return status;
-		}
-	}
-	s->sampler = s->recorder ? sampler_new(s->target, s->recorder, &sc) : NULL;
-	if (!s->sampler) {
+	if (!s->recorder) {
 		warn_errno("cannot set up sampling");
 		session_detach(s);
 		return CS_EXIT_SYSTEM;
 	}
+	s->backend = backend_new(o->backend, s->target, s->recorder, &bc, &status);
+	if (!s->backend) {  /* (said) */
+		session_detach(s);
+		return status;
+	}
 	pid_t pid = target_main_pid(s->target);
-	sampler_on_event(s->sampler, &(struct target_event){ TARGET_EV_PROCESS_NEW, pid, pid });
+	backend_on_event(s->backend, &(struct target_event){ TARGET_EV_PROCESS_NEW, pid, pid });
 	/* -t: a chosen thread that ended before the attach is gone already */
 	const struct target_thread *tl;
 	size_t n = target_threads(s->target, &tl);
@@ -207,8 +200,8 @@ void session_detach(struct session *s)
 {
 	/* The kernel's samples end with sampling, not after the detach: what
 	 * the rings hold is counted, then the events are closed. */
-	if (s->sampler && s->opt->backend == BACKEND_PERF)
-		sampler_close_threads(s->sampler);
+	if (s->backend && backend_caps_of(s->backend)->ends_with_sampling)
+		backend_close_threads(s->backend);
 	target_detach(s->target);
 }
 
@@ -216,8 +209,8 @@ void session_release_target(struct session *s)
 {
 	error_set_cleanup(NULL, NULL);
 	s->reattach_pid = target_main_pid(s->target);
-	sampler_free(s->sampler);
-	s->sampler = NULL;
+	backend_free(s->backend);
+	s->backend = NULL;
 	if (s->opt->command && !s->launched)
 		s->launched = s->target;
 	else
@@ -236,7 +229,7 @@ int session_program_status(struct session *s)
 void session_end(struct session *s)
 {
 	error_set_cleanup(NULL, NULL);
-	sampler_free(s->sampler);
+	backend_free(s->backend);
 	if (s->owns_recorder)  /* never the caller's, even when the attach failed */
 		recorder_free(s->recorder);
 	stackmap_free(s->map);
@@ -327,8 +320,8 @@ enum session_end session_run(struct session *s, uint64_t start_ns, const struct 
 		}
 		if (fds[1].revents & POLLIN) {
 			uint64_t tick_ns = clk.next_ns;
-			sampler_note_missed(s->sampler, clock_take_tick(&clk));
-			if (sampler_tick(s->sampler, tick_ns, clk.next_ns) < 0) {
+			backend_note_missed(s->backend, clock_take_tick(&clk));
+			if (backend_tick(s->backend, tick_ns, clk.next_ns) < 0) {
 				warn("sampling failed: out of memory");
 				end = SESSION_END_ERROR;
 				break;

@@ -10,13 +10,13 @@
  *      cleanly, and no stop signal acts on the caller while it writes;
  *   2. session_attach, in the tracer thread: attaches to or launches the
  *      target (not started yet: the caller calls target_start); makes the
- *      stackmap, the recorder and the sampler, and feeds the sampler every target event
+ *      stackmap, the recorder and the backend, and feeds the backend every target event
  *      before ON_EVENT sees it; makes die() run ON_DIE (die's exit lets the
  *      target go as the tracer thread's does). It returns 0, or the exit
  *      status to return, the message printed and the target let go;
- *   3. session_detach, in the tracer thread, which then returns (with
- *      --backend=perf it first counts what the rings hold and closes the
- *      events: sampling ends there);
+ *   3. session_detach, in the tracer thread, which then returns (a backend
+ *      whose samples end with sampling, perf events, is closed first: what
+ *      its rings hold is counted there);
  *   4. session_end, in the caller after tracer_run: releases what is left
  *      and restores the signal mask.
  * session_open and session_attach return 0 or a CS_EXIT_* status. */
@@ -27,7 +27,7 @@
 
 #include "options.h"
 #include "recorder.h"
-#include "sampler.h"
+#include "backend.h"
 #include "stackmap.h"
 #include "target.h"
 
@@ -46,7 +46,7 @@ struct session {
 	struct target *launched;     /* the launched program's first target, let go
 	                              * by session_release_target: its exit status
 	                              * is still ours to wait for */
-	struct sampler *sampler;     /* the ptrace policy, recording through recorder */
+	struct backend *backend;     /* takes the samples, recording through recorder */
 	bool chosen_gone[OPTIONS_MAX_TIDS]; /* -t: which of o->tids have ended */
 	size_t chosen_left;          /* -t: how many have not; the loop ends at 0 */
 	int sigfd;
@@ -67,7 +67,7 @@ int session_attach(struct session *s, size_t max_stacks,
 		   void (*on_die)(void *ctx), void *ctx);
 void session_detach(struct session *s);
 /* After tracer_run returned from a session_detach: drop the target and the
- * sampler, keep the recorder, the stackmap and the signals, and set up
+ * backend, keep the recorder, the stackmap and the signals, and set up
  * the next session_attach to attach to the same process again (a
  * recording suspended by Ctrl-Z lets the target go, then resumes). */
 void session_release_target(struct session *s);

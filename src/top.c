@@ -43,7 +43,7 @@
 #include "names.h"
 #include "procmaps.h"
 #include "procfs.h"
-#include "sampler.h"
+#include "backend.h"
 #include "session.h"
 #include "stackmap.h"
 #include "symcache.h"
@@ -379,7 +379,7 @@ static int close_second(struct top *tp, uint64_t now)
 		? -1 : stackmap_foreach(old, count_stack, tp);
 	stackmap_scaler_fini(&tp->scale);
 	stackmap_free(old);
-	sampler_collect_keys(tp->s.sampler);
+	backend_collect_keys(tp->s.backend);
 	if (accum_drain(&tp->acc, &sec->counts, &sec->n, &sec->cap) < 0 || r != 0)
 		return -1;
 	tp->ring_next = (tp->ring_next + 1) % TOP_WINDOW_SECONDS;

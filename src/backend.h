@@ -1,0 +1,119 @@
+/* backend: how the samples of a target's threads are taken, behind one
+ * interface. Two kinds: ptrace rounds (sampler.h: the default, needs no
+ * privilege; it stops the running threads) and the kernel's perf events
+ * (perf_sampler.h: root; it never stops them). The kind is resolved once
+ * (backend_resolve, --backend=auto), and everything above the backends
+ * drives the one chosen through these calls and asks its capabilities
+ * (backend_caps), never which kind it is. Both count into the recorder
+ * (recorder.h), which owns the thread keys. */
+#ifndef CSAMPLER_BACKEND_H
+#define CSAMPLER_BACKEND_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum backend_kind {
+	BACKEND_PTRACE = 0,             /* interrupt the running threads (sampler.h) */
+	BACKEND_PERF,                   /* the kernel's cpu-clock events (perf_sampler.h) */
+	BACKEND_AUTO,                   /* perf where permitted, else ptrace: resolved
+	                                 * by backend_resolve before sampling */
+};
+
+/* What a kind can do; the refusals of options and requests read these. */
+struct backend_caps {
+	const char *name;               /* the start line's name */
+	const char *option;             /* the option that picks it */
+	bool idle;                      /* samples threads that wait (--idle, idle=1) */
+	bool dump;                      /* may be combined with --dump */
+	bool per_sample_attach;         /* may be combined with --attach-mode=per-sample */
+	bool own_ticks;                 /* each tick of the loop is a sampling round, so
+	                                 * the ticks taken are the rate achieved; else
+	                                 * the kernel samples at the rate asked and a
+	                                 * tick reads what it wrote */
+	bool ends_with_sampling;        /* its samples end when sampling ends: the
+	                                 * session closes it before the detach */
+	const char *idle_refusal;       /* why not, when !idle (a phrase) */
+};
+
+/* KIND's capabilities (BACKEND_AUTO: none is resolved: NULL). */
+const struct backend_caps *backend_caps(enum backend_kind kind);
+
+/* What the options need of a backend, for BACKEND_AUTO's choice. */
+struct backend_needs {
+	bool idle, dump, per_sample_attach;
+};
+/* KIND, or for BACKEND_AUTO perf events where the needs allow them and this
+ * csampler may use them (perf_sampler_permitted), else ptrace. */
+enum backend_kind backend_resolve(enum backend_kind kind, const struct backend_needs *needs);
+
+struct backend_config {
+	unsigned rate;                  /* Hz */
+	bool idle;
+	unsigned max_depth;
+	size_t stack_window;
+	const pid_t *tids;              /* -t: only these threads (NULL: all) */
+	size_t ntids;
+	int verbose;
+};
+
+/* Counters of either kind (a kind leaves the others 0). */
+struct backend_stats {
+	uint64_t ticks, ticks_missed;
+	uint64_t threads_seen;
+	uint64_t not_captured;          /* --idle: blocked threads counted without a stack */
+	uint64_t in_place;              /* --idle: blocked threads copied without a stop */
+	uint64_t fd_short;              /* threads not followed: out of file descriptors */
+	uint64_t late;                  /* samples taken when a thread that was waiting for a
+	                                 * CPU got one, after its round gave up on it */
+	uint64_t dropped_waking;        /* stops at the exit of a system call the thread
+	                                 * waited in: not counted (see sampler.c) */
+	uint64_t switches;              /* times the threads read got a CPU (schedstat's
+	                                 * arrivals), while sampled */
+	uint64_t dropped_queued;        /* stops of threads that were waiting for a CPU
+	                                 * at the tick (runnable, not running): not
+	                                 * counted (see sampler.c) */
+	uint64_t lost;                  /* perf: samples the kernel could not write (a
+	                                 * ring was full) */
+	uint64_t no_user_regs;          /* perf: samples without user registers */
+};
+
+/* Add MORE's counters to SUM's (the sessions of one run). */
+void backend_stats_add(struct backend_stats *sum, const struct backend_stats *more);
+
+struct target;
+struct target_event;
+struct recorder;
+struct recorder_stats;
+struct backend;
+
+/* A backend of KIND (resolved) sampling T's threads into REC (both the
+ * caller's; REC outlives it). NULL when it cannot be set up: the reason
+ * said on stderr in one line, *STATUS the exit status. */
+struct backend *backend_new(enum backend_kind kind, struct target *t, struct recorder *rec,
+			    const struct backend_config *cfg, int *status);
+void backend_free(struct backend *b);
+const struct backend_caps *backend_caps_of(const struct backend *b);
+
+/* A target event (forward target's callback here). */
+void backend_on_event(struct backend *b, const struct target_event *ev);
+/* The tick due at TICK_NS (CLOCK_MONOTONIC); the next at NEXT_TICK_NS (0:
+ * none). 0, or -1 on a fatal error. */
+int backend_tick(struct backend *b, uint64_t tick_ns, uint64_t next_tick_ns);
+/* Ticks skipped because a tick overran. */
+void backend_note_missed(struct backend *b, uint64_t missed);
+/* Between ticks, once every sink the recorder no longer counts in has been
+ * read: free the thread keys no live thread nor counting sink holds. */
+void backend_collect_keys(struct backend *b);
+/* Sampling is over: what is pending is counted, the threads' files or
+ * events closed. No tick after this. */
+void backend_close_threads(struct backend *b);
+void backend_get_stats(const struct backend *b, struct backend_stats *out);
+
+/* The -v line of a run sampled by KIND: its counters, RS's and UNWIND_STOPS
+ * (the unwind stops, already worded), TAKEN periods. */
+void backend_print_diagnostics(enum backend_kind kind, const struct backend_stats *st,
+			       const struct recorder_stats *rs, const char *unwind_stops,
+			       uint64_t taken);
+
+#endif
