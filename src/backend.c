@@ -59,7 +59,14 @@ static void ptrace_collect_keys(void *impl) { sampler_collect_keys(impl); }
 static void ptrace_close_threads(void *impl) { sampler_close_threads(impl); }
 static void ptrace_get_stats(const void *impl, struct backend_stats *out)
 {
-	sampler_get_stats(impl, out);
+	struct sampler_stats ss;
+	sampler_get_stats(impl, &ss);
+	*out = (struct backend_stats){
+		.ticks = ss.ticks, .ticks_missed = ss.ticks_missed, .threads_seen = ss.threads_seen,
+		.not_captured = ss.not_captured, .in_place = ss.in_place, .fd_short = ss.fd_short,
+		.late = ss.late, .dropped_waking = ss.dropped_waking, .switches = ss.switches,
+		.dropped_queued = ss.dropped_queued,
+	};
 }
 
 static void ptrace_print_diagnostics(const struct backend_stats *st, const struct recorder_stats *rs,

@@ -678,7 +678,7 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 	return 0;
 }
 
-void sampler_get_stats(const struct sampler *s, struct backend_stats *out)
+void sampler_get_stats(const struct sampler *s, struct sampler_stats *out)
 {
 	*out = s->stats;
 }

@@ -24,7 +24,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "backend.h"
 #include "recorder.h"
 #include "target.h"
 
@@ -39,6 +38,23 @@ struct sampler_config {
 	                                 * a random subset, weighted); 0: one per
 	                                 * online CPU */
 	int verbose;
+};
+
+struct sampler_stats {
+	uint64_t ticks, ticks_missed;
+	uint64_t threads_seen;
+	uint64_t not_captured;          /* --idle: blocked threads counted without a stack */
+	uint64_t in_place;              /* --idle: blocked threads copied without a stop */
+	uint64_t fd_short;              /* threads not followed: out of file descriptors */
+	uint64_t late;                  /* samples taken when a thread that was waiting for a
+	                                 * CPU got one, after its round gave up on it */
+	uint64_t dropped_waking;        /* stops at the exit of a system call the thread
+	                                 * waited in: not counted (see sampler.c) */
+	uint64_t switches;              /* times the threads read got a CPU (schedstat's
+	                                 * arrivals), while sampled */
+	uint64_t dropped_queued;        /* stops of threads that were waiting for a CPU
+	                                 * at the tick (runnable, not running): not
+	                                 * counted (see sampler.c) */
 };
 
 struct sampler;
@@ -71,7 +87,6 @@ int sampler_tick(struct sampler *s, uint64_t tick_ns, uint64_t next_tick_ns);
 /* Account for ticks skipped because a tick overran. */
 void sampler_note_missed(struct sampler *s, uint64_t missed);
 
-/* Its counters (the ptrace ones of struct backend_stats). */
-void sampler_get_stats(const struct sampler *s, struct backend_stats *out);
+void sampler_get_stats(const struct sampler *s, struct sampler_stats *out);
 
 #endif

@@ -148,7 +148,7 @@ struct sampler {
 	uint64_t round_start_ns;
 	uint64_t next_tick_ns;         /* the next tick's instant, 0: none */
 	int round_cpu;                 /* the CPU csampler ran the round on (-1: unknown) */
-	struct backend_stats stats;
+	struct sampler_stats stats;
 };
 
 /* ---- sampler_threads.c -------------------------------------------------------- */

@@ -1,8 +1,10 @@
-/* unwind_internal: what unwind's two files share (not an interface:
- * unwind.h is). unwind.c reads the target's memory through a page cache,
- * gives libunwind its accessors and walks the stack; unwind_tables.c finds
- * the module of an address and its .eh_frame_hdr search table. Each
- * function is documented where it is defined. */
+/* unwind_internal: what unwind's files share (not an interface: unwind.h
+ * is). unwind.c reads the target's memory through a page cache, gives
+ * libunwind its accessors and walks the stack; unwind_tables.c finds the
+ * module of an address, its .eh_frame_hdr search table and its Go marks;
+ * unwind_fp.c steps where there is no CFI; unwind_go.c walks Go as Go's
+ * traceback does. Each function is documented where it is defined or
+ * declared here. */
 #ifndef CSAMPLER_UNWIND_INTERNAL_H
 #define CSAMPLER_UNWIND_INTERNAL_H
 #include <libunwind.h>
@@ -106,11 +108,19 @@ bool uw_module_matches(const struct module *m, const struct procmaps_entry *e);
 /* The start of the function holding IP in a module without CFI (from its
  * symbol table: Go's binaries have no .eh_frame), or 0. */
 uint64_t uw_function_start(struct unwind_ctx *c, uint64_t ip);
-/* unwind.c: scan up from SP for the frame record [caller's rbp, return
+/* unwind_fp.c. The register REG the cursor stands on, or false. */
+bool uw_cursor_reg(unw_cursor_t *cur, unw_regnum_t reg, uint64_t *val);
+/* unw_step failed at CUR: step by a found frame record or the rbp chain
+ * instead (AT_SNAPSHOT: the cursor stands on the captured registers).
+ * true: CUR stands on the caller, at *IP and *SP; false: the walk ends
+ * with *END. */
+bool uw_step_without_cfi(struct unwind_ctx *c, unw_cursor_t *cur, bool at_snapshot,
+			 uint64_t *ip, uint64_t *sp, enum unwind_result *end);
+/* unwind_fp.c: scan up from SP for the frame record [caller's rbp, return
  * address just past a direct call of START]; on success the context
  * registers are the caller's. */
 bool uw_frame_record_scan(struct unwind_ctx *c, uint64_t sp, uint64_t start);
-/* unwind.c: the first slot at or above *SP (at most SPAN bytes up)
+/* unwind_fp.c: the first slot at or above *SP (at most SPAN bytes up)
  * holding a return address just past a direct call of START (or of a stub
  * that jumps to it): the address into *RET, *SP moved past the slot;
  * false if none. */
