@@ -59,23 +59,12 @@ struct backend_config {
 
 /* Counters of either kind (a kind leaves the others 0). */
 struct backend_stats {
-	uint64_t ticks, ticks_missed;
-	uint64_t threads_seen;
-	uint64_t not_captured;          /* --idle: blocked threads counted without a stack */
-	uint64_t in_place;              /* --idle: blocked threads copied without a stop */
-	uint64_t fd_short;              /* threads not followed: out of file descriptors */
-	uint64_t late;                  /* samples taken when a thread that was waiting for a
-	                                 * CPU got one, after its round gave up on it */
-	uint64_t dropped_waking;        /* stops at the exit of a system call the thread
-	                                 * waited in: not counted (see sampler.c) */
-	uint64_t switches;              /* times the threads read got a CPU (schedstat's
-	                                 * arrivals), while sampled */
-	uint64_t dropped_queued;        /* stops of threads that were waiting for a CPU
-	                                 * at the tick (runnable, not running): not
-	                                 * counted (see sampler.c) */
-	uint64_t lost;                  /* perf: samples the kernel could not write (a
-	                                 * ring was full) */
-	uint64_t no_user_regs;          /* perf: samples without user registers */
+	/* the ptrace backend's: struct sampler_stats (sampler.h) says what each counts */
+	uint64_t ticks, ticks_missed, threads_seen, not_captured, in_place, fd_short, late;
+	uint64_t dropped_waking, switches, dropped_queued;
+	/* the perf backend's: samples the kernel could not write (a ring was
+	 * full), samples without user registers (perf_sampler.h) */
+	uint64_t lost, no_user_regs;
 };
 
 /* Add MORE's counters to SUM's (the sessions of one run). */

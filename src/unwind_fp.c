@@ -91,15 +91,21 @@ static bool leaf_return_step(struct unwind_ctx *c)
 	return true;
 }
 
-/* Whether the instruction before RET is a direct call (e8 rel32) of TARGET. */
-static bool direct_call_of(struct unwind_ctx *c, uint64_t ret, uint64_t target)
+/* The target of the direct call (e8 rel32) before RET, or 0. */
+static uint64_t direct_call_target(struct unwind_ctx *c, uint64_t ret)
 {
 	uint8_t b[5];
 	if (ret < sizeof b || !uw_read_target(c, ret - sizeof b, b, sizeof b) || b[0] != 0xe8)
-		return false;
+		return 0;
 	int32_t rel;
 	memcpy(&rel, b + 1, sizeof rel);
-	return ret + (uint64_t)(int64_t)rel == target;
+	return ret + (uint64_t)(int64_t)rel;
+}
+
+/* Whether the instruction before RET is a direct call of TARGET. */
+static bool direct_call_of(struct unwind_ctx *c, uint64_t ret, uint64_t target)
+{
+	return target != 0 && direct_call_target(c, ret) == target;
 }
 
 /* A snapshot that knows sp and pc only, at a frame whose caller is found
@@ -148,22 +154,17 @@ static bool frame_record_at_function(struct unwind_ctx *c, unw_cursor_t *cur, bo
 	return start != 0 && uw_frame_record_scan(c, sp, start);
 }
 
-/* Scan up from SP for the record [caller's rbp, return address just past a
- * direct call of START]; on success the context registers are the
- * caller's. */
 /* Whether the instruction before RET is a direct call of START, or of a
  * stub that jumps to START within its first bytes (Go's ABI wrappers:
  * runtime.mstart calls runtime.mstart0.abi0, which jumps to mstart0). */
 static bool direct_call_into(struct unwind_ctx *c, uint64_t ret, uint64_t start)
 {
-	uint8_t b[5];
-	if (ret < sizeof b || !uw_read_target(c, ret - sizeof b, b, sizeof b) || b[0] != 0xe8)
+	uint64_t target = direct_call_target(c, ret);
+	if (target == 0)
 		return false;
-	int32_t rel;
-	memcpy(&rel, b + 1, sizeof rel);
-	uint64_t target = ret + (uint64_t)(int64_t)rel;
 	if (target == start)
 		return true;
+	int32_t rel;
 	uint8_t stub[32];
 	if (!uw_module_for_ip(c, target) || !uw_read_target(c, target, stub, sizeof stub))
 		return false;
