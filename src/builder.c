@@ -90,7 +90,7 @@ static void set_mapping_flags(struct build *b)
  * named by address, and how to get its symbols. */
 static void say_unnamed(struct build *b, const struct symbol_module *mod)
 {
-	if (b->in->opt->quiet || !symcache_first_unnamed(b->symbols, mod))
+	if (b->in->cfg->quiet || !symcache_first_unnamed(b->symbols, mod))
 		return;
 	char path[512], where[160] = "";
 	escape_terminal(mod->path, path, sizeof path);
@@ -150,7 +150,7 @@ static uint32_t named_location(struct build *b, uint32_t *loc, const char *name)
  * its threads are merged (tid 0). */
 static uint32_t thread_for(struct build *b, const struct recorder_thread *ti)
 {
-	const struct options *o = b->in->opt;
+	const struct build_config *o = b->in->cfg;
 	for (size_t g = 0; g < o->ngroups; g++)
 		if (regexec(&o->groups[g].re, ti->name, 0, NULL, 0) == 0)
 			return profile_add_thread(b->profile, ti->pid, 0, o->groups[g].name, ti->process);
@@ -164,11 +164,11 @@ static int add_stack(struct build *b, uint32_t key, uint32_t stack_flags, const 
 	const struct recorder_thread *ti = recorder_thread(b->in->recorder, key);
 	if (!ti)
 		return 0;
-	if (!tids_allow(b->in->opt->tids, b->in->opt->ntids, ti->tid))
+	if (!tids_allow(b->in->cfg->tids, b->in->cfg->ntids, ti->tid))
 		return 0;   /* -t, or --serve's tid=: the threads chosen only */
 	uint32_t thread = thread_for(b, ti);
 	size_t n = 0;
-	for (uint32_t i = 0; i < depth && i < b->in->opt->max_depth; i++) {
+	for (uint32_t i = 0; i < depth && i < b->in->cfg->max_depth; i++) {
 		uint32_t loc = location_for(b, ti->pid, addrs[i]);
 		if (loc != PROFILE_NONE)
 			b->locs[n++] = loc;
@@ -213,25 +213,23 @@ static int add_timeline_entry(void *ctx, const struct timeline_entry *e)
 	return count ? add_stack(b, e->thread_key, e->flags, e->addrs, e->depth, count, t) : 0;
 }
 
-static char *join_command(const struct options *o, const struct recorder_thread *first)
+char *builder_command_line(char *const *argv, pid_t pid)
 {
-	size_t len = 1;
-	if (o->command) {
-		for (char **a = o->command; *a; a++)
+	if (argv) {
+		size_t len = 1;
+		for (char *const *a = argv; *a; a++)
 			len += strlen(*a) + 1;
 		char *s = malloc(len), *p = s;
 		if (!s)
 			return NULL;
-		for (char **a = o->command; *a; a++)
-			p += sprintf(p, "%s%s", a == o->command ? "" : " ", *a);
+		for (char *const *a = argv; *a; a++)
+			p += sprintf(p, "%s%s", a == argv ? "" : " ", *a);
 		*p = '\0';
 		return s;
 	}
-	/* Attach mode: the process's own command line. */
+	/* attach mode: the process's own command line */
 	char buf[4096];
-	if (procfs_read_cmdline(o->pid, buf, sizeof buf) == 0 && first)
-		snprintf(buf, sizeof buf, "%s", first->process);
-	return strdup(buf);
+	return pid > 0 && procfs_read_cmdline(pid, buf, sizeof buf) != 0 ? strdup(buf) : NULL;
 }
 
 /* The main process's program: its file-backed mapping at the lowest address
@@ -281,7 +279,7 @@ static void add_main_mapping(struct build *b)
 struct profile *builder_build(const struct build_input *in)
 {
 	struct build b = { .in = in, .blocked_loc = PROFILE_NONE, .no_user_loc = PROFILE_NONE };
-	const struct options *o = in->opt;
+	const struct build_config *o = in->cfg;
 	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };
 	b.profile = profile_new();
 	b.symbols = in->symbols ? in->symbols : symcache_new(&so, o->verbose);
@@ -308,9 +306,8 @@ struct profile *builder_build(const struct build_input *in)
 	if (!more_unnamed && symcache_more_unnamed(b.symbols) && !o->quiet)
 		warn("more programs and libraries without symbols were sampled (the first %d are "
 		     "named above)", SYMCACHE_UNNAMED_SAID);
-	char *cmd = join_command(o, recorder_thread(in->recorder, 0));
-	profile_set_command(b.profile, cmd ? cmd : "");
-	free(cmd);
+	const struct recorder_thread *first = recorder_thread(in->recorder, 0);
+	profile_set_command(b.profile, o->command_line ? o->command_line : first ? first->process : "");
 	for (size_t i = 0; i < o->nlabels; i++)
 		if (profile_add_label(b.profile, o->labels[i].key, o->labels[i].value) < 0) {
 			warn("cannot build the profile: out of memory");

@@ -9,23 +9,63 @@
  * address - 1 (addr_lookup_pc), a mapping's has_* flags say what its
  * locations got (set at the end: a mapping that claims nothing is looked up
  * again by pprof). --thread-group merges matching threads; with tids in
- * the options (-t, --serve's tid=) only theirs are kept. It makes no
+ * its config (-t, --serve's tid=) only theirs are kept. It makes no
  * ptrace call: a recording is built after its session let the target go,
  * and a server can build one per window. */
 #ifndef CSAMPLER_BUILDER_H
 #define CSAMPLER_BUILDER_H
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "options.h"
 #include "profile.h"
 #include "recorder.h"
 #include "stackmap.h"
 #include "symcache.h"
 #include "timeline.h"
 
+#define BUILD_LABEL_KEY_MAX 64
+
+/* --thread-group: threads whose name matches RE are one thread, NAME. */
+struct thread_group {
+	regex_t re;                     /* POSIX ERE, anchored to the whole name */
+	const char *name;
+};
+
+/* --label KEY=VALUE: on every sample of every profile. */
+struct run_label {
+	char key[BUILD_LABEL_KEY_MAX + 1]; /* [a-zA-Z_][a-zA-Z0-9_]*, not one of ours */
+	const char *value;              /* argv's; any bytes but NUL (writers escape) */
+};
+
+/* What a build takes of the run's settings: derived from the options in
+ * one place (options_build_config); a server's request changes its copy. */
+struct build_config {
+	unsigned rate;                  /* Hz: a sample stands for 1/rate s */
+	bool idle;                      /* wall-clock time, not CPU */
+	unsigned max_depth;
+	bool no_inline, addresses;      /* symbolization */
+	bool quiet;
+	int verbose;
+	const pid_t *tids;              /* only these threads' samples (NULL: all) */
+	size_t ntids;
+	const struct thread_group *groups;
+	size_t ngroups;
+	const struct run_label *labels;
+	size_t nlabels;
+	const char *command_line;       /* the program's (builder_command_line), or
+	                                 * NULL: its first thread's process name */
+};
+
+/* The command line of the program sampled: ARGV joined (launch mode), else
+ * process PID's own (/proc/PID/cmdline), read once when sampling starts; NULL
+ * if neither. The caller frees it. */
+char *builder_command_line(char *const *argv, pid_t pid);
+
 struct build_input {
-	const struct options *opt;      /* symbolization, thread groups, depth, rate, idle */
+	const struct build_config *cfg;
 	const struct recorder *recorder; /* the processes and thread keys */
 	struct stackmap *map;           /* the counts, walked when there is no timeline */
 	struct timeline *timeline;      /* or NULL */

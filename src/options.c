@@ -870,6 +870,18 @@ static bool realtime_value_taken_as_command(char **argv, int cmd_index)
 	       opt_parse_decimal(argv[cmd_index], &v);
 }
 
+void options_build_config(const struct options *o, const char *command_line,
+			  struct build_config *out)
+{
+	*out = (struct build_config){
+		.rate = o->rate, .idle = o->idle, .max_depth = o->max_depth,
+		.no_inline = o->no_inline, .addresses = o->addresses, .quiet = o->quiet,
+		.verbose = o->verbose, .tids = o->ntids ? o->tids : NULL, .ntids = o->ntids,
+		.groups = o->groups, .ngroups = o->ngroups, .labels = o->labels,
+		.nlabels = o->nlabels, .command_line = command_line,
+	};
+}
+
 enum options_result options_parse(struct options *o, int argc, char **argv)
 {
 	struct given g = { 0 };

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "backend.h"
+#include "builder.h"
 #include "target.h"
 #include "write.h"
 
@@ -24,18 +25,7 @@ struct output_spec {
 	enum output_format format;      /* resolved: never FORMAT_AUTO */
 };
 
-#define OPTIONS_LABEL_KEY_MAX 63
-/* --label KEY=VALUE: on every sample of every profile. */
-struct run_label {
-	char key[OPTIONS_LABEL_KEY_MAX + 1]; /* [a-zA-Z_][a-zA-Z0-9_]*, not one of ours */
-	const char *value;              /* argv's; any bytes but NUL (writers escape) */
-};
-
-struct thread_group {
-	regex_t re;                     /* POSIX ERE, anchored to the whole name */
-	const char *name;
-};
-
+#define OPTIONS_LABEL_KEY_MAX 63   /* (within BUILD_LABEL_KEY_MAX) */
 /* What a run does; main dispatches on it. */
 enum run_mode {
 	MODE_RECORD = 0,                /* sample, then write the outputs (profiler) */
@@ -85,6 +75,10 @@ enum options_result {
 };
 
 enum options_result options_parse(struct options *o, int argc, char **argv);
+/* What a build of the profile takes of O (builder.h): the one place it is
+ * derived; its pointers are into O. COMMAND_LINE: the program's. */
+void options_build_config(const struct options *o, const char *command_line,
+			  struct build_config *out);
 void options_free(struct options *o);
 void options_print_help(FILE *out);
 

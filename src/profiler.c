@@ -52,6 +52,7 @@ struct run {
 	bool build_failed;           /* a window's profile could not be made */
 	unsigned windows_written;    /* (how to view a file is said with the first) */
 	pid_t main_pid;              /* the process sampled (kept across a suspension) */
+	char *command_line;          /* its command line (builder_command_line) */
 	bool suspending;             /* SIGTSTP: let the target go, stop, resume */
 	bool said_repeat;            /* --interval: a repeated name was said */
 	struct backend_stats before; /* the samplers' of the sessions before this one */
@@ -228,8 +229,10 @@ static int write_outputs(struct run *r, const struct profile *p)
 static void write_window(struct run *r, struct stackmap *map, struct timeline *tl, uint64_t end_ns,
 			 bool last, void (*before_writing)(struct run *r, const struct profile *p))
 {
+	struct build_config bc;
+	options_build_config(r->opt, r->command_line, &bc);
 	struct build_input in = {
-		.opt = r->opt, .recorder = r->s.recorder, .map = map, .timeline = tl,
+		.cfg = &bc, .recorder = r->s.recorder, .map = map, .timeline = tl,
 		.main_pid = r->main_pid, .start_ns = r->window_start_ns,
 		.start_realtime_ns = r->window_start_realtime_ns,
 		.duration_ns = end_ns - r->window_start_ns, .symbols = r->symbols,
@@ -364,6 +367,7 @@ static int record(void *arg)
 		return status;
 	r->attached = true;
 	r->main_pid = target_main_pid(r->s.target);
+	r->command_line = builder_command_line(o->command, r->main_pid);
 	recorder_set_timeline(r->s.recorder, r->timeline);
 	/* A closed stdout (-o - | head) must be an error we report, not a kill.
 	 * Set after the launch fork: an ignored signal stays ignored across exec. */
@@ -478,6 +482,7 @@ int profiler_run(const struct options *o)
 		status = r.stop_signals > 1 ? 128 + r.stop_signal : session_program_status(&r.s);
 out:
 	symcache_free(r.symbols);  /* (before the recorder's mappings go) */
+	free(r.command_line);
 	session_end(&r.s);
 	timeline_free(r.timeline);
 	return status;

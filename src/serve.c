@@ -111,17 +111,19 @@ static void window_close(struct server *srv, struct window *w, uint64_t now)
 /* W's profile, from its closed window, by the thread that owns the recorder. */
 static void window_build(struct server *srv, struct window *w)
 {
-	struct options o = *srv->opt;
-	o.rate = w->q.rate;
-	o.idle = w->q.idle;
-	o.threads = w->q.threads;
+	struct build_config bc;
+	options_build_config(srv->opt, srv->command_line, &bc);
+	bc.rate = w->q.rate;
+	bc.idle = w->q.idle;
+	pid_t tids[OPTIONS_MAX_TIDS];
 	if (w->q.ntids) {   /* tid=: those threads (of the ones -t followed, if given) */
-		for (size_t i = 0; i < w->q.ntids; i++)
-			o.tids[i] = (pid_t)w->q.tids[i];
-		o.ntids = w->q.ntids;
+		for (size_t i = 0; i < w->q.ntids && i < OPTIONS_MAX_TIDS; i++)
+			tids[i] = (pid_t)w->q.tids[i];
+		bc.tids = tids;
+		bc.ntids = w->q.ntids < OPTIONS_MAX_TIDS ? w->q.ntids : OPTIONS_MAX_TIDS;
 	}
 	struct build_input in = {
-		.opt = &o, .recorder = srv->recorder, .map = w->map, .timeline = w->timeline,
+		.cfg = &bc, .recorder = srv->recorder, .map = w->map, .timeline = w->timeline,
 		.main_pid = srv->pid, .start_ns = w->start_ns,
 		.start_realtime_ns = w->start_realtime_ns, .duration_ns = w->end_ns - w->start_ns,
 		.symbols = srv->symbols,
@@ -744,6 +746,7 @@ static void server_free(struct server *srv)
 	pthread_cond_destroy(&srv->changed);
 	pthread_mutex_destroy(&srv->lock);
 	free(srv->token);
+	free(srv->command_line);
 }
 
 /* The launched program's status, or 0 in attach mode. */
@@ -785,6 +788,7 @@ int serve_run(const struct options *o)
 	}
 	if (status == 0) {
 		srv.pid = fc.pid;
+		srv.command_line = builder_command_line(o->command, fc.pid);
 		pidfd = (int)syscall(SYS_pidfd_open, fc.pid, 0);
 		if (pidfd < 0) {
 			warn_errno("cannot watch process %d (pidfd_open needs Linux 5.3)", (int)fc.pid);

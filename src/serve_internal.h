@@ -62,6 +62,7 @@ enum stream_state {
 struct server {
 	const struct options *opt;
 	pid_t pid;                      /* the process served */
+	char *command_line;             /* its command line (builder_command_line) */
 	char *token;                    /* --serve-token-file's, or NULL */
 	size_t token_len;
 	int wakefd;                     /* eventfd: the main thread has work */
