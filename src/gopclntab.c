@@ -195,8 +195,8 @@ bool gopclntab_function(const struct gopclntab *t, uint64_t i, struct gopclntab_
 	uint64_t entry, end;
 	const uint8_t *f = func_record(t, i, t->go120 ? FUNC_LEN_GO120 : FUNC_LEN, &entry, &end,
 				       &out->name, &out->name_len);
-	if (!f)
-		return false;
+	if (!f || end > UINT64_MAX - t->text_start)
+		return false;   /* (a text start that wraps the code's end) */
 	out->entry = t->text_start + entry;
 	out->end = t->text_start + end;
 	out->flag = f[t->go120 ? FLAG_AT_GO120 : FLAG_AT];
