@@ -11,6 +11,7 @@
 #include "addrmap.h"
 #include "array.h"
 #include "builder.h"
+#include "clock.h"
 #include "error.h"
 #include "escape.h"
 #include "procfs.h"
@@ -284,7 +285,7 @@ struct profile *builder_build(const struct build_input *in)
 	b.profile = profile_new();
 	b.symbols = in->symbols ? in->symbols : symcache_new(&so, o->verbose);
 	b.locs = malloc((o->max_depth + 1) * sizeof *b.locs);
-	int scale = stackmap_scaler_init(&b.scale, in->map, o->idle ? 0 : 1000000000u / o->rate);
+	int scale = stackmap_scaler_init(&b.scale, in->map, o->idle ? 0 : clock_period_ns(o->rate));
 	if (!b.profile || !b.symbols || !b.locs || scale < 0)
 		goto fail;
 	for (size_t i = symcache_nprocesses(b.symbols); i < recorder_nprocesses(in->recorder); i++)
@@ -316,7 +317,7 @@ struct profile *builder_build(const struct build_input *in)
 	b.profile->pid = in->main_pid;
 	b.profile->time_nanos = in->start_realtime_ns;
 	b.profile->duration_nanos = in->duration_ns;
-	b.profile->period_nanos = 1000000000u / o->rate;
+	b.profile->period_nanos = clock_period_ns(o->rate);
 	b.profile->wall = o->idle;
 	goto done;
 fail:

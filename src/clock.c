@@ -76,6 +76,11 @@ uint64_t clock_random_seed(void)
 	return seed | 1;  /* xorshift must not start at 0 */
 }
 
+uint64_t clock_period_ns(unsigned rate)
+{
+	return 1000000000u / (rate ? rate : 1);
+}
+
 int clock_open(struct tick_clock *c, unsigned rate, uint64_t start_ns, int rt_priority,
 	       bool quiet)
 {
@@ -85,7 +90,7 @@ int clock_open(struct tick_clock *c, unsigned rate, uint64_t start_ns, int rt_pr
 		return -1;
 	c->rng = clock_random_seed();
 	c->start_ns = start_ns;
-	c->period_ns = 1000000000u / (rate ? rate : 1);
+	c->period_ns = clock_period_ns(rate);
 	if (arm(c) < 0) {
 		int e = errno;
 		clock_close(c);

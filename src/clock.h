@@ -18,6 +18,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Hz: --rate's default, and a sampler's when given 0 */
+#define CLOCK_DEFAULT_RATE 99u
+
+/* One period at RATE Hz, in nanoseconds (0 Hz is taken as 1 Hz): the one
+ * place the period is computed. */
+uint64_t clock_period_ns(unsigned rate);
+
 struct tick_clock {
 	int fd;                  /* poll it for POLLIN */
 	bool realtime;           /* switched to SCHED_FIFO; the old policy follows */

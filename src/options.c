@@ -14,12 +14,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "clock.h"
 #include "error.h"
 #include "options_internal.h"
 #include "outfile.h"
 #include "serve_params.h"
 
-#define DEFAULT_RATE         99u
 #define MIN_RATE             1u
 #define MAX_RATE             10000u
 #define DEFAULT_MAX_DEPTH    1024u
@@ -662,7 +662,7 @@ static void print_help_serving(FILE *out)
 static void set_defaults(struct options *o)
 {
 	memset(o, 0, sizeof *o);
-	o->rate = DEFAULT_RATE;
+	o->rate = CLOCK_DEFAULT_RATE;
 	o->format = FORMAT_AUTO;
 	o->max_depth = DEFAULT_MAX_DEPTH;
 	o->max_stacks = DEFAULT_MAX_STACKS;

@@ -503,11 +503,11 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 	ps->rec = rec;
 	ps->cfg = *cfg;
 	ps->filter_map = -1;
-	unsigned rate = cfg->rate ? cfg->rate : 99;
+	unsigned rate = cfg->rate ? cfg->rate : CLOCK_DEFAULT_RATE;
 	size_t window = cfg->stack_window < MAX_STACK_USER ? cfg->stack_window : MAX_STACK_USER;
 	ps->attr = (struct perf_event_attr){
 		.type = PERF_TYPE_SOFTWARE, .size = sizeof ps->attr, .config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = 1000000000u / rate,
+		.sample_period = clock_period_ns(rate),
 		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
 		.sample_regs_user = PERF_RECORD_REGS_MASK, .sample_stack_user = (uint32_t)(window & ~(size_t)7),
 		.exclude_hv = 1, .exclude_guest = 1, .exclude_idle = 1,

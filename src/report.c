@@ -6,6 +6,7 @@
 #include <string.h>
 #include <stdio.h>
 
+#include "clock.h"
 #include "error.h"
 #include "escape.h"
 #include "procfs.h"
@@ -110,7 +111,7 @@ void report_summary(const struct options *o, pid_t pid, const struct backend_sta
 		     "its shares are not biased by it", achieved, o->rate);
 	if (o->quiet)
 		return;
-	double period = 1.0 / o->rate;
+	double period = (double)clock_period_ns(o->rate) / 1e9;
 	uint64_t complete = rs->samples - (rs->truncated < rs->samples ? rs->truncated : rs->samples);
 	char rate[64];
 	/* the rate reached: the one asked, unless it fell short */

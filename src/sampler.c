@@ -114,8 +114,8 @@ struct sampler *sampler_new(struct target *t, struct recorder *rec,
 	s->rec = rec;
 	s->cfg = *cfg;
 	if (s->cfg.rate == 0)
-		s->cfg.rate = 99;
-	s->period_ns = 1000000000u / s->cfg.rate;
+		s->cfg.rate = CLOCK_DEFAULT_RATE;
+	s->period_ns = clock_period_ns(s->cfg.rate);
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	s->ncpus = ncpus > 0 ? (unsigned)ncpus : 1;
 	s->max_per_tick = cfg->max_threads_per_tick ? cfg->max_threads_per_tick : s->ncpus;

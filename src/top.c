@@ -375,7 +375,7 @@ static int close_second(struct top *tp, uint64_t now)
 	sec->duration_ns = now - tp->second_start_ns;
 	tp->second_start_ns = now;
 	int r = symbols_follow(tp) < 0 ||
-		stackmap_scaler_init(&tp->scale, old, tp->opt->idle ? 0 : 1000000000u / tp->opt->rate) < 0
+		stackmap_scaler_init(&tp->scale, old, tp->opt->idle ? 0 : clock_period_ns(tp->opt->rate)) < 0
 		? -1 : stackmap_foreach(old, count_stack, tp);
 	stackmap_scaler_fini(&tp->scale);
 	stackmap_free(old);
@@ -413,7 +413,7 @@ static void draw(struct top *tp)
 	struct recorder_stats st;
 	recorder_get_stats(tp->s.recorder, &st);
 	double window_s = (double)tp->window_ns / 1e9;
-	double period_s = 1.0 / tp->opt->rate;
+	double period_s = (double)clock_period_ns(tp->opt->rate) / 1e9;
 
 	erase();
 	snprintf(line, sizeof line, "csampler --top  pid %d  %s", (int)tp->pid, tp->command);
