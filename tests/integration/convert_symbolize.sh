@@ -18,7 +18,9 @@ cp "$PROGS/hot" "$T/bin/hot" || harness "cannot copy hot"
 run_csampler -q -F 499 --addresses -o "$T/a.pb.gz" -o "$T/a.folded" -- "$T/bin/hot" 1
 assert_eq "recording: status" "$CS_STATUS" 0
 total=$(folded_total "$T/a.folded")
-[ "$total" -gt 100 ] || fail "the recording holds $total samples"
+# (1 s at 499 Hz: about 500 on a quiet machine, 95 seen on a loaded one;
+# the chains below need a few dozen)
+[ "$total" -ge 30 ] || fail "the recording holds $total samples"
 # the recording itself names no function of hot (the test would pass without -i's names)
 if grep -q 'leaf_a' "$T/a.folded"; then fail "--addresses named leaf_a: $(head -1 "$T/a.folded")"; fi
 

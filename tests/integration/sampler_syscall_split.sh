@@ -4,7 +4,8 @@
 # switch thousands of times a second). Against the kernel's own account of
 # each thread over the same run:
 #   - with both backends, each thread's CPU per second of the run is within
-#     5% of its schedstat run time per second of wall time;
+#     5% of its schedstat run time per second of wall time (plus the share
+#     of csampler's run outside its sampling window: attach and exit);
 #   - with --backend=perf, each thread's split between its user code
 #     (fill_block, sum_block) and the rest is within 3 standard errors of
 #     the kernel's utime share (the two estimates' errors: about 6 points
@@ -63,8 +64,14 @@ for backend in ptrace perf; do
 		mine=$(folded_count "$T/$backend.folded" "^$th-.*;$leaf\$")
 		user_p=$(pct "$mine" "$all")
 		note "$mode, $backend $th: CPU kernel $cpu_k, profile $cpu_p; user code kernel $user_k%, profile $user_p%"
-		awk -v k="$cpu_k" -v p="$cpu_p" 'BEGIN {exit !(p >= 0.95 * k && p <= 1.05 * k)}' ||
-			fail "$mode, $backend $th: profile $cpu_p of a CPU, the kernel's $cpu_k (5% asked)"
+		# (the kernel's rate is over csampler's whole run, attach and exit
+		# included, where the threads may run otherwise: that part of the
+		# run widens the 5%, about 1% on a quiet machine, more under a
+		# sanitizer, whose start and exit are slow)
+		tol=$(awk -v w="$((t1 - t0))" -v d="$dur" 'BEGIN {
+			x = (w / 1e9 - d) / (w / 1e9); if (x < 0) x = 0; printf "%.3f", 0.05 + x }')
+		awk -v k="$cpu_k" -v p="$cpu_p" -v t="$tol" 'BEGIN {exit !(p >= (1 - t) * k && p <= (1 + t) * k)}' ||
+			fail "$mode, $backend $th: profile $cpu_p of a CPU, the kernel's $cpu_k ($tol asked)"
 		# 3 standard errors of the difference of the two estimates (the
 		# kernel's split is sampled by its tick: at least u + s ticks of
 		# 1/100 s; the profile's by its samples), plus the bias named above

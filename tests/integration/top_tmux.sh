@@ -97,9 +97,12 @@ wait_screen one 'sorted by self  q quit' 20 || fail "'p' did not resume: $(scree
 # r: an empty window, filled again: "(collecting samples)" for its first
 # second, or, where the screen was not caught in that second (a loaded
 # machine), a window shorter than before the reset
+# (the header a pause froze is redrawn at the next second: wait for a
+# window of 3 s or more, which a loaded machine may show late)
 win_secs() { screen_of one | sed -n 's/.*  window \([0-9]*\)s  samples.*/\1/p'; }
+wait_screen one '  window ([3-9]|[1-9][0-9])s  samples' 100 ||
+	fail "the window before the reset is $(win_secs) s: $(screen_of one)"
 before=$(win_secs)
-[ "${before:-0}" -ge 3 ] || fail "the window before the reset is ${before:-not shown} s: $(screen_of one)"
 tm send-keys -t one r
 reset=no
 for i in $(seq 1 30); do
