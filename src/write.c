@@ -18,7 +18,7 @@
 #include "clock.h"
 #include "error.h"
 #include "outfile.h"
-#include "write.h"
+#include "write_internal.h"
 
 static const struct {
 	const char *suffix;

@@ -22,7 +22,7 @@
 
 #include "array.h"
 #include "tempfile.h"
-#include "write.h"
+#include "write_internal.h"
 
 int folded_line_compare(const char *a, const char *b)
 {

@@ -28,7 +28,7 @@
 
 #include "array.h"
 #include "profile.pb-c.h"
-#include "write.h"
+#include "write_internal.h"
 
 /* ---- building the message ----------------------------------------------- */
 

@@ -32,7 +32,7 @@
 
 #include "escape.h"
 #include "tempfile.h"
-#include "write.h"
+#include "write_internal.h"
 
 #define SCHEMA_URL "https://www.speedscope.app/file-format-schema.json"
 

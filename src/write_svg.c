@@ -23,7 +23,7 @@
 #include "array.h"
 #include "escape.h"
 #include "intern.h"
-#include "write.h"
+#include "write_internal.h"
 
 #define IMAGE_WIDTH 1200
 #define SIDE_PAD 10

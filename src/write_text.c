@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "array.h"
-#include "write.h"
+#include "write_internal.h"
 
 #define TOP_FUNCTIONS 25
 #define TOP_STACKS 10

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "profile.h"
-#include "write.h"
+#include "write_internal.h"
 
 static const char *escape(const char *in, size_t outsz)
 {
