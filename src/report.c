@@ -149,7 +149,8 @@ struct stop_place {
 	uint32_t function;       /* its outermost function, or PROFILE_NONE */
 	uint32_t why;            /* PROFILE_SAMPLE_CUT_* / NO_INFO; 0: a bad frame */
 	uint64_t count;
-	bool jit;                /* unnamed generated code: one place for all of it */
+	bool jit;                /* unnamed generated code: one place for all of it
+	                          * (why: the reasons of all its stops) */
 };
 
 struct stop_tally {
@@ -203,9 +204,13 @@ static int tally_stop(void *ctx, const struct profile_sample *ps)
 		   (!fname || strncmp(fname, "[anon]", 6) == 0);
 	for (size_t i = 0; i < t->n; i++) {
 		struct stop_place *sp = &t->places[i];
-		if (sp->why == why && (jit ? sp->jit : fn != PROFILE_NONE ? sp->function == fn :
-				       sp->location == loc)) {
+		/* (JIT code is one place whatever stopped the walk there: its
+		 * reasons joined, the advice for code without unwind
+		 * information first) */
+		if (jit ? sp->jit : sp->why == why && !sp->jit &&
+				    (fn != PROFILE_NONE ? sp->function == fn : sp->location == loc)) {
 			sp->count += ps->count;
+			sp->why |= why;
 			return 0;
 		}
 	}
