@@ -37,6 +37,14 @@ run_bg_then_signal() {
 		kill -0 "$cs" 2>/dev/null || fail "csampler $* ended before SIG$sig: $(cat "$T/sig.err")"
 		sleep 0.05
 	done
+	# and once its clock runs: a thread of it at real-time priority (the
+	# tick's; on a loaded machine the setup after the attach may wait for
+	# a CPU while the spinning thread runs), or after 4 s if none is
+	for i in $(seq 1 80); do
+		cat /proc/"$cs"/task/*/stat 2>/dev/null | sed 's/.*) //' |
+			awk '$39 != 0 { found = 1 } END { exit !found }' && break
+		sleep 0.05
+	done
 	spin0=$(cut -d' ' -f1 "/proc/$FIXTURE_PID/task/$SPIN_TID/schedstat")
 	for i in $(seq 1 600); do
 		[ $(($(cut -d' ' -f1 "/proc/$FIXTURE_PID/task/$SPIN_TID/schedstat") - spin0)) -ge 100000000 ] && break
