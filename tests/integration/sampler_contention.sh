@@ -51,8 +51,14 @@ check() {
 	# the CPU was shared (else the check proves nothing)
 	awk -v k="$kernel" -v n="$n" 'BEGIN {exit !(k < 1.4 / (n + 1))}' ||
 		fail "$backend, $n competing: the thread got $kernel of a CPU: not shared"
-	awk -v k="$kernel" -v p="$profile" 'BEGIN {exit !(p >= 0.95 * k && p <= 1.05 * k)}' ||
-		fail "$backend, $n competing: profile $profile of a CPU, the kernel's $kernel (5% asked)"
+	# (the kernel's rate is over csampler's whole run, attach and exit
+	# included, where the thread may get another share of its CPU: that
+	# part of the run widens the 5%, about 1% on a quiet machine, more
+	# under a sanitizer, whose start and exit are slow)
+	tol=$(awk -v w="$((t1 - t0))" -v d="$dur" 'BEGIN {
+		x = (w / 1e9 - d) / (w / 1e9); if (x < 0) x = 0; printf "%.3f", 0.05 + x }')
+	awk -v k="$kernel" -v p="$profile" -v t="$tol" 'BEGIN {exit !(p >= (1 - t) * k && p <= (1 + t) * k)}' ||
+		fail "$backend, $n competing: profile $profile of a CPU, the kernel's $kernel ($tol asked)"
 }
 
 for backend in ptrace perf; do
