@@ -359,7 +359,7 @@ void unwind_flush(struct unwinder *u)
 	u->last_module = 0;
 	memset(u->page_tags, 0, PAGE_CACHE_SLOTS * sizeof *u->page_tags);
 	u->generation = procmaps_generation(u->pm);
-	u->go_known = false;    /* (an exec: another program) */
+	u->go_known = u->go_marked = false;    /* (an exec: another program) */
 	memset(u->go_threads, 0, sizeof u->go_threads);
 	load_program_module(u);
 }
@@ -524,7 +524,8 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 	uint64_t prev_ip = s->regs.rip, prev_sp = s->regs.rsp;
 	enum unwind_result result = UNWIND_DEPTH;
 	bool at_snapshot = true;      /* the cursor stands on the captured registers */
-	if (uw_go_frame(&c, &cur, s->regs.rip, true, addrs, &n, limit, &result) == UW_GO_END) {
+	if (u->go_marked &&
+	    uw_go_frame(&c, &cur, s->regs.rip, true, addrs, &n, limit, &result) == UW_GO_END) {
 		*depth = n;
 		return UNWIND_OK;
 	}
@@ -563,8 +564,10 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 		at_snapshot = false;
 		prev_ip = ip;
 		prev_sp = sp;
-		enum uw_go_step g = uw_go_frame(&c, &cur, signal_frame ? ip : ip - 1, false, addrs, &n,
-					  limit, &result);
+		/* (a process with no Go code pays nothing for Go's marks) */
+		enum uw_go_step g = !u->go_marked ? UW_GO_NONE :
+				    uw_go_frame(&c, &cur, signal_frame ? ip : ip - 1, false, addrs,
+						&n, limit, &result);
 		if (g == UW_GO_END) {
 			result = UNWIND_OK;
 			break;

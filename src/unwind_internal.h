@@ -65,6 +65,7 @@ struct unwinder {
 	size_t nmodules, modules_cap;
 	size_t last_module;
 
+	bool go_marked;          /* a module has Go marks: walks look for them */
 	bool go_known;           /* go: the Go runtime's layout, from the */
 	struct goruntime_layout go;   /* first Go module's DWARF */
 	/* each Go thread's system stack (its g0's, fixed for its m), by tid

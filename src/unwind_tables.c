@@ -141,6 +141,7 @@ static void module_load_go_marks(struct unwinder *u, struct module *m, Elf *elf,
 	if (n && (m->go_marks = malloc(n * sizeof *marks)) != NULL) {
 		memcpy(m->go_marks, marks, n * sizeof *marks);
 		m->ngo_marks = n;
+		u->go_marked = true;
 	}
 	if (!u->go_known) {
 		Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
