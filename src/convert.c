@@ -164,13 +164,15 @@ int convert_run(const struct options *o)
 			return CS_EXIT_SYSTEM;
 		}
 	struct write_options wo = { .threads = o->threads, .annotate = o->annotate };
+	struct report_config rc;
+	options_report_config(o, &rc);
 	int status = CS_EXIT_OK;
 	for (size_t i = 0; i < o->noutputs; i++) {
 		if (write_output(p, o->outputs[i].path, o->outputs[i].format, &wo) < 0) {
 			status = CS_EXIT_OUTPUT;
 			continue;
 		}
-		report_written(o, o->outputs[i].path, o->outputs[i].format, p, true);
+		report_written(&rc, o->outputs[i].path, o->outputs[i].format, p, true);
 	}
 	profile_free(p);
 	return status;

@@ -68,9 +68,12 @@ int main(int argc, char **argv)
 		}
 	}
 	switch (opts.mode) {
-	case MODE_DUMP:
-		status = dump_run(&opts, stdout);
+	case MODE_DUMP: {
+		struct dump_config dc;
+		options_dump_config(&opts, &dc);
+		status = dump_run(&dc, stdout);
 		break;
+	}
 	case MODE_TOP:
 		status = top_run(&opts);
 		break;

@@ -356,7 +356,7 @@ static void detach_on_die(void *arg)
 
 /* Everything the snapshot (tracer thread) hands to the printing (caller). */
 struct dump {
-	const struct options *opt;
+	const struct dump_config *cfg;
 	struct procmaps *pm;
 	struct unwinder *u;
 	struct dump_thread *threads;
@@ -368,7 +368,7 @@ struct dump {
 /* Capture thread TH without stopping it if it is blocked. True if done. */
 static bool capture_blocked(struct dump *d, struct dump_thread *th)
 {
-	pid_t pid = d->opt->pid;
+	pid_t pid = d->cfg->pid;
 	int sfd = procfs_open_task_file(-1, pid, th->tid, "syscall");
 	int cfd = procfs_open_task_file(-1, pid, th->tid, "schedstat");
 	struct blocked_syscall bs;
@@ -394,7 +394,7 @@ static bool capture_blocked(struct dump *d, struct dump_thread *th)
  * what /proc says of each). 0, or -1 (said). */
 static int snapshot_prepare(struct dump *d, struct target *t)
 {
-	const struct options *o = d->opt;
+	const struct dump_config *o = d->cfg;
 	d->pm = procmaps_new(o->pid);
 	if (d->pm && procmaps_refresh(d->pm) < 0 && o->verbose)
 		warn_errno("cannot read the mappings of pid %d", (int)o->pid);
@@ -474,9 +474,9 @@ static int snapshot_take(struct dump *d, struct target *t)
 	}
 	target_resume_threads(t, tids, nstop, stopped);
 	uint64_t t2 = clock_monotonic_ns();
-	if (d->opt->verbose)
+	if (d->cfg->verbose)
 		warn("read %zu blocked threads of pid %d in place (%.3f ms); paused %zu of %zu others "
-		     "together for %.3f ms (%u stop round%s)", nblocked, (int)d->opt->pid,
+		     "together for %.3f ms (%u stop round%s)", nblocked, (int)d->cfg->pid,
 		     (double)(t1 - t0) / 1e6, nstopped, nstop, (double)(t2 - t1) / 1e6, rounds,
 		     rounds == 1 ? "" : "s");
 	ret = 0;
@@ -491,7 +491,7 @@ out:
 static int dump_snapshot(void *arg)
 {
 	struct dump *d = arg;
-	const struct options *o = d->opt;
+	const struct dump_config *o = d->cfg;
 	struct target *t = NULL;
 	struct target_config cfg = { .mode = TARGET_SEIZE_PERSISTENT, .verbose = o->verbose };
 
@@ -508,9 +508,9 @@ static int dump_snapshot(void *arg)
 	return d->status;
 }
 
-int dump_run(const struct options *o, FILE *out)
+int dump_run(const struct dump_config *o, FILE *out)
 {
-	struct dump d = { .opt = o };
+	struct dump d = { .cfg = o };
 	uint64_t *addrs = NULL;
 	struct printer pr = { .out = out, .pid = o->pid };
 

@@ -12,9 +12,20 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "options.h"
+#include <stdbool.h>
+#include <sys/types.h>
 
-int dump_run(const struct options *o, FILE *out);
+/* What a dump takes: derived from the options in one place
+ * (options_dump_config), or set by --serve for a request. */
+struct dump_config {
+	pid_t pid;                      /* the process: attached to, never launched */
+	unsigned max_depth;
+	size_t stack_window;            /* bytes copied of each stopped thread's stack */
+	bool no_inline, addresses;      /* symbolization: as a profile's */
+	int verbose;
+};
+
+int dump_run(const struct dump_config *cfg, FILE *out);
 
 
 #endif

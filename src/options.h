@@ -11,13 +11,16 @@
 
 #include "backend.h"
 #include "builder.h"
+#include "dump.h"
+#include "report.h"
+#include "session.h"
 #include "target.h"
 #include "write.h"
 
 #define OPTIONS_MAX_OUTPUTS 16
 #define OPTIONS_MAX_GROUPS  64
 #define OPTIONS_MAX_LABELS  16
-#define OPTIONS_MAX_TIDS    64
+#define OPTIONS_MAX_TIDS    SESSION_MAX_TIDS
 #define OPTIONS_LABEL_VALUE_MAX 256     /* bytes of a --label value */
 
 struct output_spec {
@@ -75,10 +78,17 @@ enum options_result {
 };
 
 enum options_result options_parse(struct options *o, int argc, char **argv);
-/* What a build of the profile takes of O (builder.h): the one place it is
- * derived; its pointers are into O. COMMAND_LINE: the program's. */
+/* What each room below the modes takes of O, derived here and nowhere
+ * else (options_config.c); their pointers are into O. */
+/* A build of the profile (builder.h). COMMAND_LINE: the program's. */
 void options_build_config(const struct options *o, const char *command_line,
 			  struct build_config *out);
+/* A sampling session (session.h). */
+void options_session_config(const struct options *o, struct session_config *out);
+/* What a recording says on standard error (report.h). */
+void options_report_config(const struct options *o, struct report_config *out);
+/* --dump's snapshot (dump.h). */
+void options_dump_config(const struct options *o, struct dump_config *out);
 void options_free(struct options *o);
 void options_print_help(FILE *out);
 

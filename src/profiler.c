@@ -32,6 +32,7 @@
 
 struct run {
 	const struct options *opt;
+	struct report_config report; /* what report says of the run */
 	struct session s;            /* target, stackmap, backend, signalfd */
 	uint64_t start_realtime_ns, start_ns, end_ns;
 	int stop_signal;             /* the last stop signal received, or 0 */
@@ -217,7 +218,7 @@ static int write_outputs(struct run *r, const struct profile *p)
 			continue;
 		}
 		if (strcmp(path, "-") != 0)
-			report_written(o, path, outs[i].format, p, !r->windows_written);
+			report_written(&r->report, path, outs[i].format, p, !r->windows_written);
 	}
 	return status;
 }
@@ -373,7 +374,7 @@ static int record(void *arg)
 	 * Set after the launch fork: an ignored signal stays ignored across exec. */
 	signal(SIGPIPE, SIG_IGN);
 	r->progress = !o->quiet && isatty(STDERR_FILENO);
-	report_start(o, target_main_pid(r->s.target));
+	report_start(&r->report, target_main_pid(r->s.target));
 	r->start_realtime_ns = r->window_start_realtime_ns = clock_realtime_ns();
 	r->start_ns = r->window_start_ns = clock_monotonic_ns();
 	if (target_start(r->s.target) < 0) {
@@ -408,9 +409,9 @@ static void summarize(struct run *r, const struct profile *last)
 	rst.samples = r->closed_total;
 	rst.truncated = r->closed_truncated;
 	int exited = r->opt->command && r->s.target ? target_exit_status(r->s.target) : -1;
-	report_summary(r->opt, r->main_pid, &sst, &rst, taken,
+	report_summary(&r->report, r->main_pid, &sst, &rst, taken,
 		       (double)(r->end_ns - r->start_ns) / 1e9, exited);
-	report_stops(r->opt, last);
+	report_stops(&r->report, last);
 }
 
 int profiler_run(const struct options *o)
@@ -422,7 +423,10 @@ int profiler_run(const struct options *o)
 		if (!output_path(o, o->outputs[i].path, clock_realtime_ns(), path, sizeof path) ||
 		    write_output_check(path) < 0)
 			return CS_EXIT_OUTPUT;
-	int status = session_open(&r.s, o, SIGTSTP);
+	options_report_config(o, &r.report);
+	struct session_config sc;
+	options_session_config(o, &sc);
+	int status = session_open(&r.s, &sc, SIGTSTP);
 	if (status != 0)
 		return status;
 	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };

@@ -22,7 +22,7 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-void report_start(const struct options *o, pid_t pid)
+void report_start(const struct report_config *o, pid_t pid)
 {
 	char what[128];
 	if (o->quiet)
@@ -47,7 +47,7 @@ void report_start(const struct options *o, pid_t pid)
 }
 
 /* The -v line: every counter a bug report needs. */
-static void report_diagnostics(const struct options *o, const struct backend_stats *st,
+static void report_diagnostics(const struct report_config *o, const struct backend_stats *st,
 			       const struct recorder_stats *rs, uint64_t taken)
 {
 	char unw[256] = "";
@@ -61,7 +61,7 @@ static void report_diagnostics(const struct options *o, const struct backend_sta
 }
 
 /* An empty CPU profile of -p PID: say why, and what to do. */
-static void report_empty(const struct options *o, pid_t pid, double seconds, int exited)
+static void report_empty(const struct report_config *o, pid_t pid, double seconds, int exited)
 {
 	size_t children = o->command || o->children ? 0 : procfs_count_children(pid);
 	/* a launched program that failed (a port in use, a missing file), or
@@ -89,7 +89,7 @@ static void report_empty(const struct options *o, pid_t pid, double seconds, int
  * a busy loop on a shared CPU switches about 250 times a second. */
 #define SWITCH_RISK_PER_SEC 2000.0
 
-void report_summary(const struct options *o, pid_t pid, const struct backend_stats *st,
+void report_summary(const struct report_config *o, pid_t pid, const struct backend_stats *st,
 		    const struct recorder_stats *rs, uint64_t taken, double seconds, int exited)
 {
 	if (o->verbose)
@@ -226,7 +226,7 @@ static int by_count(const void *a, const void *b)
 }
 
 /* Why stacks stop at a place, and what to do about it. */
-static void say_why(const struct options *o, const struct profile *p,
+static void say_why(const struct report_config *o, const struct profile *p,
 		    const struct profile_location *l, uint32_t why, char *buf, size_t size)
 {
 	if ((why & PROFILE_SAMPLE_NO_INFO) && generated_code(p, l) && maps_file(p, "libjvm.so"))
@@ -256,7 +256,7 @@ static void say_why(const struct options *o, const struct profile *p,
 			 "stack pointer is not valid there)");
 }
 
-void report_stops(const struct options *o, const struct profile *p)
+void report_stops(const struct report_config *o, const struct profile *p)
 {
 	if (o->quiet || !p)
 		return;
@@ -291,7 +291,7 @@ void report_stops(const struct options *o, const struct profile *p)
 	free(t);
 }
 
-void report_written(const struct options *o, const char *path, enum output_format f,
+void report_written(const struct report_config *o, const char *path, enum output_format f,
 		    const struct profile *p, bool hint)
 {
 	uint64_t samples = p->total_samples;

@@ -155,7 +155,7 @@ static size_t closed_windows(struct server *srv, struct window **out)
 
 struct stream {
 	struct server *srv;
-	struct options opt;             /* the server's, with the windows' rate and idle */
+	struct session_config cfg;      /* the server's, with the windows' rate and idle */
 	struct session s;
 	int exit_status;                /* the main process's, if it died while traced */
 };
@@ -173,8 +173,8 @@ static bool stream_service(struct stream *st)
 	pthread_mutex_lock(&srv->lock);
 	uint64_t now = clock_monotonic_ns();
 	for (struct window *w = srv->windows; w; w = w->next) {
-		if (w->state == WINDOW_PENDING && !srv->stopping && w->q.rate == st->opt.rate &&
-		    w->q.idle == st->opt.idle)
+		if (w->state == WINDOW_PENDING && !srv->stopping && w->q.rate == st->cfg.rate &&
+		    w->q.idle == st->cfg.idle)
 			window_open(srv, w, now);
 		if (w->state != WINDOW_OPEN)
 			continue;
@@ -311,27 +311,31 @@ static const char *attach_failure(int status)
 	}
 }
 
-/* The options of a session on the process served (a stream, a dump): it is
- * attached to, never launched again; a launched program was started once,
- * by first_contact (a stream that launched it again ran a second copy,
- * sampled that one and left it running). */
-static struct options served_attach_options(const struct server *srv)
+/* The session of a stream on the process served, at RATE Hz (IDLE: --idle),
+ * until its windows are closed: it is attached to, never launched again; a
+ * launched program was started once, by first_contact (a stream that
+ * launched it again ran a second copy, sampled that one and left it
+ * running). */
+static struct session_config stream_session_config(const struct server *srv, unsigned rate,
+						    bool idle)
 {
-	struct options o = *srv->opt;
-	o.pid = srv->pid;
-	o.command = NULL;
-	return o;
+	struct session_config c;
+	options_session_config(srv->opt, &c);
+	c.pid = srv->pid;
+	c.command = NULL;
+	c.rate = rate;
+	c.idle = idle;
+	c.duration = 0;
+	return c;
 }
 
 /* Sample the windows waiting (those with the first one's rate and idle),
  * then build what the stream left. */
 static void run_stream(struct server *srv, unsigned rate, bool idle, int *exit_status)
 {
-	struct stream st = { .srv = srv, .opt = served_attach_options(srv), .exit_status = -1 };
-	st.opt.rate = rate;
-	st.opt.idle = idle;
-	st.opt.duration = 0;
-	if (session_open(&st.s, &st.opt, 0) != 0) {
+	struct stream st = { .srv = srv, .cfg = stream_session_config(srv, rate, idle),
+			     .exit_status = -1 };
+	if (session_open(&st.s, &st.cfg, 0) != 0) {
 		fail_pending(srv, rate, idle, 500, "cannot start sampling (see csampler's log)");
 		return;
 	}
@@ -528,13 +532,14 @@ char *srv_dump(struct server *srv, size_t *len, int *http_status, char *reason, 
  * failed (said by dump_run). */
 static char *dump_text(const struct server *srv, size_t *len)
 {
-	struct options o = served_attach_options(srv);
-	o.mode = MODE_DUMP;
+	struct dump_config dc;
+	options_dump_config(srv->opt, &dc);
+	dc.pid = srv->pid;
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 	if (!f)
 		return NULL;
-	int status = dump_run(&o, f);
+	int status = dump_run(&dc, f);
 	if (fclose(f) != 0 || status != CS_EXIT_OK) {
 		free(buf);
 		return NULL;

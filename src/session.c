@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -11,15 +12,14 @@
 
 #include "clock.h"
 #include "error.h"
-#include "outfile.h"
 #include "session.h"
 #include "tempfile.h"
 
 /* -t: one more of the chosen threads is gone (TID; 0: all of them). */
 static void chosen_gone(struct session *s, pid_t tid)
 {
-	for (size_t i = 0; i < s->opt->ntids; i++)
-		if (!s->chosen_gone[i] && (tid == 0 || s->opt->tids[i] == tid)) {
+	for (size_t i = 0; i < s->cfg.ntids; i++)
+		if (!s->chosen_gone[i] && (tid == 0 || s->cfg.tids[i] == tid)) {
 			s->chosen_gone[i] = true;
 			s->chosen_left--;
 		}
@@ -105,12 +105,12 @@ void session_stop_signals(sigset_t *set)
 	sigaddset(set, SIGQUIT);
 }
 
-int session_open(struct session *s, const struct options *o, int extra_signal)
+int session_open(struct session *s, const struct session_config *cfg, int extra_signal)
 {
 	sigset_t mask, stop;
 
 	memset(s, 0, sizeof *s);
-	s->opt = o;
+	s->cfg = *cfg;
 	session_stop_signals(&stop);
 	mask = stop;
 	sigaddset(&mask, SIGCHLD);
@@ -132,7 +132,7 @@ int session_attach(struct session *s, size_t max_stacks,
 		   void (*on_event)(void *ctx, const struct target_event *ev),
 		   void (*on_die)(void *ctx), void *ctx)
 {
-	const struct options *o = s->opt;
+	const struct session_config *o = &s->cfg;
 	struct target_config cfg = {
 		.children = o->children, .mode = o->seize_mode,
 		.on_event = on_target_event, .ctx = s, .verbose = o->verbose,
@@ -140,9 +140,8 @@ int session_attach(struct session *s, size_t max_stacks,
 	};
 	/* The profile goes to standard output: the program's own output must
 	 * not mix into it, so it goes to standard error. */
-	for (size_t i = 0; o->command && !s->reattach_pid && i < o->noutputs; i++)
-		if (outfile_is_stdout(o->outputs[i].path))
-			cfg.stdout_fd = STDERR_FILENO;
+	if (o->command && !s->reattach_pid && o->profile_to_stdout)
+		cfg.stdout_fd = STDERR_FILENO;
 	if (cfg.stdout_fd >= 0 && !o->quiet)
 		fprintf(stderr, "csampler: %s's standard output goes to standard error: standard "
 			"output carries the profile\n", o->command[0]);
@@ -211,7 +210,7 @@ void session_release_target(struct session *s)
 	s->reattach_pid = target_main_pid(s->target);
 	backend_free(s->backend);
 	s->backend = NULL;
-	if (s->opt->command && !s->launched)
+	if (s->cfg.command && !s->launched)
 		s->launched = s->target;
 	else
 		target_free(s->target);
@@ -265,7 +264,7 @@ static bool take_signals(struct session *s, const struct session_hooks *h)
 
 enum session_end session_run(struct session *s, uint64_t start_ns, const struct session_hooks *h)
 {
-	const struct options *o = s->opt;
+	const struct session_config *o = &s->cfg;
 	struct tick_clock clk;
 	if (clock_open(&clk, o->rate, start_ns, o->rt_priority, o->quiet || h->quiet_clock) < 0) {
 		warn_errno("cannot make the sampling clock");

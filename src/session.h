@@ -25,14 +25,37 @@
 #include <signal.h>
 #include <stddef.h>
 
-#include "options.h"
 #include "recorder.h"
 #include "backend.h"
 #include "stackmap.h"
 #include "target.h"
 
+#define SESSION_MAX_TIDS 64
+
+/* What a session takes: derived from the options in one place
+ * (options_session_config); its pointers are the caller's. */
+struct session_config {
+	pid_t pid;                      /* attach to it, unless COMMAND */
+	char **command;                 /* launch it; NULL: attach to PID */
+	bool children;                  /* follow the processes it starts */
+	enum target_seize_mode seize_mode;
+	bool profile_to_stdout;         /* an output is standard output: a launched
+	                                 * program's own goes to standard error */
+	enum backend_kind backend;      /* resolved: not BACKEND_AUTO */
+	unsigned rate;                  /* Hz */
+	bool idle;                      /* --idle: blocked threads too */
+	unsigned max_depth;
+	size_t stack_window;            /* bytes */
+	const pid_t *tids;              /* -t: only these threads (NULL: all) */
+	size_t ntids;                   /* at most SESSION_MAX_TIDS */
+	int rt_priority;                /* the clock's SCHED_FIFO priority; 0: none */
+	double duration;                /* seconds; 0: no deadline */
+	bool quiet;
+	int verbose;
+};
+
 struct session {
-	const struct options *opt;
+	struct session_config cfg;
 	struct target *target;
 	struct stackmap *map;        /* the caller may swap it (recorder_set_stackmap) */
 	struct recorder *recorder;   /* processes, thread keys, what was counted;
@@ -42,12 +65,12 @@ struct session {
 	                              * recorder's sinks */
 	bool owns_recorder;          /* made by session_attach: session_end frees it */
 	pid_t reattach_pid;          /* not 0: session_attach attaches to it (the process
-	                              * sampled before a suspension), not to o's */
+	                              * sampled before a suspension), not to cfg's */
 	struct target *launched;     /* the launched program's first target, let go
 	                              * by session_release_target: its exit status
 	                              * is still ours to wait for */
 	struct backend *backend;     /* takes the samples, recording through recorder */
-	bool chosen_gone[OPTIONS_MAX_TIDS]; /* -t: which of o->tids have ended */
+	bool chosen_gone[SESSION_MAX_TIDS]; /* -t: which of cfg.tids have ended */
 	size_t chosen_left;          /* -t: how many have not; the loop ends at 0 */
 	int sigfd;
 	sigset_t oldmask;
@@ -59,7 +82,8 @@ struct session {
 /* The stop signals, in SET: SIGINT, SIGTERM, SIGHUP, SIGQUIT. Whoever
  * ends on them (the session loop, --serve's main thread) takes this set. */
 void session_stop_signals(sigset_t *set);
-int session_open(struct session *s, const struct options *o, int extra_signal);
+/* CFG is copied (its pointers are kept). */
+int session_open(struct session *s, const struct session_config *cfg, int extra_signal);
 /* The exit status (CS_EXIT_*) for a target_error: the one place they meet. */
 int session_exit_status(int target_error);
 int session_attach(struct session *s, size_t max_stacks,
@@ -77,10 +101,10 @@ int session_program_status(struct session *s);
 void session_end(struct session *s);
 
 /* The sampling loop, in the tracer thread between session_attach (and
- * target_start) and session_detach: one tick clock of o->rate Hz from
- * START_NS (SCHED_FIFO as o->rt_priority asks; its refusal said unless
- * QUIET_CLOCK or o->quiet), the session's signals, the target's events,
- * an optional extra descriptor, and the deadline o->duration after
+ * target_start) and session_detach: one tick clock of cfg.rate Hz from
+ * START_NS (SCHED_FIFO as cfg.rt_priority asks; its refusal said unless
+ * QUIET_CLOCK or cfg.quiet), the session's signals, the target's events,
+ * an optional extra descriptor, and the deadline cfg.duration after
  * START_NS. Each hook may be NULL. */
 struct session_hooks {
 	void *ctx;
@@ -101,7 +125,7 @@ struct session_hooks {
 
 enum session_end {
 	SESSION_END_GONE,               /* every traced process exited */
-	SESSION_END_DURATION,           /* o->duration elapsed */
+	SESSION_END_DURATION,           /* cfg.duration elapsed */
 	SESSION_END_STOPPED,            /* a stop signal or the extra fd ended it */
 	SESSION_END_ERROR,              /* the clock, poll or a tick failed (said) */
 };

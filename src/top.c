@@ -635,7 +635,9 @@ int top_run(const struct options *o)
 		return CS_EXIT_USAGE;
 	}
 	struct top tp = { .opt = o, .blocked_fn = UINT32_MAX, .no_stack_fn = UINT32_MAX };
-	int status = session_open(&tp.s, o, SIGWINCH);
+	struct session_config sc;
+	options_session_config(o, &sc);
+	int status = session_open(&tp.s, &sc, SIGWINCH);
 	if (status != 0)
 		return status;
 	status = tracer_run(top_traced, &tp);
