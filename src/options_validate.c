@@ -217,29 +217,11 @@ static enum options_result validate_input(struct options *o, const struct given 
 	return OPTIONS_RUN;
 }
 
-enum options_result opt_validate(struct options *o, const struct given *g)
+/* What to sample and how: the target, the modes and the backend's
+ * capabilities. */
+static enum options_result validate_sampling(const struct options *o, const struct given *g)
 {
 	enum options_result r;
-
-	if (o->diff && !o->input2)
-		return opt_usage_error("--diff compares two profiles: -i BASE.pb.gz -i NEW.pb.gz --diff "
-				   "-o diff.svg");
-	if (o->input2 && !o->diff)
-		return opt_usage_error("two -i FILE: add --diff to compare them");
-	if (o->input) {
-		r = validate_input(o, g);
-		if (r == OPTIONS_RUN)
-			r = resolve_formats(o, g);
-		if (r == OPTIONS_RUN && o->annotate && !any_output_is(o, FORMAT_FOLDED))
-			return opt_usage_error("--annotate only changes folded output, and no output "
-					   "is folded");
-		if (r == OPTIONS_RUN && o->diff &&
-		    (any_output_is(o, FORMAT_PPROF) || any_output_is(o, FORMAT_SPEEDSCOPE)))
-			return opt_usage_error("--diff writes svg, folded or text (for pprof, compare "
-					   "with go tool pprof -diff_base BASE NEW)");
-		o->mode = MODE_CONVERT;
-		return r;
-	}
 
 	if (!g->pid && !o->command && !o->ntids)
 		return opt_usage_error("nothing to profile: give -p PID or a command to run");
@@ -285,6 +267,36 @@ enum options_result opt_validate(struct options *o, const struct given *g)
 		return opt_usage_error("--attach-mode=per-sample works with -p PID only, without "
 				   "--children: between samples it could not see %s",
 				   o->command ? "the program's exec" : "new children");
+	return OPTIONS_RUN;
+}
+
+enum options_result opt_validate(struct options *o, const struct given *g)
+{
+	enum options_result r;
+
+	if (o->diff && !o->input2)
+		return opt_usage_error("--diff compares two profiles: -i BASE.pb.gz -i NEW.pb.gz --diff "
+				   "-o diff.svg");
+	if (o->input2 && !o->diff)
+		return opt_usage_error("two -i FILE: add --diff to compare them");
+	if (o->input) {
+		r = validate_input(o, g);
+		if (r == OPTIONS_RUN)
+			r = resolve_formats(o, g);
+		if (r == OPTIONS_RUN && o->annotate && !any_output_is(o, FORMAT_FOLDED))
+			return opt_usage_error("--annotate only changes folded output, and no output "
+					   "is folded");
+		if (r == OPTIONS_RUN && o->diff &&
+		    (any_output_is(o, FORMAT_PPROF) || any_output_is(o, FORMAT_SPEEDSCOPE)))
+			return opt_usage_error("--diff writes svg, folded or text (for pprof, compare "
+					   "with go tool pprof -diff_base BASE NEW)");
+		o->mode = MODE_CONVERT;
+		return r;
+	}
+
+	r = validate_sampling(o, g);
+	if (r != OPTIONS_RUN)
+		return r;
 	if (o->addresses && o->no_inline)
 		return opt_usage_error("--no-inline has no effect with --addresses "
 				   "(addresses are not symbolized)");

@@ -123,140 +123,11 @@ static pid_t live_task(pid_t pid)
 	return found;
 }
 
-/* ---- files shared by the processes of one run ---------------------------------- */
-
-static struct shared_file *shared_find(struct procmaps_files *f, bool root, unsigned dev_major,
-				       unsigned dev_minor, uint64_t inode, uint64_t mntns)
-{
-	for (size_t i = 0; i < f->n; i++) {
-		struct shared_file *sf = &f->v[i];
-		if (sf->root == root && sf->inode == inode && sf->dev_major == dev_major &&
-		    sf->dev_minor == dev_minor && sf->mntns == mntns)
-			return sf;
-	}
-	return NULL;
-}
-
-/* Add FD (now owned by F, one reference); false if out of memory. */
-static bool shared_add(struct procmaps_files *f, bool root, unsigned dev_major, unsigned dev_minor,
-		       uint64_t inode, uint64_t mntns, int fd)
-{
-	if (array_grow(&f->v, &f->cap, f->n + 1, sizeof *f->v, 16) < 0)
-		return false;
-	f->v[f->n++] = (struct shared_file){ .inode = inode, .mntns = mntns, .dev_major = dev_major,
-					     .dev_minor = dev_minor, .root = root, .fd = fd, .refs = 1 };
-	return true;
-}
-
-/* Drop one reference to FD; the last closes it. */
-static void shared_unref(struct procmaps_files *f, int fd)
-{
-	for (size_t i = 0; i < f->n; i++) {
-		if (f->v[i].fd != fd)
-			continue;
-		if (--f->v[i].refs == 0) {
-			close(fd);
-			f->v[i] = f->v[--f->n];
-		}
-		return;
-	}
-}
-
-/* IMG (LEN bytes, malloc'd) as the image held by F for those bytes: IMG
- * itself, now F's, or the equal one F holds (IMG freed); NULL when F has
- * no room (IMG stays the caller's). */
-static void *shared_vdso_take(struct procmaps_files *f, void *img, size_t len)
-{
-	struct shared_vdso *free_slot = NULL;
-	for (size_t i = 0; i < SHARED_VDSOS; i++) {
-		struct shared_vdso *v = &f->vdso[i];
-		if (v->refs && v->len == len && memcmp(v->img, img, len) == 0) {
-			free(img);
-			v->refs++;
-			return v->img;
-		}
-		if (!v->refs && !free_slot)
-			free_slot = v;
-	}
-	if (!free_slot)
-		return NULL;
-	*free_slot = (struct shared_vdso){ .img = img, .len = len, .refs = 1 };
-	return img;
-}
-
-/* Drop one reference to IMG; false if F does not hold it (the caller's). */
-static bool shared_vdso_drop(struct procmaps_files *f, const void *img)
-{
-	for (size_t i = 0; f && i < SHARED_VDSOS; i++) {
-		struct shared_vdso *v = &f->vdso[i];
-		if (!v->refs || v->img != img)
-			continue;
-		if (--v->refs == 0) {
-			free(v->img);
-			v->img = NULL;
-		}
-		return true;
-	}
-	return false;
-}
-
 static void release_vdso(struct procmaps *pm)
 {
-	if (pm->vdso && !shared_vdso_drop(pm->shared, pm->vdso))
+	if (pm->vdso && !pm_shared_vdso_drop(pm->shared, pm->vdso))
 		free(pm->vdso);
 	pm->vdso = NULL;
-}
-
-struct procmaps_files *procmaps_files_new(void)
-{
-	return calloc(1, sizeof(struct procmaps_files));
-}
-
-void procmaps_files_free(struct procmaps_files *f)
-{
-	if (!f)
-		return;
-	for (size_t i = 0; i < f->n; i++)
-		close(f->v[i].fd);
-	for (size_t i = 0; i < SHARED_VDSOS; i++)
-		free(f->vdso[i].img);
-	free(f->v);
-	free(f);
-}
-
-size_t procmaps_files_count(const struct procmaps_files *f)
-{
-	return f ? f->n : 0;
-}
-
-/* The mount namespace of PID (the inode of /proc/PID/ns/mnt), or 0. */
-static uint64_t mount_namespace(pid_t pid)
-{
-	char path[64];
-	struct stat st;
-	snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
-	return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
-}
-
-/* Share the root directory just opened with the processes that have the
- * same one (same directory, same mount namespace). */
-static void share_root(struct procmaps *pm)
-{
-	struct stat st;
-	uint64_t mntns = mount_namespace(pm->proc_pid);
-	if (!pm->shared || pm->root_fd < 0 || mntns == 0 || fstat(pm->root_fd, &st) < 0)
-		return;
-	struct shared_file *sf = shared_find(pm->shared, true, major(st.st_dev), minor(st.st_dev),
-					     (uint64_t)st.st_ino, mntns);
-	if (sf) {
-		close(pm->root_fd);
-		pm->root_fd = sf->fd;
-		sf->refs++;
-		pm->root_shared = true;
-	} else {
-		pm->root_shared = shared_add(pm->shared, true, major(st.st_dev), minor(st.st_dev),
-					     (uint64_t)st.st_ino, mntns, pm->root_fd);
-	}
 }
 
 struct procmaps *procmaps_new_shared(pid_t pid, struct procmaps_files *files)
@@ -264,13 +135,13 @@ struct procmaps *procmaps_new_shared(pid_t pid, struct procmaps_files *files)
 	struct procmaps *pm = procmaps_new(pid);
 	if (pm && files) {
 		pm->shared = files;
-		share_root(pm);
+		pm_share_root(pm);
 	}
 	return pm;
 }
 
 /* An empty map, its descriptors none yet; NULL when out of memory. */
-static struct procmaps *procmaps_alloc(void)
+struct procmaps *pm_alloc(void)
 {
 	struct procmaps *pm = calloc(1, sizeof(*pm));
 	if (pm && !(pm->scratch = malloc(PROCMAPS_PATH_MAX))) {
@@ -290,7 +161,7 @@ struct procmaps *procmaps_new(pid_t pid)
 		errno = EINVAL;
 		return NULL;
 	}
-	struct procmaps *pm = procmaps_alloc();
+	struct procmaps *pm = pm_alloc();
 	if (!pm)
 		return NULL;
 	pm->pid = pid;
@@ -316,13 +187,13 @@ void procmaps_trim(struct procmaps *pm)
 		close(pm->maps_fd);
 	pm->maps_fd = -1;
 	if (pm->root_fd >= 0 && pm->root_shared)
-		shared_unref(pm->shared, pm->root_fd);
+		pm_shared_unref(pm->shared, pm->root_fd);
 	else if (pm->root_fd >= 0)
 		close(pm->root_fd);
 	pm->root_fd = -1;
 	for (size_t i = 0; i < pm->nfiles; i++) {
 		if (pm->files[i].shared)
-			shared_unref(pm->shared, pm->files[i].fd);
+			pm_shared_unref(pm->shared, pm->files[i].fd);
 		else
 			close(pm->files[i].fd);
 	}
@@ -458,7 +329,7 @@ static struct node *find_known(const struct procmaps *pm, size_t nsorted,
 }
 
 /* The descriptor PM holds open on the file E maps, or -1. */
-static int held_fd(const struct procmaps *pm, const struct procmaps_entry *e)
+int pm_held_fd(const struct procmaps *pm, const struct procmaps_entry *e)
 {
 	for (size_t i = 0; i < pm->nfiles; i++) {
 		const struct open_file *f = &pm->files[i];
@@ -470,17 +341,17 @@ static int held_fd(const struct procmaps *pm, const struct procmaps_entry *e)
 
 int procmaps_open_file(const struct procmaps *pm, const struct procmaps_entry *e)
 {
-	return e->fd >= 0 ? e->fd : e->inode ? held_fd(pm, e) : -1;
+	return e->fd >= 0 ? e->fd : e->inode ? pm_held_fd(pm, e) : -1;
 }
 
 static int file_fd(struct procmaps *pm, const struct procmaps_entry *e, const char *path)
 {
-	int held = held_fd(pm, e);
+	int held = pm_held_fd(pm, e);
 	if (held >= 0)
 		return held;
 	if (pm->nfiles >= MAX_FILES)
 		return -1;
-	struct shared_file *sf = pm->shared ? shared_find(pm->shared, false, e->dev_major, e->dev_minor,
+	struct shared_file *sf = pm->shared ? pm_shared_find(pm->shared, false, e->dev_major, e->dev_minor,
 							   e->inode, 0) : NULL;
 	if (sf) {
 		if (array_grow(&pm->files, &pm->filescap, pm->nfiles + 1, sizeof *pm->files, 16) < 0)
@@ -513,7 +384,7 @@ static int file_fd(struct procmaps *pm, const struct procmaps_entry *e, const ch
 		close(fd);
 		return -1;
 	}
-	bool shared = pm->shared && shared_add(pm->shared, false, e->dev_major, e->dev_minor,
+	bool shared = pm->shared && pm_shared_add(pm->shared, false, e->dev_major, e->dev_minor,
 					       e->inode, 0, fd);
 	pm->files[pm->nfiles++] = (struct open_file){
 		.inode = e->inode, .dev_major = e->dev_major, .dev_minor = e->dev_minor, .fd = fd,
@@ -538,7 +409,7 @@ static void copy_vdso(struct procmaps *pm, const struct procmaps_entry *e)
 	}
 	release_vdso(pm);
 	if (pm->shared) {
-		void *held = shared_vdso_take(pm->shared, img, len);
+		void *held = pm_shared_vdso_take(pm->shared, img, len);
 		if (held)
 			img = held;
 	}
@@ -547,7 +418,7 @@ static void copy_vdso(struct procmaps *pm, const struct procmaps_entry *e)
 	pm->vdso_start = e->start;
 }
 
-static struct node *add_mapping(struct procmaps *pm, const struct procmaps_entry *e, const char *path)
+struct node *pm_add_mapping(struct procmaps *pm, const struct procmaps_entry *e, const char *path)
 {
 	if (pm->n == pm->cap) {
 		size_t nc = pm->cap ? pm->cap * 2 : 32;
@@ -603,7 +474,7 @@ static int cmp_node(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int rebuild_indexes(struct procmaps *pm, size_t nsorted)
+int pm_rebuild_indexes(struct procmaps *pm, size_t nsorted)
 {
 	if (pm->n - nsorted > PROCMAPS_SPARE) {
 		qsort(pm->all, pm->n, sizeof(*pm->all), cmp_node);
@@ -640,79 +511,6 @@ static int rebuild_indexes(struct procmaps *pm, size_t nsorted)
 	return 0;
 }
 
-struct procmaps *procmaps_new_files(void)
-{
-	struct procmaps *pm = procmaps_alloc();
-	if (pm)
-		pm->gone = true;
-	return pm;
-}
-
-/* PATH opened read-only if it is a regular file: looked at first without
- * opening it (O_PATH: no device's open runs), then reopened through that
- * very descriptor. A descriptor, or -1 with errno. */
-static int open_regular_file(const char *path, struct stat *st)
-{
-	int pfd = open(path, O_PATH | O_CLOEXEC);
-	if (pfd < 0)
-		return -1;
-	if (fstat(pfd, st) < 0 || !S_ISREG(st->st_mode)) {
-		close(pfd);
-		errno = EINVAL;
-		return -1;
-	}
-	char self[64];
-	snprintf(self, sizeof self, "/proc/self/fd/%d", pfd);
-	int fd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	close(pfd);
-	return fd;
-}
-
-int procmaps_add_file(struct procmaps *pm, uint64_t start, uint64_t end, uint64_t offset,
-		      const char *path)
-{
-	if (start >= end || !path || path[0] != '/' || strlen(path) >= PROCMAPS_PATH_MAX) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (pm->nfiles >= MAX_FILES) {
-		errno = EMFILE;
-		return -1;
-	}
-	struct stat st;
-	int fd = open_regular_file(path, &st);
-	if (fd < 0)
-		return -1;
-	struct procmaps_entry e = {
-		.start = start, .end = end, .offset = offset, .inode = (uint64_t)st.st_ino,
-		.dev_major = major(st.st_dev), .dev_minor = minor(st.st_dev),
-		.readable = true, .executable = true,
-	};
-	int held = held_fd(pm, &e);
-	if (held < 0) {
-		if (array_grow(&pm->files, &pm->filescap, pm->nfiles + 1, sizeof *pm->files, 16) < 0) {
-			close(fd);
-			errno = ENOMEM;
-			return -1;
-		}
-		pm->files[pm->nfiles++] = (struct open_file){
-			.inode = e.inode, .dev_major = e.dev_major, .dev_minor = e.dev_minor, .fd = fd,
-		};
-		held = fd;
-	} else {
-		close(fd);
-	}
-	size_t before = pm->n;
-	struct node *nd = add_mapping(pm, &e, path);
-	if (!nd || rebuild_indexes(pm, before) < 0) {
-		errno = ENOMEM;
-		return -1;
-	}
-	nd->e.fd = held;
-	pm->generation++;
-	return (int)nd->e.tag;
-}
-
 int procmaps_refresh(struct procmaps *pm)
 {
 	ssize_t len = read_maps(pm);
@@ -742,7 +540,7 @@ int procmaps_refresh(struct procmaps *pm)
 				nd->seen = pm->epoch;
 			} else if (pm->n >= PROCMAPS_MAX_ENTRIES) {
 				/* Bounded: mappings beyond the limit are not recorded. */
-			} else if (add_mapping(pm, &e, pm->scratch)) {
+			} else if (pm_add_mapping(pm, &e, pm->scratch)) {
 				added++;
 			} else {
 				failed = true;
@@ -759,7 +557,7 @@ int procmaps_refresh(struct procmaps *pm)
 		}
 	}
 	if (added || changed) {
-		if (rebuild_indexes(pm, nsorted) < 0)
+		if (pm_rebuild_indexes(pm, nsorted) < 0)
 			return -1;
 		pm->generation++;
 	}

@@ -1,5 +1,6 @@
 /* procmaps_internal: what procmaps' files share (not an interface:
  * procmaps.h is). procmaps.c keeps the mappings and their files,
+ * procmaps_files.c the files many processes share (pm_shared_*),
  * procmaps_parse.c parses a maps line and a perf-map line (pure, fuzzed),
  * procmaps_jit.c reads a process's perf map of JIT symbols. */
 #ifndef CSAMPLER_PROCMAPS_INTERNAL_H
@@ -110,5 +111,27 @@ struct procmaps {
 /* PATH opened under ROOT_FD (resolved as if ROOT_FD were /), read-only
  * with FLAGS; a descriptor or -1. */
 int pm_open_in_root(int root_fd, const char *path, int flags);
+
+/* F's file (ROOT: a root directory, of mount namespace MNTNS) by device and
+ * inode, or NULL. */
+struct shared_file *pm_shared_find(struct procmaps_files *f, bool root, unsigned dev_major,
+				   unsigned dev_minor, uint64_t inode, uint64_t mntns);
+bool pm_shared_add(struct procmaps_files *f, bool root, unsigned dev_major, unsigned dev_minor,
+		   uint64_t inode, uint64_t mntns, int fd);
+void pm_shared_unref(struct procmaps_files *f, int fd);
+void *pm_shared_vdso_take(struct procmaps_files *f, void *img, size_t len);
+bool pm_shared_vdso_drop(struct procmaps_files *f, const void *img);
+/* PM's root directory, just opened, shared with the processes that have
+ * the same one (same directory, same mount namespace). */
+void pm_share_root(struct procmaps *pm);
+
+/* What procmaps.c lends procmaps_files.c's map of files: an empty map
+ * (NULL when out of memory); the descriptor PM holds for E's file, or -1;
+ * E (with PATH) added to every mapping PM knows (NULL when out of memory);
+ * the lookup indexes rebuilt over the mappings from NSORTED on (0, or -1). */
+struct procmaps *pm_alloc(void);
+int pm_held_fd(const struct procmaps *pm, const struct procmaps_entry *e);
+struct node *pm_add_mapping(struct procmaps *pm, const struct procmaps_entry *e, const char *path);
+int pm_rebuild_indexes(struct procmaps *pm, size_t nsorted);
 
 #endif

@@ -33,7 +33,6 @@
 
 #include "builder.h"
 #include "clock.h"
-#include "dump.h"
 #include "error.h"
 #include "serve.h"
 #include "serve_internal.h"
@@ -43,7 +42,7 @@
 
 /* ---- waking the main thread and the stream --------------------------------------- */
 
-static void wake_main(struct server *srv)
+void srv_wake_main(struct server *srv)
 {
 	uint64_t one = 1;
 	if (write(srv->wakefd, &one, sizeof one) < 0 && errno != EAGAIN)
@@ -474,7 +473,7 @@ void srv_window_run(struct server *srv, struct window *w, int client_fd)
 	if (srv->stream == STREAM_RUNNING)
 		arm_stream(srv, 1);
 	else
-		wake_main(srv);
+		srv_wake_main(srv);
 	while (w->state != WINDOW_DONE) {
 		struct timespec until;
 		clock_gettime(CLOCK_MONOTONIC, &until);
@@ -495,93 +494,6 @@ void srv_window_run(struct server *srv, struct window *w, int client_fd)
 			*pp = w->next;
 			break;
 		}
-}
-
-char *srv_dump(struct server *srv, size_t *len, int *http_status, char *reason, size_t reasonsz)
-{
-	bool sampling = srv->stream != STREAM_IDLE;
-	for (struct window *w = srv->windows; w && !sampling; w = w->next)
-		sampling = w->state == WINDOW_PENDING || w->state == WINDOW_OPEN;
-	if (srv->stopping || srv->target_gone) {
-		*http_status = 503;
-		snprintf(reason, reasonsz, "%s", srv->stopping ? "csampler is shutting down"
-								: "the process exited");
-		return NULL;
-	}
-	if (sampling) {
-		*http_status = 409;
-		snprintf(reason, reasonsz, "a CPU profile is being taken for about %u more seconds, "
-			 "and a dump needs the process untraced: retry then", srv_busy_seconds(srv));
-		return NULL;
-	}
-	struct dump_job job = { .next = srv->dumps };
-	srv->dumps = &job;
-	wake_main(srv);
-	while (!job.done)
-		pthread_cond_wait(&srv->changed, &srv->lock);
-	if (!job.text) {
-		*http_status = srv->stopping ? 503 : 500;
-		snprintf(reason, reasonsz, "%s", srv->stopping ? "csampler is shutting down"
-								: "the dump failed (see csampler's log)");
-	}
-	*len = job.len;
-	return job.text;
-}
-
-/* The dump of the process (dump.h), as the text --dump prints; NULL if it
- * failed (said by dump_run). */
-static char *dump_text(const struct server *srv, size_t *len)
-{
-	struct dump_config dc;
-	options_dump_config(srv->opt, &dc);
-	dc.pid = srv->pid;
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-	if (!f)
-		return NULL;
-	int status = dump_run(&dc, f);
-	if (fclose(f) != 0 || status != CS_EXIT_OK) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* Answer the dumps not run (shutting down). */
-static void fail_dumps(struct server *srv)
-{
-	pthread_mutex_lock(&srv->lock);
-	for (struct dump_job *job = srv->dumps; job; job = job->next)
-		job->done = true;
-	srv->dumps = NULL;
-	pthread_cond_broadcast(&srv->changed);
-	pthread_mutex_unlock(&srv->lock);
-}
-
-/* Run the dumps asked for, one by one (each attaches on its own). */
-static void run_dumps(struct server *srv)
-{
-	pthread_mutex_lock(&srv->lock);
-	for (;;) {
-		struct dump_job *job = NULL;
-		for (struct dump_job **pp = &srv->dumps; *pp; pp = &(*pp)->next)
-			if (!(*pp)->next) {
-				job = *pp;
-				*pp = NULL;
-				break;
-			}
-		if (!job)
-			break;
-		pthread_mutex_unlock(&srv->lock);
-		size_t len = 0;
-		char *text = dump_text(srv, &len);
-		pthread_mutex_lock(&srv->lock);
-		job->text = text;
-		job->len = len;
-		job->done = true;
-		pthread_cond_broadcast(&srv->changed);
-	}
-	pthread_mutex_unlock(&srv->lock);
 }
 
 /* ---- the main thread ------------------------------------------------------------------ */
@@ -632,7 +544,7 @@ static void serve_loop(struct server *srv, int sigfd, int pidfd, int *exit_statu
 		uint64_t n;
 		if ((fds[2].revents & POLLIN) && read(srv->wakefd, &n, sizeof n) < 0)
 			continue;
-		run_dumps(srv);
+		srv_run_dumps(srv);
 		unsigned rate;
 		bool idle;
 		while (next_stream(srv, &rate, &idle))
@@ -810,7 +722,7 @@ int serve_run(const struct options *o)
 		pthread_mutex_unlock(&srv.lock);
 		fail_pending(&srv, 0, false, 503, gone ? "the process exited"
 						       : "csampler is shutting down");
-		fail_dumps(&srv);
+		srv_fail_dumps(&srv);
 		srv_http_stop(&srv);
 		if (gone && !o->quiet)
 			warn("process %d exited: the server stops", (int)srv.pid);

@@ -1,6 +1,6 @@
 /* serve_internal: what serve's files share (not an interface: serve.h is).
  * serve.c runs the server's main thread, the sampling streams and the
- * windows; serve_http.c is the HTTP side (libmicrohttpd: the listening
+ * windows; serve_dump.c the dumps; serve_http.c is the HTTP side (libmicrohttpd: the listening
  * socket, the routes, the request log). Shared functions carry the prefix
  * srv_. */
 #ifndef CSAMPLER_SERVE_INTERNAL_H
@@ -89,13 +89,23 @@ struct server {
 /* Sample W (its query set) for its seconds; returns with W DONE. Called
  * with srv->lock held; may wait on srv->changed. */
 void srv_window_run(struct server *srv, struct window *w, int client_fd);
-/* The dump of the target, or NULL with a reason (and HTTP status) given. */
-char *srv_dump(struct server *srv, size_t *len, int *http_status, char *reason, size_t reasonsz);
 /* Seconds until the sampling now running ends (at least 1). srv->lock held. */
 unsigned srv_busy_seconds(const struct server *srv);
 /* The seconds (at least 1) until the first window open or waiting ends
  * (a place among SERVE_MAX_WINDOWS frees). Lock held. */
 unsigned srv_first_free_seconds(const struct server *srv);
+
+/* Wake the main thread: work waits for it. Any thread. */
+void srv_wake_main(struct server *srv);
+
+/* serve_dump.c. */
+/* The dump of the target, or NULL with a reason (and HTTP status) given.
+ * A request thread, srv->lock held; waits for the main thread to run it. */
+char *srv_dump(struct server *srv, size_t *len, int *http_status, char *reason, size_t reasonsz);
+/* The main thread, between streams: run the dumps asked for, one by one;
+ * or, shutting down, answer them unrun. */
+void srv_run_dumps(struct server *srv);
+void srv_fail_dumps(struct server *srv);
 
 /* serve_http.c, for the main thread. */
 /* Make the listening socket (before the target is touched: an address in
