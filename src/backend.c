@@ -17,7 +17,6 @@ struct backend_ops {
 	void (*on_event)(void *impl, const struct target_event *ev);
 	int (*tick)(void *impl, uint64_t tick_ns, uint64_t next_tick_ns);
 	void (*note_missed)(void *impl, uint64_t missed);
-	void (*collect_keys)(void *impl);
 	void (*close_threads)(void *impl);
 	void (*get_stats)(const void *impl, struct backend_stats *out);
 	void (*print_diagnostics)(const struct backend_stats *st, const struct recorder_stats *rs,
@@ -55,7 +54,6 @@ static int ptrace_tick(void *impl, uint64_t tick_ns, uint64_t next_tick_ns)
 	return sampler_tick(impl, tick_ns, next_tick_ns);
 }
 static void ptrace_note_missed(void *impl, uint64_t missed) { sampler_note_missed(impl, missed); }
-static void ptrace_collect_keys(void *impl) { sampler_collect_keys(impl); }
 static void ptrace_close_threads(void *impl) { sampler_close_threads(impl); }
 static void ptrace_get_stats(const void *impl, struct backend_stats *out)
 {
@@ -89,7 +87,7 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 static const struct backend_ops ptrace_ops = {
 	.create = ptrace_create, .destroy = ptrace_destroy, .on_event = ptrace_on_event,
 	.tick = ptrace_tick, .note_missed = ptrace_note_missed,
-	.collect_keys = ptrace_collect_keys, .close_threads = ptrace_close_threads,
+	.close_threads = ptrace_close_threads,
 	.get_stats = ptrace_get_stats, .print_diagnostics = ptrace_print_diagnostics,
 };
 
@@ -118,7 +116,6 @@ static int perf_tick(void *impl, uint64_t tick_ns, uint64_t next_tick_ns)
 }
 /* The kernel samples whether csampler ticks or not. */
 static void perf_note_missed(void *impl, uint64_t missed) { (void)impl, (void)missed; }
-static void perf_collect_keys(void *impl) { perf_sampler_collect_keys(impl); }
 static void perf_close_threads(void *impl) { perf_sampler_close_threads(impl); }
 static void perf_get_stats(const void *impl, struct backend_stats *out)
 {
@@ -147,7 +144,7 @@ static void perf_print_diagnostics(const struct backend_stats *st, const struct 
 static const struct backend_ops perf_ops = {
 	.create = perf_create, .destroy = perf_destroy, .on_event = perf_on_event,
 	.tick = perf_tick, .note_missed = perf_note_missed,
-	.collect_keys = perf_collect_keys, .close_threads = perf_close_threads,
+	.close_threads = perf_close_threads,
 	.get_stats = perf_get_stats, .print_diagnostics = perf_print_diagnostics,
 };
 
@@ -249,11 +246,6 @@ int backend_tick(struct backend *b, uint64_t tick_ns, uint64_t next_tick_ns)
 void backend_note_missed(struct backend *b, uint64_t missed)
 {
 	b->ops->note_missed(b->impl, missed);
-}
-
-void backend_collect_keys(struct backend *b)
-{
-	b->ops->collect_keys(b->impl);
 }
 
 void backend_close_threads(struct backend *b)

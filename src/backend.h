@@ -5,7 +5,8 @@
  * (backend_resolve, --backend=auto), and everything above the backends
  * drives the one chosen through these calls and asks its capabilities
  * (backend_caps), never which kind it is. Both count into the recorder
- * (recorder.h), which owns the thread keys. */
+ * (recorder.h), which owns the thread keys and the registry of the threads
+ * followed; a backend keeps only its own state of each, by its slot. */
 #ifndef CSAMPLER_BACKEND_H
 #define CSAMPLER_BACKEND_H
 #include <stdbool.h>
@@ -91,9 +92,6 @@ void backend_on_event(struct backend *b, const struct target_event *ev);
 int backend_tick(struct backend *b, uint64_t tick_ns, uint64_t next_tick_ns);
 /* Ticks skipped because a tick overran. */
 void backend_note_missed(struct backend *b, uint64_t missed);
-/* Between ticks, once every sink the recorder no longer counts in has been
- * read: free the thread keys no live thread nor counting sink holds. */
-void backend_collect_keys(struct backend *b);
 /* Sampling is over: what is pending is counted, the threads' files or
  * events closed. No tick after this. */
 void backend_close_threads(struct backend *b);

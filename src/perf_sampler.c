@@ -62,13 +62,10 @@ struct ring {
 	size_t map_len;
 };
 
-/* A thread sampled at least once. */
+/* A thread sampled at least once: what perf keeps of it, by its slot in
+ * the recorder's registry (which holds its pid, tid, process and key). */
 struct thread_row {
-	pid_t pid, tid;                 /* tid 0: free */
-	struct recorder_process *proc;
-	uint32_t key;                   /* UINT32_MAX until named */
 	uint64_t named_ns;              /* when comm was read */
-	char comm[16];
 	uint64_t runtime_ns;            /* schedstat's run time at the last read */
 	bool have_runtime;
 };
@@ -80,11 +77,8 @@ struct perf_sampler {
 	unsigned ncpus;
 	struct ring *rings;
 	int filter_map;                 /* BPF hash: followed process id -> 1 */
-	struct thread_row *rows;
-	size_t rows_cap, nused;
-	uint32_t *free_rows;
-	size_t nfree;
-	struct tidmap tids;             /* tid -> row */
+	struct thread_row *rows;        /* by the recorder's slot */
+	size_t rows_cap;                /* as many as the recorder has slots */
 	bool warned_filter;
 	uint8_t *scratch;               /* a record that wraps (PERF_RECORD_MAX) */
 	struct unwind_snapshot snap;
@@ -261,42 +255,37 @@ static int rings_open(struct perf_sampler *ps, size_t page, int prog)
 
 /* ---- threads ------------------------------------------------------------------------- */
 
+/* The thread in ROW (pid, tid, process, key). */
+static const struct recorder_followed *row_id(const struct perf_sampler *ps,
+					      const struct thread_row *row)
+{
+	return recorder_followed(ps->rec, (uint32_t)(row - ps->rows));
+}
+
 static struct thread_row *row_find(struct perf_sampler *ps, pid_t tid)
 {
-	uint32_t i;
-	return tidmap_get(&ps->tids, tid, &i) ? &ps->rows[i] : NULL;
+	uint32_t slot = recorder_followed_slot(ps->rec, tid);
+	return slot < ps->rows_cap ? &ps->rows[slot] : NULL;
 }
 
-static int rows_grow(struct perf_sampler *ps)
-{
-	size_t cap = ps->rows_cap ? ps->rows_cap * 2 : 64;
-	struct thread_row *rows = realloc(ps->rows, cap * sizeof *rows);
-	if (!rows)
-		return -1;
-	ps->rows = rows;
-	uint32_t *fr = realloc(ps->free_rows, cap * sizeof *fr);
-	if (!fr)
-		return -1;
-	ps->free_rows = fr;
-	for (size_t i = cap; i-- > ps->rows_cap;) {
-		rows[i] = (struct thread_row){ 0 };
-		ps->free_rows[ps->nfree++] = (uint32_t)i;
-	}
-	ps->rows_cap = cap;
-	return 0;
-}
-
-/* A row for thread TID of P. NULL out of memory. */
+/* A row for thread TID of P (followed in the recorder). NULL out of memory. */
 static struct thread_row *row_make(struct perf_sampler *ps, struct recorder_process *p, pid_t tid)
 {
-	if ((ps->nfree == 0 && rows_grow(ps) < 0) || tidmap_reserve(&ps->tids, ps->nused + 1) < 0)
+	if (recorder_reserve_threads(ps->rec, 1) < 0)
 		return NULL;
-	uint32_t i = ps->free_rows[--ps->nfree];
-	struct thread_row *row = &ps->rows[i];
-	*row = (struct thread_row){ .pid = p->pid, .tid = tid, .proc = p, .key = UINT32_MAX };
-	ps->nused++;
-	(void)tidmap_put(&ps->tids, tid, i);
-	return row;
+	size_t cap = recorder_thread_slots(ps->rec);
+	if (cap > ps->rows_cap) {
+		struct thread_row *rows = realloc(ps->rows, cap * sizeof *rows);
+		if (!rows)
+			return NULL;
+		ps->rows = rows;
+		ps->rows_cap = cap;
+	}
+	uint32_t slot = recorder_follow_thread(ps->rec, p, tid);
+	if (slot == RECORDER_NO_SLOT)
+		return NULL;
+	ps->rows[slot] = (struct thread_row){ 0 };
+	return &ps->rows[slot];
 }
 
 /* Tell the recorder the CPU ROW's thread used since the last read (its
@@ -307,15 +296,16 @@ static void row_account(struct perf_sampler *ps, struct thread_row *row)
 {
 	char buf[128];
 	struct procfs_schedstat ss;
-	if (procfs_read_file(row->pid, row->tid, "schedstat", buf, sizeof buf) <= 0 ||
+	const struct recorder_followed *id = row_id(ps, row);
+	if (procfs_read_file(id->pid, id->tid, "schedstat", buf, sizeof buf) <= 0 ||
 	    !procfs_parse_schedstat(buf, &ss)) {
 		/* gone: what it ran since the last read is unknown */
-		if (row->have_runtime && row->key != UINT32_MAX)
-			recorder_account_cpu(ps->rec, row->key, STACKMAP_CPU_UNKNOWN);
+		if (row->have_runtime && id->key != UINT32_MAX)
+			recorder_account_cpu(ps->rec, id->key, STACKMAP_CPU_UNKNOWN);
 		return;
 	}
-	if (row->have_runtime && row->key != UINT32_MAX && ss.runtime_ns > row->runtime_ns)
-		recorder_account_cpu(ps->rec, row->key, ss.runtime_ns - row->runtime_ns);
+	if (row->have_runtime && id->key != UINT32_MAX && ss.runtime_ns > row->runtime_ns)
+		recorder_account_cpu(ps->rec, id->key, ss.runtime_ns - row->runtime_ns);
 	row->runtime_ns = ss.runtime_ns;
 	row->have_runtime = true;
 }
@@ -323,40 +313,36 @@ static void row_account(struct perf_sampler *ps, struct thread_row *row)
 static void row_release(struct perf_sampler *ps, struct thread_row *row)
 {
 	row_account(ps, row);
-	tidmap_remove(&ps->tids, row->tid);
-	row->tid = 0;
-	ps->free_rows[ps->nfree++] = (uint32_t)(row - ps->rows);
-	ps->nused--;
+	recorder_unfollow_thread(ps->rec, (uint32_t)(row - ps->rows));
 }
 
 static void rows_of_process_release(struct perf_sampler *ps, pid_t pid)
 {
-	for (size_t i = 0; i < ps->rows_cap; i++)
-		if (ps->rows[i].tid && ps->rows[i].pid == pid)
+	for (size_t i = 0; i < ps->rows_cap; i++) {
+		const struct recorder_followed *id = recorder_followed(ps->rec, (uint32_t)i);
+		if (id->tid && id->pid == pid)
 			row_release(ps, &ps->rows[i]);
+	}
 }
 
 /* ROW's key, made at its first sample and again when its name changed
  * (read from /proc at most once a second). UINT32_MAX out of memory. */
 static uint32_t row_key(struct perf_sampler *ps, struct thread_row *row)
 {
+	const struct recorder_followed *id = row_id(ps, row);
 	uint64_t now = clock_monotonic_ns();
-	if (row->key != UINT32_MAX && now - row->named_ns < RENAME_CHECK_NS)
-		return row->key;
+	if (id->key != UINT32_MAX && now - row->named_ns < RENAME_CHECK_NS)
+		return id->key;
 	row->named_ns = now;
-	char comm[sizeof row->comm];
-	if (procfs_read_file(row->pid, row->tid, "comm", comm, sizeof comm) > 0)
+	char comm[16];
+	if (procfs_read_file(id->pid, id->tid, "comm", comm, sizeof comm) > 0)
 		comm[strcspn(comm, "\n")] = '\0';
-	else if (row->key == UINT32_MAX)  /* gone before its first sample was read */
-		memcpy(comm, row->proc->comm, sizeof comm - 1);
+	else if (id->key == UINT32_MAX)  /* gone before its first sample was read */
+		memcpy(comm, id->proc->comm, sizeof comm - 1);
 	else
-		return row->key;
+		return id->key;
 	comm[sizeof comm - 1] = '\0';
-	if (row->key != UINT32_MAX && strcmp(comm, row->comm) == 0)
-		return row->key;
-	memcpy(row->comm, comm, sizeof comm);
-	row->key = recorder_thread_key(ps->rec, row->proc, row->tid, row->comm, row->key);
-	return row->key;
+	return recorder_name_thread(ps->rec, (uint32_t)(row - ps->rows), comm);
 }
 
 /* ROW's key as row_key, its CPU told at the same reads. */
@@ -426,7 +412,7 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 	const uint64_t *addrs;
 	unsigned depth;
 	uint32_t flags;
-	recorder_count_snapshot(ps->rec, row->proc, key, s, 1, &addrs, &depth, &flags);
+	recorder_count_snapshot(ps->rec, row_id(ps, row)->proc, key, s, 1, &addrs, &depth, &flags);
 }
 
 static void ring_drain(struct perf_sampler *ps, struct ring *r)
@@ -575,9 +561,9 @@ void perf_sampler_free(struct perf_sampler *ps)
 	if (ps->filter_map >= 0)
 		close(ps->filter_map);
 	free(ps->rings);
+	for (size_t i = 0; i < ps->rows_cap; i++)
+		recorder_unfollow_thread(ps->rec, (uint32_t)i);
 	free(ps->rows);
-	free(ps->free_rows);
-	tidmap_free(&ps->tids);
 	free(ps->scratch);
 	free(ps);
 }
@@ -626,20 +612,12 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 	}
 }
 
-void perf_sampler_collect_keys(struct perf_sampler *ps)
-{
-	for (size_t i = 0; i < ps->rows_cap; i++)
-		if (ps->rows[i].tid && ps->rows[i].key != UINT32_MAX)
-			recorder_keep_thread(ps->rec, ps->rows[i].key);
-	recorder_collect_threads(ps->rec);
-}
-
 void perf_sampler_close_threads(struct perf_sampler *ps)
 {
 	perf_sampler_drain(ps);
 	rings_close(ps);
 	for (size_t i = 0; i < ps->rows_cap; i++)
-		if (ps->rows[i].tid)
+		if (recorder_followed(ps->rec, (uint32_t)i)->tid)
 			row_account(ps, &ps->rows[i]);
 }
 

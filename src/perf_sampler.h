@@ -59,9 +59,6 @@ bool perf_sampler_permitted(void);
 void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *ev);
 /* Count every sample the rings hold. 0. */
 int perf_sampler_drain(struct perf_sampler *ps);
-/* Keep the keys of the threads sampled and alive, then
- * recorder_collect_threads. */
-void perf_sampler_collect_keys(struct perf_sampler *ps);
 /* Sampling is over: count what the rings hold, then close the events. */
 void perf_sampler_close_threads(struct perf_sampler *ps);
 void perf_sampler_get_stats(const struct perf_sampler *ps, struct perf_sampler_stats *out);

@@ -288,7 +288,7 @@ static int close_window(struct run *r, uint64_t now)
 	stackmap_free(old);
 	timeline_free(old_tl);
 	/* the keys of threads gone, and of names no longer worn, go with it */
-	backend_collect_keys(r->s.backend);
+	recorder_collect_threads(r->s.recorder);
 	/* the next window's samples are those from now; its name is its place
 	 * on the grid of intervals from the start (no two share a second,
 	 * whatever a late wake cost one of them) */

@@ -13,6 +13,7 @@
 #include "procfs.h"
 #include "recorder.h"
 #include "tempfile.h"
+#include "tidmap.h"
 #include "timeline.h"
 
 /* A log-linear histogram of pause times: 8 sub-buckets per power of two. */
@@ -50,6 +51,12 @@ struct recorder {
 	size_t nfree;
 	uint64_t made;                   /* keys made in all */
 	uint64_t gen;                    /* one more at each new sink (a window begins) */
+
+	struct recorder_followed *followed; /* by slot; tid 0: a free slot */
+	size_t followed_cap, nfollowed;
+	uint32_t *free_slots;            /* a stack: the lowest slot on top after a growth */
+	size_t nfree_slots;
+	struct tidmap followed_tids;     /* tid -> slot */
 
 	uint64_t *addrs;                /* the last unwound stack */
 	uint64_t pause_hist[PAUSE_BUCKETS];
@@ -120,6 +127,9 @@ void recorder_free(struct recorder *r)
 	procmaps_files_free(r->files);
 	free(r->threads);
 	free(r->meta);
+	free(r->followed);
+	free(r->free_slots);
+	tidmap_free(&r->followed_tids);
 	free(r->addrs);
 	free(r);
 }
@@ -280,20 +290,20 @@ uint32_t recorder_thread_key(struct recorder *r, const struct recorder_process *
 
 void recorder_forget_threads(struct recorder *r)
 {
+	for (size_t i = 0; i < r->followed_cap; i++)
+		r->followed[i].key = NO_KEY;
 	r->nthreads = 0;
 	r->free_key = NO_KEY;
 	r->nfree = 0;
 }
 
-void recorder_keep_thread(struct recorder *r, uint32_t key)
-{
-	if (key < r->nthreads)
-		r->meta[key].gen = r->gen;
-}
-
 void recorder_collect_threads(struct recorder *r)
 {
-	uint64_t oldest = r->gen;  /* no sink: only what was kept or made since */
+	/* a followed thread counts with its key again: kept */
+	for (size_t i = 0; i < r->followed_cap; i++)
+		if (r->followed[i].tid && r->followed[i].key < r->nthreads)
+			r->meta[r->followed[i].key].gen = r->gen;
+	uint64_t oldest = r->gen;  /* no sink: only what was made or kept since */
 	for (size_t i = 0; i < r->nsinks; i++)
 		if ((r->sinks[i].map || r->sinks[i].timeline) && r->sinks[i].open_gen < oldest)
 			oldest = r->sinks[i].open_gen;
@@ -318,6 +328,82 @@ void recorder_reserve_keys(struct recorder *r, size_t more)
 {
 	if (more > r->nfree)
 		(void)grow_keys(r, r->nthreads + more - r->nfree);
+}
+
+/* ---- the threads followed ------------------------------------------------------- */
+
+int recorder_reserve_threads(struct recorder *r, size_t more)
+{
+	if (r->nfree_slots >= more)
+		return 0;
+	size_t cap = r->followed_cap ? r->followed_cap : 16;
+	while (cap - r->nfollowed < more)
+		cap *= 2;
+	if (cap >= RECORDER_NO_SLOT)
+		return -1;
+	struct recorder_followed *f = realloc(r->followed, cap * sizeof *f);
+	if (!f)
+		return -1;
+	r->followed = f;
+	uint32_t *fs = realloc(r->free_slots, cap * sizeof *fs);
+	if (!fs)
+		return -1;
+	r->free_slots = fs;
+	memset(f + r->followed_cap, 0, (cap - r->followed_cap) * sizeof *f);
+	for (size_t i = cap; i-- > r->followed_cap;)
+		r->free_slots[r->nfree_slots++] = (uint32_t)i;
+	r->followed_cap = cap;
+	return tidmap_reserve(&r->followed_tids, cap);
+}
+
+size_t recorder_thread_slots(const struct recorder *r)
+{
+	return r->followed_cap;
+}
+
+uint32_t recorder_follow_thread(struct recorder *r, struct recorder_process *p, pid_t tid)
+{
+	if (r->nfree_slots == 0 || tid <= 0)
+		return RECORDER_NO_SLOT;
+	uint32_t slot = r->free_slots[--r->nfree_slots];
+	r->followed[slot] = (struct recorder_followed){ .pid = p->pid, .tid = tid, .proc = p,
+							.key = NO_KEY };
+	(void)tidmap_put(&r->followed_tids, tid, slot);  /* reserved: no allocation */
+	r->nfollowed++;
+	return slot;
+}
+
+uint32_t recorder_followed_slot(const struct recorder *r, pid_t tid)
+{
+	uint32_t slot;
+	return tidmap_get(&r->followed_tids, tid, &slot) ? slot : RECORDER_NO_SLOT;
+}
+
+const struct recorder_followed *recorder_followed(const struct recorder *r, uint32_t slot)
+{
+	return &r->followed[slot];
+}
+
+void recorder_unfollow_thread(struct recorder *r, uint32_t slot)
+{
+	if (slot >= r->followed_cap || !r->followed[slot].tid)
+		return;
+	tidmap_remove(&r->followed_tids, r->followed[slot].tid);
+	r->followed[slot] = (struct recorder_followed){ 0 };
+	r->free_slots[r->nfree_slots++] = slot;
+	r->nfollowed--;
+}
+
+uint32_t recorder_name_thread(struct recorder *r, uint32_t slot, const char *comm)
+{
+	struct recorder_followed *f = &r->followed[slot];
+	f->key = recorder_thread_key(r, f->proc, f->tid, comm, f->key);
+	return f->key;
+}
+
+size_t recorder_nfollowed(const struct recorder *r)
+{
+	return r->nfollowed;
 }
 
 /* ---- capture and count ------------------------------------------------------------ */

@@ -3,7 +3,9 @@
  * rounds in sampler.h, the kernel's perf events in perf_sampler.h).
  *
  * It keeps every process seen, each with its mappings (procmaps; a file many
- * processes map is opened once) and its unwinder; gives each (pid, tid,
+ * processes map is opened once) and its unwinder; the one registry of the
+ * threads followed (tid -> slot: process, key), beside which each backend
+ * keeps only its own state per thread, by slot; gives each (pid, tid,
  * thread name, process name) a dense thread key, the stackmap's; copies a
  * stopped thread's registers and stack window (recorder_capture), unwinds a
  * copy and counts it in the stackmap, and in the timeline when one is set
@@ -103,15 +105,47 @@ uint32_t recorder_thread_key(struct recorder *r, const struct recorder_process *
 void recorder_forget_threads(struct recorder *r);
 /* Free the keys no sink can hold: those not counted since the oldest sink
  * now counting began (a recorder_add_sink or recorder_set_stackmap), and
- * not kept (recorder_keep_thread, by the backend, for each key it will
- * count with again) since then. A freed key is made again for another
- * thread. Only once every stackmap and timeline no longer counting has
- * been read (built, written), between ticks: an --interval run, or a
- * --serve stream kept running by windows that always overlap, then holds
- * the keys of live threads and open windows, not one per thread a
- * long-lived service ever made. */
-void recorder_keep_thread(struct recorder *r, uint32_t key);
+ * not the key of a thread followed (which counts with it again). A freed
+ * key is made again for another thread. Only once every stackmap and
+ * timeline no longer counting has been read (built, written), between
+ * ticks: an --interval run, or a --serve stream kept running by windows
+ * that always overlap, then holds the keys of live threads and open
+ * windows, not one per thread a long-lived service ever made. */
 void recorder_collect_threads(struct recorder *r);
+/* The threads followed: one registry for every backend. A backend follows
+ * each thread it samples: its tid gets a slot, the thread's until it is
+ * unfollowed, holding what the thread is (process, key); the backend keeps
+ * its own state per thread in an array by slot, as long as
+ * recorder_thread_slots. Room is made between ticks
+ * (recorder_reserve_threads: the registry may move, a slot never changes),
+ * so following allocates nothing. A backend unfollows its threads when it
+ * ends: the next session's backend (a --serve stream, a recording resumed
+ * after Ctrl-Z) starts from none. */
+#define RECORDER_NO_SLOT UINT32_MAX
+struct recorder_followed {
+	pid_t pid, tid;                 /* tid 0: a free slot */
+	struct recorder_process *proc;
+	uint32_t key;                   /* UINT32_MAX until named */
+};
+/* Room for MORE threads followed beyond those now: 0, or -1 out of memory. */
+int recorder_reserve_threads(struct recorder *r, size_t more);
+/* The slots there are, used or free. */
+size_t recorder_thread_slots(const struct recorder *r);
+/* Follow thread TID (not followed yet) of P: its slot, the lowest free
+ * one after a growth; RECORDER_NO_SLOT when no room was reserved. */
+uint32_t recorder_follow_thread(struct recorder *r, struct recorder_process *p, pid_t tid);
+/* TID's slot, or RECORDER_NO_SLOT. */
+uint32_t recorder_followed_slot(const struct recorder *r, pid_t tid);
+/* The thread in SLOT (< recorder_thread_slots; tid 0: free). */
+const struct recorder_followed *recorder_followed(const struct recorder *r, uint32_t slot);
+/* SLOT's thread is no longer followed (its key lives until collected). */
+void recorder_unfollow_thread(struct recorder *r, uint32_t slot);
+/* SLOT's thread is named COMM (as the backend read it): its key, made
+ * again if its name changed; UINT32_MAX out of memory. */
+uint32_t recorder_name_thread(struct recorder *r, uint32_t slot, const char *comm);
+/* Threads followed now. */
+size_t recorder_nfollowed(const struct recorder *r);
+
 /* The kernel says thread KEY used NS more of CPU (a backend that stops
  * threads reads it): every sink counting now keeps it beside its counts,
  * and the outputs give each thread that total (stackmap_key_total). */

@@ -152,13 +152,12 @@ void sampler_free(struct sampler *s)
 		return;
 	target_set_late_sample(s->target, NULL, NULL, NULL);
 	for (size_t i = 0; i < s->nthreads_cap; i++)
-		if (s->threads[i].tid) {
+		if (thread_at(s, i)) {
 			threads_close_files(s, &s->threads[i]);
 			free(s->threads[i].last_stack);
+			recorder_unfollow_thread(s->rec, (uint32_t)i);
 		}
 	free(s->threads);
-	free(s->free_slots);
-	tidmap_free(&s->tids);
 	free(s->pending);
 	free(s->due);
 	for (size_t i = 0; i < s->nsnaps; i++)
@@ -185,7 +184,7 @@ void sampler_note_missed(struct sampler *s, uint64_t missed)
 static void count_stack(struct sampler *s, const struct thread_state *t, uint32_t flags,
 			const uint64_t *addrs, unsigned depth, unsigned count)
 {
-	recorder_count(s->rec, t->key, flags, addrs, depth, count);
+	recorder_count(s->rec, thread_id(s, t)->key, flags, addrs, depth, count);
 }
 
 static void count_captured(struct sampler *s, struct thread_state *t,
@@ -200,8 +199,9 @@ static bool sample_in_place(struct sampler *s, struct thread_state *t)
 	/* (without its syscall file, it is counted as if it could not be read:
 	 * never stopped where it may wait) */
 	enum blocked_state st = BLOCKED_MALFORMED;
+	const struct recorder_followed *id = thread_id(s, t);
 	if (threads_open_file(s, t, "syscall", &t->syscall_fd))
-		st = blocked_capture(t->proc->unwinder, t->tid, t->syscall_fd, t->schedstat_fd,
+		st = blocked_capture(id->proc->unwinder, id->tid, t->syscall_fd, t->schedstat_fd,
 				     &s->blocked_snap, &bs);
 	if (st == BLOCKED_RUNNING)
 		return false;
@@ -274,7 +274,7 @@ enum stop_verdict {
  * (EINTR, ERESTART*) was being entered by a thread that ran at the tick,
  * unless it had gone to sleep in it already (then it got a CPU again to
  * stop); one that returned its timeout slept until its timer fired. */
-static enum stop_verdict judge_stop(struct thread_state *t,
+static enum stop_verdict judge_stop(const struct sampler *s, struct thread_state *t,
 				    const struct user_regs_struct *r, uint64_t seen_ns)
 {
 	struct procfs_schedstat ss;
@@ -290,7 +290,7 @@ static enum stop_verdict judge_stop(struct thread_state *t,
 	if (nr < 0)
 		return STOP_KEEP;       /* stopped in user code: it ran there */
 	bool interrupted = ret == -4 || (ret >= -516 && ret <= -512);
-	if (!blocked_call_waits(t->pid, nr, r, &timeout_ret) && !interrupted)
+	if (!blocked_call_waits(thread_id(s, t)->pid, nr, r, &timeout_ret) && !interrupted)
 		return STOP_KEEP;
 	if (ret == timeout_ret)
 		return STOP_WAKING;     /* slept until its timer fired */
@@ -316,7 +316,8 @@ static void count_captured(struct sampler *s, struct thread_state *t,
 	const uint64_t *addrs;
 	unsigned depth;
 	uint32_t flags;
-	recorder_count_snapshot(s->rec, t->proc, t->key, snap, weight, &addrs, &depth, &flags);
+	const struct recorder_followed *id = thread_id(s, t);
+	recorder_count_snapshot(s->rec, id->proc, id->key, snap, weight, &addrs, &depth, &flags);
 	if (s->cfg.idle) {
 		memcpy(t->last_stack, addrs, depth * sizeof *addrs);
 		t->last_depth = depth;
@@ -339,9 +340,9 @@ static void capture_late(void *ctx, pid_t tid)
 	t->late_until_ns = 0;
 	if (target_get_regs(s->target, tid, &regs) != 0)
 		return;
-	if (!s->cfg.idle && !keep_stop(s, judge_stop(t, &regs, s->late_seen_ns)))
+	if (!s->cfg.idle && !keep_stop(s, judge_stop(s, t, &regs, s->late_seen_ns)))
 		return;
-	if (recorder_capture(s->rec, t->proc, tid, &regs, &s->late_snap) == 0)
+	if (recorder_capture(s->rec, thread_id(s, t)->proc, tid, &regs, &s->late_snap) == 0)
 		s->late_thread = t;
 }
 
@@ -375,10 +376,10 @@ static void capture_thread(void *ctx, size_t index, pid_t tid)
 	s->captured[i] = false;
 	if (target_get_regs(s->target, tid, &regs) != 0)
 		return;
-	if (!s->cfg.idle && !keep_stop(s, judge_stop(s->chosen[i], &regs, seen))) {
+	if (!s->cfg.idle && !keep_stop(s, judge_stop(s, s->chosen[i], &regs, seen))) {
 		s->round_dropped++;
 	} else {
-		s->captured[i] = recorder_capture(s->rec, s->chosen[i]->proc, tid, &regs,
+		s->captured[i] = recorder_capture(s->rec, thread_id(s, s->chosen[i])->proc, tid, &regs,
 						  &s->snaps[i]) == 0;
 	}
 	s->chosen[i]->seen_ns = seen;
@@ -471,7 +472,7 @@ static size_t sample_round(struct sampler *s, size_t base, size_t n, long long s
 		}
 	for (size_t i = base; i < base + n; i++) {
 		struct thread_state *t = s->chosen[i];
-		s->chosen_tids[i] = t->tid;
+		s->chosen_tids[i] = thread_id(s, t)->tid;
 		s->captured[i] = false;
 		t->late_until_ns = late_until;
 		t->intr_tick_ns = s->tick_ns;
@@ -526,8 +527,9 @@ int sampler_tick(struct sampler *s, uint64_t tick_ns, uint64_t next_tick_ns)
  * (the outputs give each thread the CPU the kernel says it used). */
 static void account_cpu(struct sampler *s, struct thread_state *t)
 {
-	if (t->cpu_unaccounted_ns && t->key != UINT32_MAX) {
-		recorder_account_cpu(s->rec, t->key, t->cpu_unaccounted_ns);
+	uint32_t key = thread_id(s, t)->key;
+	if (t->cpu_unaccounted_ns && key != UINT32_MAX) {
+		recorder_account_cpu(s->rec, key, t->cpu_unaccounted_ns);
 		t->cpu_unaccounted_ns = 0;
 	}
 }
@@ -544,7 +546,7 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 		/* its /proc entry is gone: make sure target knows (the
 		 * report of its end may be lost), and forget it */
 		if (!t->retired && s->ngone < GONE_PER_TICK) {
-			s->gone[s->ngone++] = t->tid;
+			s->gone[s->ngone++] = thread_id(s, t)->tid;
 			threads_retire(s, t);
 		}
 		return;
@@ -614,7 +616,7 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 	uint64_t tick = ++s->stats.ticks;
 	size_t nchosen = 0;
 
-	if (threads_add_pending(s, tick) < 0 || threads_grow_scratch(s, s->nused) < 0)
+	if (threads_add_pending(s, tick) < 0 || threads_grow_scratch(s, recorder_nfollowed(s->rec)) < 0)
 		return -1;
 	threads_set_idle_level(s);
 

@@ -70,10 +70,6 @@ void sampler_free(struct sampler *s);
 /* A target event (forward target's callback here). */
 void sampler_on_event(struct sampler *s, const struct target_event *ev);
 
-/* Between ticks, once every sink the recorder no longer counts in has been
- * read: free the thread keys that neither a live thread nor a sink still
- * counting holds (recorder_collect_threads). */
-void sampler_collect_keys(struct sampler *s);
 /* Sampling is over: close the threads' /proc files and the processes' task
  * directories (the descriptors go to symbolizing and writing). No tick after
  * this. */

@@ -1,6 +1,6 @@
 /* sampler_internal: what the sampler's two files share (not an interface:
- * sampler.h is). sampler_threads.c keeps the threads seen: their slots and
- * tid index, their /proc files within the descriptor budget, the processes'
+ * sampler.h is). sampler_threads.c keeps the threads seen (followed in the
+ * recorder's registry, their state here by its slot), their /proc files within the descriptor budget, the processes'
  * task directories, the timing wheel that says when each is read next, and
  * the target events that add and retire them. sampler.c takes the ticks:
  * it reads the threads due, chooses, stops them in rounds through target,
@@ -14,7 +14,6 @@
 #include "recorder.h"
 #include "sampler.h"
 #include "target.h"
-#include "tidmap.h"
 #include "unwind.h"
 
 /* Idle threads are all read every tick while their reads stay within
@@ -34,8 +33,9 @@
 #define WHEEL 4096u
 #define NO_SLOT UINT32_MAX
 
+/* A followed thread's state, by its slot in the recorder's registry (which
+ * holds its pid, tid, process and key: thread_id). */
 struct thread_state {
-	pid_t pid, tid;               /* tid 0: free slot */
 	int schedstat_fd, stat_fd, syscall_fd;
 	unsigned transient;           /* which of them were opened for one read only
 	                               * (over the descriptor budget): THREAD_FILE_* */
@@ -63,8 +63,6 @@ struct thread_state {
 	/* its run delay read at the stop (judge_stop), for the round's pause */
 	uint64_t stop_run_delay_ns;
 	bool stop_run_delay_read;
-	uint32_t key;                 /* current thread key */
-	struct recorder_process *proc;
 	/* --idle: the last captured stack, reused while the thread sleeps */
 	uint64_t *last_stack;
 	unsigned last_depth;
@@ -112,11 +110,8 @@ struct sampler {
 	size_t task_dirs_cap;
 	int no_task_dir;               /* task_dir_of a process without room */
 
-	struct thread_state *threads;  /* slots; tid 0 = free */
-	size_t nthreads_cap, nused;
-	uint32_t *free_slots;          /* stack of free slots */
-	size_t nfree;
-	struct tidmap tids;            /* tid -> slot */
+	struct thread_state *threads;  /* by the recorder's slot (recorder_followed) */
+	size_t nthreads_cap;           /* as many as the recorder has slots */
 	struct target_thread *pending; /* threads seen by target, added at the next tick */
 	size_t npending, pending_cap;
 	bool pending_lost;             /* out of memory for pending: take target's list */
@@ -154,6 +149,17 @@ struct sampler {
 /* ---- sampler_threads.c -------------------------------------------------------- */
 
 struct thread_state *threads_find(struct sampler *s, pid_t tid);
+/* What the recorder's registry holds of T (pid, tid, process, key). */
+static inline const struct recorder_followed *thread_id(const struct sampler *s,
+							const struct thread_state *t)
+{
+	return recorder_followed(s->rec, (uint32_t)(t - s->threads));
+}
+/* Slot I's thread, or NULL if the slot is free. */
+static inline struct thread_state *thread_at(struct sampler *s, size_t i)
+{
+	return recorder_followed(s->rec, (uint32_t)i)->tid ? &s->threads[i] : NULL;
+}
 size_t threads_take_due(struct sampler *s, uint64_t now);
 void threads_schedule_read(struct sampler *s, struct thread_state *t, uint64_t now);
 /* Open NAME ("schedstat", "stat", "syscall") of T into *FD unless open.

@@ -23,6 +23,7 @@
 #include "error.h"
 #include "procfs.h"
 #include "sampler_internal.h"
+#include "tidmap.h"
 
 /* ---- processes --------------------------------------------------------------- */
 
@@ -67,8 +68,8 @@ static uint32_t slot_of(const struct sampler *s, const struct thread_state *t)
 
 struct thread_state *threads_find(struct sampler *s, pid_t tid)
 {
-	uint32_t slot;
-	return tidmap_get(&s->tids, tid, &slot) ? &s->threads[slot] : NULL;
+	uint32_t slot = recorder_followed_slot(s->rec, tid);
+	return slot < s->nthreads_cap ? &s->threads[slot] : NULL;
 }
 
 /* ---- the wheel of reads ------------------------------------------------------------ */
@@ -177,8 +178,8 @@ static bool evict_idle(struct sampler *s, const struct thread_state *keep)
 {
 	for (unsigned n = 0; n < 256 && s->nthreads_cap; n++) {
 		s->evict_cursor = (s->evict_cursor + 1) % s->nthreads_cap;
-		struct thread_state *v = &s->threads[s->evict_cursor];
-		if (v == keep || !v->tid || !v->idle || v->running || v->level == 0 ||
+		struct thread_state *v = thread_at(s, s->evict_cursor);
+		if (!v || v == keep || !v->idle || v->running || v->level == 0 ||
 		    v->schedstat_fd < 0 || (v->transient & 1u))
 			continue;
 		threads_close_files(s, v);
@@ -191,13 +192,14 @@ bool threads_open_file(struct sampler *s, struct thread_state *t, const char *na
 {
 	if (*fd >= 0)
 		return true;
+	const struct recorder_followed *id = thread_id(s, t);
 	bool kept = s->nfds < s->max_fds;
 	if (!kept)
-		warn_fd_short(s, t->tid);
-	*fd = procfs_open_task_file(*task_dir_of(s, t->proc), t->pid, t->tid, name);
+		warn_fd_short(s, id->tid);
+	*fd = procfs_open_task_file(*task_dir_of(s, id->proc), id->pid, id->tid, name);
 	if (*fd < 0) {
 		if (errno == EMFILE || errno == ENFILE)
-			warn_fd_short(s, t->tid);
+			warn_fd_short(s, id->tid);
 		return false;
 	}
 	if (kept)
@@ -246,17 +248,15 @@ void threads_close_files(struct sampler *s, struct thread_state *t)
 
 static void thread_release(struct sampler *s, struct thread_state *t)
 {
-	if (!t->tid)
+	if (!thread_id(s, t)->tid)
 		return;
 	threads_close_files(s, t);
 	wheel_remove(s, t);
-	tidmap_remove(&s->tids, t->tid);
 	s->nidle -= t->idle;
 	free(t->last_stack);
 	memset(t, 0, sizeof *t);
 	t->schedstat_fd = t->stat_fd = t->syscall_fd = -1;
-	s->free_slots[s->nfree++] = slot_of(s, t);
-	s->nused--;
+	recorder_unfollow_thread(s->rec, slot_of(s, t));
 }
 
 int threads_grow_scratch(struct sampler *s, size_t want)
@@ -284,31 +284,23 @@ int threads_grow_scratch(struct sampler *s, size_t want)
 	return 0;
 }
 
-/* Make room for WANT more threads up front: thread_add must not move the
- * table while a tick holds pointers into it. */
+/* Make room for WANT more threads up front (the recorder's slots, and the
+ * states by slot as many): thread_add must not move the table while a
+ * tick holds pointers into it. */
 static int reserve_thread_slots(struct sampler *s, size_t want)
 {
-	if (s->nfree >= want)
+	if (recorder_reserve_threads(s->rec, want) < 0)
+		return -1;
+	size_t cap = recorder_thread_slots(s->rec);
+	if (cap <= s->nthreads_cap)
 		return 0;
-	size_t cap = s->nthreads_cap ? s->nthreads_cap : 16;
-	while (cap - s->nused < want)
-		cap *= 2;
 	struct thread_state *nt = realloc(s->threads, cap * sizeof *nt);
 	if (!nt)
 		return -1;
 	s->threads = nt;
-	uint32_t *fs = realloc(s->free_slots, cap * sizeof *fs);
-	if (!fs)
-		return -1;
-	s->free_slots = fs;
 	memset(nt + s->nthreads_cap, 0, (cap - s->nthreads_cap) * sizeof *nt);
-	/* the new slots are taken lowest first */
-	for (size_t i = cap; i-- > s->nthreads_cap;)
-		s->free_slots[s->nfree++] = (uint32_t)i;
 	s->nthreads_cap = cap;
-	if (tidmap_reserve(&s->tids, cap) < 0 || threads_grow_scratch(s, cap) < 0)
-		return -1;
-	return 0;
+	return threads_grow_scratch(s, cap);
 }
 
 /* Room for what the next tick may add: a slot per queued thread, a key per
@@ -321,7 +313,7 @@ void threads_reserve_next_tick(struct sampler *s)
 	if (s->in_tick)
 		return;
 	(void)reserve_thread_slots(s, s->npending);
-	recorder_reserve_keys(s->rec, s->nused + s->npending + 64);
+	recorder_reserve_keys(s->rec, recorder_nfollowed(s->rec) + s->npending + 64);
 	if (s->npending + 64 > s->pending_cap)
 		(void)array_grow(&s->pending, &s->pending_cap, s->npending + 64, sizeof *s->pending, 64);
 }
@@ -329,14 +321,13 @@ void threads_reserve_next_tick(struct sampler *s)
 static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 {
 	struct recorder_process *proc = process_get(s, pid);
-	if (!proc || s->nfree == 0)
-		return NULL;  /* (reserve_thread_slots was called) */
-	struct thread_state *t = &s->threads[s->free_slots[s->nfree - 1]];
+	uint32_t slot = proc ? recorder_follow_thread(s->rec, proc, tid) : RECORDER_NO_SLOT;
+	if (slot >= s->nthreads_cap) {  /* (reserve_thread_slots was called) */
+		recorder_unfollow_thread(s->rec, slot);
+		return NULL;
+	}
+	struct thread_state *t = &s->threads[slot];
 	memset(t, 0, sizeof *t);
-	t->pid = pid;
-	t->tid = tid;
-	t->proc = proc;
-	t->key = UINT32_MAX;
 	t->schedstat_fd = t->stat_fd = t->syscall_fd = -1;
 	t->cpu = -1;
 	/* Its run time file, kept open while the budget allows (else opened
@@ -345,20 +336,17 @@ static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 		/* Gone already: keep nothing, and make sure target knows. */
 		if (errno == ENOENT && s->ngone < GONE_PER_TICK)
 			s->gone[s->ngone++] = tid;
-		t->tid = 0;
+		recorder_unfollow_thread(s->rec, slot);
 		return NULL;
 	}
 	if (s->cfg.idle) {
 		t->last_stack = malloc(s->cfg.max_depth * sizeof *t->last_stack);
 		if (!t->last_stack) {
 			threads_close_files(s, t);
-			t->tid = 0;
+			recorder_unfollow_thread(s->rec, slot);
 			return NULL;
 		}
 	}
-	s->nfree--;
-	s->nused++;
-	tidmap_put(&s->tids, tid, slot_of(s, t));  /* reserved: no allocation */
 	/* Whether it runs now, the next read of its state tells; its first
 	 * read (read_thread) takes its run time as it is. */
 	t->fresh = true;
@@ -407,7 +395,7 @@ int threads_add_pending(struct sampler *s, uint64_t now)
 	for (size_t i = 0; i < s->npending; i++) {
 		pid_t pid = s->pending[i].pid, tid = s->pending[i].tid;
 		struct thread_state *t = threads_find(s, tid);
-		if (t && t->pid == pid)
+		if (t && thread_id(s, t)->pid == pid)
 			continue;
 		if (t)
 			thread_release(s, t);  /* its tid was taken by another process */
@@ -419,18 +407,10 @@ int threads_add_pending(struct sampler *s, uint64_t now)
 	return 0;
 }
 
-void sampler_collect_keys(struct sampler *s)
-{
-	for (size_t i = 0; i < s->nthreads_cap; i++)
-		if (s->threads[i].tid && !s->threads[i].retired)
-			recorder_keep_thread(s->rec, s->threads[i].key);
-	recorder_collect_threads(s->rec);
-}
-
 void sampler_close_threads(struct sampler *s)
 {
 	for (size_t i = 0; i < s->nthreads_cap; i++)
-		if (s->threads[i].tid)
+		if (thread_at(s, i))
 			threads_close_files(s, &s->threads[i]);
 	for (size_t i = 0; i < s->task_dirs_cap; i++)
 		threads_close_file(s, &s->task_dirs[i]);
@@ -453,7 +433,7 @@ void threads_release_retired(struct sampler *s)
 	if (!s->nretired)
 		return;
 	for (size_t i = 0; i < s->nthreads_cap; i++)
-		if (s->threads[i].tid && s->threads[i].retired)
+		if (thread_at(s, i) && s->threads[i].retired)
 			thread_release(s, &s->threads[i]);
 	s->nretired = 0;
 }
@@ -478,11 +458,13 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 		 * /proc files now describe the new image: add it again (the same
 		 * thread: not one more seen). */
 		bool seen = false;
-		for (size_t i = 0; i < s->nthreads_cap; i++)
-			if (s->threads[i].tid && s->threads[i].pid == ev->pid) {
-				seen |= s->threads[i].tid == ev->pid || s->threads[i].tid == ev->tid;
+		for (size_t i = 0; i < s->nthreads_cap; i++) {
+			const struct recorder_followed *id = recorder_followed(s->rec, (uint32_t)i);
+			if (id->tid && id->pid == ev->pid) {
+				seen |= id->tid == ev->pid || id->tid == ev->tid;
 				threads_retire(s, &s->threads[i]);
 			}
+		}
 		if (seen && s->stats.threads_seen)
 			s->stats.threads_seen--;
 		unqueue_thread(s, ev->pid, 0);
@@ -495,7 +477,7 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 			threads_close_file(s, task_dir_of(s, p));
 		}
 		for (size_t i = 0; i < s->nthreads_cap; i++)
-			if (s->threads[i].tid && s->threads[i].pid == ev->pid)
+			if (thread_at(s, i) && recorder_followed(s->rec, (uint32_t)i)->pid == ev->pid)
 				threads_retire(s, &s->threads[i]);
 		unqueue_thread(s, ev->pid, 0);
 		if (!s->in_tick)
@@ -527,7 +509,7 @@ bool threads_read_stat(struct sampler *s, struct thread_state *t, char *state)
 		return false;
 	*state = st.state;
 	t->cpu = st.cpu;
-	t->key = recorder_thread_key(s->rec, t->proc, t->tid, st.comm, t->key);
+	recorder_name_thread(s->rec, slot_of(s, t), st.comm);
 	return true;
 }
 

@@ -206,7 +206,7 @@ static bool stream_service(struct stream *st)
 	/* windows that always overlap keep the stream running: the keys of
 	 * threads gone go with the windows that held them */
 	if (nclosed > 0)
-		backend_collect_keys(st->s.backend);
+		recorder_collect_threads(st->s.recorder);
 	return !open;
 }
 

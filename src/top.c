@@ -379,7 +379,7 @@ static int close_second(struct top *tp, uint64_t now)
 		? -1 : stackmap_foreach(old, count_stack, tp);
 	stackmap_scaler_fini(&tp->scale);
 	stackmap_free(old);
-	backend_collect_keys(tp->s.backend);
+	recorder_collect_threads(tp->s.recorder);
 	if (accum_drain(&tp->acc, &sec->counts, &sec->n, &sec->cap) < 0 || r != 0)
 		return -1;
 	tp->ring_next = (tp->ring_next + 1) % TOP_WINDOW_SECONDS;

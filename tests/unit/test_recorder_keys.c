@@ -1,7 +1,9 @@
-/* Unit tests for the recorder's thread keys: a key is reused for the same
- * thread, kept while a sink still counting may hold it or the backend keeps
- * it, freed otherwise (recorder_collect_threads), and a freed key is made
- * again for another thread. */
+/* Unit tests for the recorder's thread keys and its registry of the threads
+ * followed: a key is reused for the same thread, kept while a sink still
+ * counting may hold it or its thread is followed, freed otherwise
+ * (recorder_collect_threads), and a freed key is made again for another
+ * thread; a followed thread has a slot found by its tid, taken lowest
+ * first, none without room reserved. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -69,13 +71,15 @@ static void test_same_thread_same_key(void **state)
 static void test_collect_after_window(void **state)
 {
 	struct fixture *f = *state;
-	uint32_t live = key_of(f, 201, "live", UINT32_MAX);
+	assert_int_equal(recorder_reserve_threads(f->rec, 1), 0);
+	uint32_t slot = recorder_follow_thread(f->rec, f->proc, 201);
+	uint32_t live = recorder_name_thread(f->rec, slot, "live");
 	uint32_t gone = key_of(f, 202, "gone", UINT32_MAX);
 	count(f, live);
 	count(f, gone);
 	recorder_set_stackmap(f->rec, f->maps[1]);
-	/* nothing counted in the new window yet: without a keep, both go */
-	recorder_keep_thread(f->rec, live);
+	/* nothing counted in the new window yet: but for the thread followed,
+	 * both would go */
 	recorder_collect_threads(f->rec);
 	assert_int_equal(recorder_nthreads(f->rec), 1);
 	assert_non_null(recorder_thread(f->rec, live));
@@ -133,15 +137,63 @@ static void test_overlapping_sinks(void **state)
 	recorder_collect_threads(r);
 	assert_null(recorder_thread(r, early));
 	assert_non_null(recorder_thread(r, later));
-	/* B closes too, no window open: nothing is held but what is kept */
-	uint32_t kept = recorder_thread_key(r, p, 403, "kept", UINT32_MAX);
+	/* B closes too, no window open: nothing is held but a followed thread's */
+	assert_int_equal(recorder_reserve_threads(r, 1), 0);
+	uint32_t kept = recorder_name_thread(r, recorder_follow_thread(r, p, 403), "kept");
 	recorder_remove_sink(r, f->maps[1]);
-	recorder_keep_thread(r, kept);
 	recorder_collect_threads(r);
 	assert_null(recorder_thread(r, later));
 	assert_non_null(recorder_thread(r, kept));
 	assert_int_equal(recorder_nthreads(r), 1);
 	recorder_free(r);
+}
+
+/* the registry: slots by tid, lowest first, none without room; an
+ * unfollowed thread's key goes at the next collect */
+static void test_registry(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(recorder_follow_thread(f->rec, f->proc, 501), RECORDER_NO_SLOT);
+	assert_int_equal(recorder_reserve_threads(f->rec, 3), 0);
+	size_t slots = recorder_thread_slots(f->rec);
+	assert_true(slots >= 3);
+	uint32_t a = recorder_follow_thread(f->rec, f->proc, 501);
+	uint32_t b = recorder_follow_thread(f->rec, f->proc, 502);
+	uint32_t c = recorder_follow_thread(f->rec, f->proc, 503);
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 1);
+	assert_int_equal(c, 2);
+	assert_int_equal(recorder_nfollowed(f->rec), 3);
+	assert_int_equal(recorder_followed_slot(f->rec, 502), b);
+	assert_int_equal(recorder_followed_slot(f->rec, 504), RECORDER_NO_SLOT);
+	const struct recorder_followed *id = recorder_followed(f->rec, b);
+	assert_int_equal(id->tid, 502);
+	assert_int_equal(id->pid, getpid());
+	assert_ptr_equal(id->proc, f->proc);
+	assert_int_equal(id->key, UINT32_MAX);
+	uint32_t kb = recorder_name_thread(f->rec, b, "b");
+	assert_int_equal(recorder_name_thread(f->rec, b, "b"), kb);     /* same name: same key */
+	assert_int_not_equal(recorder_name_thread(f->rec, b, "b2"), kb); /* renamed: another */
+	kb = recorder_followed(f->rec, b)->key;
+	assert_string_equal(recorder_thread(f->rec, kb)->name, "b2");
+	/* unfollowed: its slot is free and found by no tid, its key collected */
+	recorder_unfollow_thread(f->rec, b);
+	assert_int_equal(recorder_followed_slot(f->rec, 502), RECORDER_NO_SLOT);
+	assert_int_equal(recorder_followed(f->rec, b)->tid, 0);
+	assert_int_equal(recorder_nfollowed(f->rec), 2);
+	recorder_set_stackmap(f->rec, f->maps[1]);
+	recorder_collect_threads(f->rec);
+	assert_null(recorder_thread(f->rec, kb));
+	/* its slot is taken again, and no slot ever moves when room grows */
+	assert_int_equal(recorder_follow_thread(f->rec, f->proc, 505), b);
+	assert_int_equal(recorder_reserve_threads(f->rec, slots * 4), 0);
+	assert_int_equal(recorder_followed_slot(f->rec, 501), a);
+	assert_int_equal(recorder_followed_slot(f->rec, 505), b);
+	assert_int_equal(recorder_followed_slot(f->rec, 503), c);
+	/* between streams (--serve): keys forgotten, the followed ones' too */
+	assert_int_not_equal(recorder_name_thread(f->rec, a, "a"), UINT32_MAX);
+	recorder_forget_threads(f->rec);
+	assert_int_equal(recorder_followed(f->rec, a)->key, UINT32_MAX);
 }
 
 int main(void)
@@ -151,6 +203,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_collect_after_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counted_now_stays, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overlapping_sinks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registry, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
