@@ -10,7 +10,7 @@ MAN=$TOP/doc/csampler.1
 BASH_COMP=$TOP/completions/csampler
 ZSH_COMP=$TOP/completions/_csampler
 FISH_COMP=$TOP/completions/csampler.fish
-for f in "$MAN" "$BASH_COMP" "$ZSH_COMP" "$FISH_COMP" "$TOP/src/error.h"; do
+for f in "$MAN" "$BASH_COMP" "$ZSH_COMP" "$FISH_COMP" "$TOP/src/base/error.h"; do
 	[ -f "$f" ] || fail "missing $f"
 done
 
@@ -59,7 +59,7 @@ done
 
 # Every exit status of error.h is documented in EXIT STATUS.
 sed -n '/^\.SH "EXIT STATUS"/,/^\.SH /p' "$MAN" >"$T/exit.txt"
-for code in $(sed -n 's/^[[:space:]]*CS_EXIT_[A-Z_]* = \([0-9][0-9]*\),.*/\1/p' "$TOP/src/error.h"); do
+for code in $(sed -n 's/^[[:space:]]*CS_EXIT_[A-Z_]* = \([0-9][0-9]*\),.*/\1/p' "$TOP/src/base/error.h"); do
 	grep -qx "\.B $code" "$T/exit.txt" || fail "exit status $code (error.h) not in the man page"
 done
 grep -q "128" "$T/exit.txt" || fail "man page does not say a program killed by a signal gives 128+N"
