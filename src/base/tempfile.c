@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -35,42 +37,33 @@ int tempfile_open(const char *dir, const char *name)
 	return fd;
 }
 
-int tempfile_write_at(int fd, const void *buf, size_t len, uint64_t offset)
+/* LEN bytes at OFFSET of FD, written from BUF (WRITE) or read into it,
+ * whole: EINTR retried, a short transfer continued; a transfer of nothing
+ * is ENOSPC for a write, EIO for a read. 0, or -1 with errno. */
+static int transfer_at(int fd, unsigned char *p, size_t len, uint64_t offset, bool write)
 {
-	const unsigned char *p = buf;
-
 	while (len) {
-		ssize_t w = pwrite(fd, p, len, (off_t)offset);
-		if (w < 0 && errno == EINTR)
+		ssize_t n = write ? pwrite(fd, p, len, (off_t)offset) : pread(fd, p, len, (off_t)offset);
+		if (n < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = ENOSPC;
+		if (n <= 0) {
+			if (n == 0)
+				errno = write ? ENOSPC : EIO;
 			return -1;
 		}
-		p += w;
-		len -= (size_t)w;
-		offset += (uint64_t)w;
+		p += n;
+		len -= (size_t)n;
+		offset += (uint64_t)n;
 	}
 	return 0;
 }
 
+int tempfile_write_at(int fd, const void *buf, size_t len, uint64_t offset)
+{
+	return transfer_at(fd, (unsigned char *)(uintptr_t)buf, len, offset, true);
+}
+
 int tempfile_read_at(int fd, void *buf, size_t len, uint64_t offset)
 {
-	unsigned char *p = buf;
-
-	while (len) {
-		ssize_t r = pread(fd, p, len, (off_t)offset);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r == 0)
-				errno = EIO;
-			return -1;
-		}
-		p += r;
-		len -= (size_t)r;
-		offset += (uint64_t)r;
-	}
-	return 0;
+	return transfer_at(fd, buf, len, offset, false);
 }

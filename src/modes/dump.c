@@ -234,14 +234,9 @@ static unsigned print_address(struct printer *pr, uint64_t addr, unsigned frame_
 	const struct symbol_module *mod = &r.module;
 	bool have_mod = found && r.has_module && mod->path && mod->path[0];
 
-	if (!found) {
-		fprintf(out, "#%-2u 0x%016llx in ??", frame_no++, (unsigned long long)addr_value(addr));
-		if (have_mod) {
-			fputs(" [", out);
-			put_escaped(out, mod->path, &pr->buf, &pr->bufsz);
-			fputc(']', out);
-		}
-		fputc('\n', out);
+	if (!found) {   /* (and so no module known either) */
+		fprintf(out, "#%-2u 0x%016llx in ??\n", frame_no++,
+			(unsigned long long)addr_value(addr));
 		return frame_no;
 	}
 	for (size_t i = 0; i < r.n; i++) {

@@ -55,14 +55,19 @@ static struct func_stat *func_find(struct func_table *t, const char *name, size_
 	return &t->f[i];
 }
 
+/* The larger of X and Y first (for qsort); 0 when they are equal. */
+static int larger_first(uint64_t x, uint64_t y)
+{
+	return x == y ? 0 : x < y ? 1 : -1;
+}
+
 static int by_self(const void *a, const void *b)
 {
 	const struct func_stat *x = a, *y = b;
-	if (x->self != y->self)
-		return x->self < y->self ? 1 : -1;
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
-	return folded_line_compare(x->name, y->name);
+	int c = larger_first(x->self, y->self);
+	if (!c)
+		c = larger_first(x->total, y->total);
+	return c ? c : folded_line_compare(x->name, y->name);
 }
 
 /* a --diff profile: the largest change of self, then of total, first */
@@ -74,23 +79,19 @@ static uint64_t change(uint64_t a, uint64_t b)
 static int by_change(const void *a, const void *b)
 {
 	const struct func_stat *x = a, *y = b;
-	uint64_t cx = change(x->self, x->base_self), cy = change(y->self, y->base_self);
-	if (cx != cy)
-		return cx < cy ? 1 : -1;
-	cx = change(x->total, x->base_total), cy = change(y->total, y->base_total);
-	if (cx != cy)
-		return cx < cy ? 1 : -1;
-	return folded_line_compare(x->name, y->name);
+	int c = larger_first(change(x->self, x->base_self), change(y->self, y->base_self));
+	if (!c)
+		c = larger_first(change(x->total, x->base_total), change(y->total, y->base_total));
+	return c ? c : folded_line_compare(x->name, y->name);
 }
 
 static int by_total(const void *a, const void *b)
 {
 	const struct func_stat *x = a, *y = b;
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
-	if (x->self != y->self)
-		return x->self < y->self ? 1 : -1;
-	return folded_line_compare(x->name, y->name);
+	int c = larger_first(x->total, y->total);
+	if (!c)
+		c = larger_first(x->self, y->self);
+	return c ? c : folded_line_compare(x->name, y->name);
 }
 
 static double share(uint64_t n, uint64_t total)

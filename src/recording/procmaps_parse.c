@@ -133,6 +133,19 @@ int procmaps_parse_line(const char *line, size_t len, struct procmaps_entry *out
 	return 0;
 }
 
+/* A perf map's hex field at *P (an optional 0x, then hex digits), then the
+ * blanks after it, at least one: *P moved past them. 0, or -1. */
+static int perf_map_field(const char **p, const char *end, uint64_t *v)
+{
+	if (end - *p >= 2 && (*p)[0] == '0' && ((*p)[1] == 'x' || (*p)[1] == 'X'))
+		*p += 2;
+	if (parse_hex(p, end, v) < 0 || *p >= end || (**p != ' ' && **p != '\t'))
+		return -1;
+	while (*p < end && (**p == ' ' || **p == '\t'))
+		(*p)++;
+	return 0;
+}
+
 int procmaps_parse_perf_map_line(const char *line, size_t len, uint64_t *start,
 				 uint64_t *size, char *name, size_t namesz)
 {
@@ -142,18 +155,8 @@ int procmaps_parse_perf_map_line(const char *line, size_t len, uint64_t *start,
 	while (end > p && (end[-1] == '\n' || end[-1] == '\r'))
 		end--;
 	uint64_t s, z;
-	if (end - p >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		p += 2;
-	if (parse_hex(&p, end, &s) < 0 || p >= end || (*p != ' ' && *p != '\t'))
+	if (perf_map_field(&p, end, &s) < 0 || perf_map_field(&p, end, &z) < 0)
 		return -1;
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	if (end - p >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		p += 2;
-	if (parse_hex(&p, end, &z) < 0 || p >= end || (*p != ' ' && *p != '\t'))
-		return -1;
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
 	if (p >= end || z > UINT64_MAX - s)
 		return -1;
 	if (memchr(p, '\0', (size_t)(end - p)) || memchr(p, '\n', (size_t)(end - p)))

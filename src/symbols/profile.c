@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "intern.h"
 #include "profile.h"
 #include "recstore.h"
@@ -51,38 +52,11 @@ static uint32_t hash_fold(uint64_t h)
 
 /* ---- growable arrays ---------------------------------------------------- */
 
-/* Make room for one more element (or `more`) in *arr of *cap elements of size
- * `size`, holding n. 0 or -1 with errno = ENOMEM. */
-static int grow(void **arr, size_t *cap, size_t n, size_t more, size_t size)
-{
-	size_t want, ncap;
-	void *a;
-
-	if (more > SIZE_MAX - n)
-		goto nomem;
-	want = n + more;
-	if (want <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap < want) {
-		if (ncap > SIZE_MAX / 2)
-			goto nomem;
-		ncap *= 2;
-	}
-	if (ncap > SIZE_MAX / size)
-		goto nomem;
-	a = realloc(*arr, ncap * size);
-	if (!a)
-		goto nomem;
-	*arr = a;
-	*cap = ncap;
-	return 0;
-nomem:
-	errno = ENOMEM;
-	return -1;
-}
-
-#define GROW(arr, cap, n, more) grow((void **)&(arr), &(cap), (n), (more), sizeof *(arr))
+/* Room for MORE elements beyond the N in ARR (of CAP): 0, or -1 with errno
+ * ENOMEM (array.h). */
+#define GROW(arr, cap, n, more) \
+	((more) > SIZE_MAX - (n) ? (errno = ENOMEM, -1) \
+				 : array_grow(&(arr), &(cap), (n) + (more), sizeof *(arr), 16))
 
 /* ---- index tables ------------------------------------------------------- */
 
@@ -577,7 +551,7 @@ static uint32_t merge_location(struct merge *m, uint32_t i)
 		if ((mapping = m->mappings[l->mapping]) == PROFILE_NONE)
 			return PROFILE_NONE;
 	}
-	if (grow((void **)&m->lines, &m->lines_cap, 0, l->nlines, sizeof *m->lines) < 0)
+	if (GROW(m->lines, m->lines_cap, 0, l->nlines) < 0)
 		return PROFILE_NONE;
 	for (size_t k = 0; k < l->nlines; k++) {
 		const struct profile_line *bl = &m->base->lines[l->first_line + k];
@@ -605,7 +579,7 @@ static int merge_sample(void *ctx, const struct profile_sample *s)
 		if (m->threads[s->thread] == PROFILE_NONE)
 			return -1;
 	}
-	if (grow((void **)&m->stack, &m->stack_cap, 0, s->nlocs, sizeof *m->stack) < 0)
+	if (GROW(m->stack, m->stack_cap, 0, s->nlocs) < 0)
 		return -1;
 	for (uint32_t k = 0; k < s->nlocs; k++)
 		if ((m->stack[k] = merge_location(m, s->locs[k])) == PROFILE_NONE)

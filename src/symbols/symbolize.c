@@ -398,6 +398,21 @@ char *symbolize_demangle(const char *name)
 	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
 }
 
+/* F's names from MANGLED (interned): its system name, and its function's
+ * name demangled (as it is when it is no mangled name). */
+static void name_from_mangled(struct symbolizer *s, struct symbol_frame *f, const char *mangled)
+{
+	char *demangled = symbolize_demangle(mangled);
+	f->system_name = mangled;
+	f->function = mangled;
+	if (demangled != NULL) {
+		const char *d = sym_intern(&s->strings, demangled);
+		free(demangled);
+		if (d != NULL)
+			f->function = d;
+	}
+}
+
 /* Strip "@VERSION" / "@@VERSION" from an ELF symbol name, then set the
  * frame's names (demangled display name, mangled system name). */
 bool sym_frame_set_names(struct symbolizer *s, struct symbol_frame *f, const char *raw)
@@ -411,15 +426,7 @@ bool sym_frame_set_names(struct symbolizer *s, struct symbol_frame *f, const cha
 	const char *mangled = sym_intern_n(&s->strings, raw, n);
 	if (mangled == NULL)
 		return false;
-	char *demangled = symbolize_demangle(mangled);
-	f->system_name = mangled;
-	f->function = mangled;
-	if (demangled != NULL) {
-		const char *d = sym_intern(&s->strings, demangled);
-		free(demangled);
-		if (d != NULL)
-			f->function = d;
-	}
+	name_from_mangled(s, f, mangled);
 	f->resolved = true;
 	return true;
 }
@@ -488,15 +495,7 @@ static size_t jit_frame(struct symbolizer *s, uint64_t pc, struct symbol_frame *
 	const char *name = sym_intern(&s->strings, j->name);
 	if (name == NULL)
 		return 0;
-	char *demangled = symbolize_demangle(name);
-	f->system_name = name;
-	f->function = name;
-	if (demangled != NULL) {
-		const char *d = sym_intern(&s->strings, demangled);
-		free(demangled);
-		if (d != NULL)
-			f->function = d;
-	}
+	name_from_mangled(s, f, name);
 	f->jit = true;
 	f->resolved = true;
 	return 1;
