@@ -182,16 +182,16 @@ int srv_http_listen(struct server *srv)
 
 /* ---- answers ------------------------------------------------------------------------ */
 
-/* Queue BODY (LEN bytes, malloc'd: the response frees it) with STATUS and
- * the headers given as NULL-terminated name, value pairs. */
-/* Queue R (LEN bytes) with the headers AP (name, value, ..., NULL). */
+/* Response headers: name, value, ..., as a NULL-terminated array. */
+#define HEADERS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* Queue R (LEN bytes) with STATUS and the HEADERS. */
 static enum MHD_Result queue_answer(struct MHD_Connection *conn, struct request *rq,
-				    unsigned status, struct MHD_Response *r, size_t len, va_list ap)
+				    unsigned status, struct MHD_Response *r, size_t len,
+				    const char *const *headers)
 {
-	for (const char *name; (name = va_arg(ap, const char *));) {
-		const char *value = va_arg(ap, const char *);
-		MHD_add_response_header(r, name, value);
-	}
+	for (; headers[0]; headers += 2)
+		MHD_add_response_header(r, headers[0], headers[1]);
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	enum MHD_Result ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
@@ -200,35 +200,24 @@ static enum MHD_Result queue_answer(struct MHD_Connection *conn, struct request 
 	return ret;
 }
 
+/* Answer with BODY (LEN bytes, malloc'd: the response frees it). */
 static enum MHD_Result answer(struct MHD_Connection *conn, struct request *rq, unsigned status,
-			      char *body, size_t len, ...)
+			      char *body, size_t len, const char *const *headers)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-	if (!r) {
+	if (!r)
 		free(body);
-		return MHD_NO;
-	}
-	va_list ap;
-	va_start(ap, len);
-	enum MHD_Result ret = queue_answer(conn, rq, status, r, len, ap);
-	va_end(ap);
-	return ret;
+	return r ? queue_answer(conn, rq, status, r, len, headers) : MHD_NO;
 }
 
 /* Answer with the LEN bytes of the file FD (closed when sent). */
 static enum MHD_Result answer_file(struct MHD_Connection *conn, struct request *rq,
-				   unsigned status, int fd, size_t len, ...)
+				   unsigned status, int fd, size_t len, const char *const *headers)
 {
 	struct MHD_Response *r = MHD_create_response_from_fd(len, fd);
-	if (!r) {
+	if (!r)
 		close(fd);
-		return MHD_NO;
-	}
-	va_list ap;
-	va_start(ap, len);
-	enum MHD_Result ret = queue_answer(conn, rq, status, r, len, ap);
-	va_end(ap);
-	return ret;
+	return r ? queue_answer(conn, rq, status, r, len, headers) : MHD_NO;
 }
 
 /* P in format F written to an unnamed temp file ($TMPDIR): its descriptor
@@ -275,8 +264,8 @@ static enum MHD_Result answer_text(struct MHD_Connection *conn, struct request *
 	va_end(ap);
 	if (n < 0)
 		return MHD_NO;
-	return answer(conn, rq, status, body, (size_t)n, "Content-Type", "text/plain; charset=utf-8",
-		      (const char *)NULL);
+	return answer(conn, rq, status, body, (size_t)n,
+		      HEADERS("Content-Type", "text/plain; charset=utf-8"));
 }
 
 /* An error a window or dump ended with, with Retry-After where retrying helps. */
@@ -289,10 +278,10 @@ static enum MHD_Result answer_failure(struct MHD_Connection *conn, struct reques
 		return MHD_NO;
 	snprintf(retry, sizeof retry, "%u", retry_after);
 	if (retry_after)
-		return answer(conn, rq, status, body, (size_t)n, "Content-Type",
-			      "text/plain; charset=utf-8", "Retry-After", retry, (const char *)NULL);
-	return answer(conn, rq, status, body, (size_t)n, "Content-Type", "text/plain; charset=utf-8",
-		      (const char *)NULL);
+		return answer(conn, rq, status, body, (size_t)n,
+			      HEADERS("Content-Type", "text/plain; charset=utf-8", "Retry-After", retry));
+	return answer(conn, rq, status, body, (size_t)n,
+		      HEADERS("Content-Type", "text/plain; charset=utf-8"));
 }
 
 static void html_text(FILE *f, const char *s)
@@ -338,8 +327,7 @@ static enum MHD_Result answer_index(struct MHD_Connection *conn, struct request 
 		free(body);
 		return MHD_NO;
 	}
-	return answer(conn, rq, 200, body, len, "Content-Type", "text/html; charset=utf-8",
-		      (const char *)NULL);
+	return answer(conn, rq, 200, body, len, HEADERS("Content-Type", "text/html; charset=utf-8"));
 }
 
 /* ---- /debug/pprof/profile ------------------------------------------------------------- */
@@ -426,12 +414,12 @@ static enum MHD_Result answer_profile(struct MHD_Connection *conn, struct reques
 			warn_errno("serve: cannot write the profile (in %s)", tempfile_dir());
 			ret = answer_failure(conn, rq, 500, "cannot write the profile", 0);
 		} else if (w->q.format == FORMAT_PPROF) {
-			ret = answer_file(conn, rq, 200, fd, len, "Content-Type",
-					  content_type(w->q.format), "Content-Disposition",
-					  "attachment; filename=\"profile\"", (const char *)NULL);
+			ret = answer_file(conn, rq, 200, fd, len,
+					  HEADERS("Content-Type", content_type(w->q.format),
+						  "Content-Disposition", "attachment; filename=\"profile\""));
 		} else {
-			ret = answer_file(conn, rq, 200, fd, len, "Content-Type",
-					  content_type(w->q.format), (const char *)NULL);
+			ret = answer_file(conn, rq, 200, fd, len,
+					  HEADERS("Content-Type", content_type(w->q.format)));
 		}
 		profile_free(w->profile);
 	} else if (w->http_status == 0) {
@@ -456,8 +444,8 @@ static enum MHD_Result answer_dump(struct MHD_Connection *conn, struct request *
 	pthread_mutex_unlock(&srv->lock);
 	if (!text)
 		return answer_failure(conn, rq, (unsigned)status, reason, retry);
-	return answer(conn, rq, 200, text, len, "Content-Type", "text/plain; charset=utf-8",
-		      (const char *)NULL);
+	return answer(conn, rq, 200, text, len,
+		      HEADERS("Content-Type", "text/plain; charset=utf-8"));
 }
 
 /* ---- the request's way ---------------------------------------------------------------- */
@@ -495,8 +483,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
 		char *body = strdup("csampler answers GET only\n");
-		return body ? answer(conn, rq, 405, body, strlen(body), "Allow", "GET, HEAD",
-				     "Content-Type", "text/plain; charset=utf-8", (const char *)NULL)
+		return body ? answer(conn, rq, 405, body, strlen(body),
+				     HEADERS("Allow", "GET, HEAD",
+					     "Content-Type", "text/plain; charset=utf-8"))
 			    : MHD_NO;
 	}
 	if (srv->token &&
@@ -504,9 +493,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 							      MHD_HTTP_HEADER_AUTHORIZATION),
 				  srv->token, srv->token_len)) {
 		char *body = strdup("this server needs the header 'Authorization: Bearer TOKEN'\n");
-		return body ? answer(conn, rq, 401, body, strlen(body), "WWW-Authenticate",
-				     "Bearer realm=\"csampler\"", "Content-Type",
-				     "text/plain; charset=utf-8", (const char *)NULL)
+		return body ? answer(conn, rq, 401, body, strlen(body),
+				     HEADERS("WWW-Authenticate", "Bearer realm=\"csampler\"",
+					     "Content-Type", "text/plain; charset=utf-8"))
 			    : MHD_NO;
 	}
 	switch (serve_route(url)) {

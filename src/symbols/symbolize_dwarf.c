@@ -12,9 +12,28 @@
 #include "symbolize_internal.h"
 
 #include <dwarf.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* In the N elements of SIZE bytes at BASE, sorted by the uint64_t at
+ * KEY_OFF in each: the index of the first whose key is above KEY, or with
+ * AT_OR_ABOVE at or above it (N when none is). */
+static size_t sorted_search(const void *base, size_t n, size_t size, size_t key_off,
+			    uint64_t key, bool at_or_above)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+		memcpy(&k, (const char *)base + mid * size + key_off, sizeof k);
+		if (at_or_above ? k < key : k <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 static const char *die_string_attr(Dwarf_Die *die, unsigned attr)
 {
@@ -417,14 +436,8 @@ static const struct sym_entry *symtab_at(struct sym_module *m, uint64_t addr)
 {
 	if (!m->syms_built)
 		module_index_symbols(m);
-	size_t lo = 0, hi = m->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->syms[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_search(m->syms, m->nsyms, sizeof *m->syms,
+				  offsetof(struct sym_entry, addr), addr, true);
 	return lo < m->nsyms && m->syms[lo].addr == addr ? &m->syms[lo] : NULL;
 }
 
@@ -443,14 +456,8 @@ const char *sym_symtab_name(struct sym_module *m, uint64_t pc)
 {
 	if (!m->syms_built)
 		module_index_symbols(m);
-	size_t lo = 0, hi = m->nsyms;
-	while (lo < hi) { /* first symbol above pc */
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->syms[mid].addr <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_search(m->syms, m->nsyms, sizeof *m->syms,  /* first above pc */
+				  offsetof(struct sym_entry, addr), pc, false);
 	if (lo == 0)
 		return NULL;
 	for (size_t k = lo, steps = 0; k > 0 && steps < 32; k--, steps++) {
@@ -512,14 +519,8 @@ static int compare_ranges(const void *pa, const void *pb)
 static struct cu_index *cu_index_get(struct sym_module *m, Dwarf_Die *cu)
 {
 	uint64_t off = dwarf_dieoffset(cu);
-	size_t lo = 0, hi = m->ncus;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->cus[mid].cu_offset < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_search(m->cus, m->ncus, sizeof *m->cus,
+				  offsetof(struct cu_index, cu_offset), off, true);
 	if (lo < m->ncus && m->cus[lo].cu_offset == off)
 		return &m->cus[lo];
 	if (array_grow(&m->cus, &m->cus_cap, m->ncus + 1, sizeof *m->cus, 16) < 0)
@@ -536,14 +537,8 @@ static struct cu_index *cu_index_get(struct sym_module *m, Dwarf_Die *cu)
 /* The innermost function DIE of CI whose code contains PC (DWARF address). */
 static bool cu_index_find(const struct cu_index *ci, uint64_t pc, Dwarf_Die *out)
 {
-	size_t lo = 0, hi = ci->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ci->funcs[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_search(ci->funcs, ci->n, sizeof *ci->funcs,
+				  offsetof(struct func_range, lo), pc, false);
 	for (size_t k = lo, steps = 0; k > 0 && steps < 64; k--, steps++) {
 		const struct func_range *f = &ci->funcs[k - 1];
 		if (pc < f->hi) {
@@ -625,14 +620,8 @@ static Dwarf_Die *cu_by_ranges(struct sym_module *m, Dwarf *dw, uint64_t pc, Dwa
 {
 	if (!m->spans_built)
 		build_spans(m, dw);
-	size_t lo = 0, hi = m->nspans;
-	while (lo < hi) {   /* the first span starting after pc */
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->spans[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_search(m->spans, m->nspans, sizeof *m->spans,  /* first after pc */
+				  offsetof(struct cu_span, lo), pc, false);
 	if (lo == 0 || pc >= m->spans[lo - 1].hi)
 		return NULL;
 	return dwarf_offdie(dw, m->spans[lo - 1].die_offset, out);
