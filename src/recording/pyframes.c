@@ -1,0 +1,190 @@
+/* pyframes: see pyframes.h. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pyframes.h"
+#include "pylinetable.h"
+
+/* CPython 3.11 on x86-64 (measured with gdb on Debian's python3.11
+ * 3.11.2 and its debug information: offsetof of each field). */
+static const struct py_layout layout_3_11 = {
+	.major = 3, .minor = 11,
+	.runtime_interpreters_head = 40,
+	.interp_next = 0, .interp_threads_head = 16,
+	.tstate_next = 8, .tstate_native_thread_id = 160, .tstate_cframe = 56,
+	.cframe_current_frame = 8,
+	.frame_code = 32, .frame_previous = 48, .frame_prev_instr = 56, .frame_is_entry = 68,
+	.code_qualname = 128, .code_filename = 112, .code_firstlineno = 72, .code_linetable = 136,
+	.code_code_adaptive = 184,
+	.object_type = 8, .type_name = 24,
+	.bytes_size = 16, .bytes_data = 32,
+	.ascii_length = 16, .ascii_state = 32, .ascii_data = 48, .compact_data = 72,
+};
+
+/* A frame chain longer than this is taken for a loop. */
+#define MAX_CHAIN 4096
+
+const struct py_layout *pyframes_layout(unsigned major, unsigned minor)
+{
+	return major == 3 && minor == 11 ? &layout_3_11 : NULL;
+}
+
+static int read_u64(pyframes_read_fn read, void *ctx, uint64_t addr, uint64_t *out)
+{
+	return addr ? read(ctx, addr, out, sizeof *out) : -1;
+}
+
+/* The thread state of TID among RUNTIME's interpreters: its address, or 0. */
+static uint64_t find_thread(const struct py_layout *l, pyframes_read_fn read, void *ctx,
+			    uint64_t runtime, pid_t tid)
+{
+	uint64_t interp;
+	if (read_u64(read, ctx, runtime + l->runtime_interpreters_head, &interp) < 0)
+		return 0;
+	unsigned looked = 0;
+	for (unsigned ni = 0; interp && ni < PYFRAMES_MAX_INTERPRETERS; ni++) {
+		uint64_t ts;
+		if (read_u64(read, ctx, interp + l->interp_threads_head, &ts) < 0)
+			return 0;
+		for (; ts && looked < PYFRAMES_MAX_THREADS; looked++) {
+			uint64_t id;
+			if (read_u64(read, ctx, ts + l->tstate_native_thread_id, &id) < 0)
+				break;
+			if (id == (uint64_t)tid)
+				return ts;
+			if (read_u64(read, ctx, ts + l->tstate_next, &ts) < 0)
+				break;
+		}
+		if (read_u64(read, ctx, interp + l->interp_next, &interp) < 0)
+			return 0;
+	}
+	return 0;
+}
+
+int pyframes_thread(const struct py_layout *l, pyframes_read_fn read, void *ctx, uint64_t runtime,
+		    pid_t tid, struct py_frame *out, size_t max, bool *cut)
+{
+	*cut = false;
+	uint64_t ts = find_thread(l, read, ctx, runtime, tid);
+	if (!ts)
+		return -1;
+	uint64_t cframe, frame;
+	if (read_u64(read, ctx, ts + l->tstate_cframe, &cframe) < 0 ||
+	    read_u64(read, ctx, cframe + l->cframe_current_frame, &frame) < 0) {
+		*cut = true;
+		return 0;
+	}
+	size_t n = 0;
+	for (unsigned steps = 0; frame; steps++) {
+		if (n == max || steps == MAX_CHAIN) {
+			*cut = true;
+			break;
+		}
+		uint64_t code, prev_instr, previous;
+		uint8_t entry;
+		if (read_u64(read, ctx, frame + l->frame_code, &code) < 0 ||
+		    read_u64(read, ctx, frame + l->frame_prev_instr, &prev_instr) < 0 ||
+		    read_u64(read, ctx, frame + l->frame_previous, &previous) < 0 ||
+		    read(ctx, frame + l->frame_is_entry, &entry, 1) < 0) {
+			*cut = true;
+			break;
+		}
+		/* prev_instr points at the last code unit run, or one before the
+		 * first (-1: the frame has not started) */
+		uint64_t first = code + l->code_code_adaptive;
+		uint64_t unit = prev_instr >= first ? (prev_instr - first) / 2 : 0;
+		out[n++] = (struct py_frame){ .code = code, .unit = unit > UINT32_MAX ? UINT32_MAX
+											: (uint32_t)unit,
+					      .entry = entry != 0 };
+		/* a frame that names itself (or an earlier one, beyond MAX_CHAIN)
+		 * ends the chain */
+		if (previous == frame) {
+			*cut = true;
+			break;
+		}
+		frame = previous;
+	}
+	return (int)n;
+}
+
+/* Append the code point C to OUT (of SIZE, at *N, NUL kept) as UTF-8;
+ * false when it does not fit. */
+static bool put_utf8(char *out, size_t size, size_t *n, uint32_t c)
+{
+	char b[4];
+	size_t k = c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+	if (k == 1) {
+		b[0] = (char)c;
+	} else if (k == 2) {
+		b[0] = (char)(0xc0 | (c >> 6));
+		b[1] = (char)(0x80 | (c & 0x3f));
+	} else {
+		b[0] = (char)(0xe0 | (c >> 12));
+		b[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		b[2] = (char)(0x80 | (c & 0x3f));
+	}
+	if (*n + k >= size)
+		return false;
+	memcpy(out + *n, b, k);
+	*n += k;
+	return true;
+}
+
+/* The str object at ADDR into OUT (UTF-8, at most SIZE - 1 bytes: longer
+ * ones are cut at a character). A compact ASCII or 1-byte (Latin-1) string
+ * only; 0, or -1. */
+static int read_string(const struct py_layout *l, pyframes_read_fn read, void *ctx,
+		       uint64_t addr, char *out, size_t size)
+{
+	uint64_t length;
+	uint32_t state;
+	out[0] = '\0';
+	if (read_u64(read, ctx, addr + l->ascii_length, &length) < 0 ||
+	    read(ctx, addr + l->ascii_state, &state, sizeof state) < 0)
+		return -1;
+	unsigned kind = (state >> 2) & 7u, compact = (state >> 5) & 1u, ascii = (state >> 6) & 1u;
+	if (!compact || kind != 1)
+		return -1;
+	uint8_t raw[PYFRAMES_MAX_STRING];
+	size_t take = length < sizeof raw ? (size_t)length : sizeof raw;
+	if (take && read(ctx, addr + (ascii ? l->ascii_data : l->compact_data), raw, take) < 0)
+		return -1;
+	size_t n = 0;
+	for (size_t i = 0; i < take && put_utf8(out, size, &n, raw[i] ? raw[i] : '?'); i++)
+		;
+	out[n] = '\0';
+	return 0;
+}
+
+int pyframes_code(const struct py_layout *l, pyframes_read_fn read, void *ctx, uint64_t code,
+		  uint32_t unit, struct py_code *out, int *line)
+{
+	uint64_t type, name_ptr, qualname, filename, linetable;
+	char type_name[8];
+	int32_t first_line;
+	memset(out, 0, sizeof *out);
+	*line = PYLINE_BAD;
+	if (read_u64(read, ctx, code + l->object_type, &type) < 0 ||
+	    read_u64(read, ctx, type + l->type_name, &name_ptr) < 0 ||
+	    read(ctx, name_ptr, type_name, 5) < 0 || memcmp(type_name, "code", 5) != 0)
+		return -1;
+	if (read_u64(read, ctx, code + l->code_qualname, &qualname) < 0 ||
+	    read_u64(read, ctx, code + l->code_filename, &filename) < 0 ||
+	    read_u64(read, ctx, code + l->code_linetable, &linetable) < 0 ||
+	    read(ctx, code + l->code_firstlineno, &first_line, sizeof first_line) < 0 ||
+	    read_string(l, read, ctx, qualname, out->qualname, sizeof out->qualname) < 0 ||
+	    read_string(l, read, ctx, filename, out->filename, sizeof out->filename) < 0)
+		return -1;
+	out->first_line = first_line;
+	int64_t size;
+	if (read(ctx, linetable + l->bytes_size, &size, sizeof size) < 0 || size < 0 ||
+	    size > PYFRAMES_MAX_LINETABLE)
+		return 0;    /* a code object without a readable line table: no line */
+	uint8_t *table = malloc(size ? (size_t)size : 1);
+	if (table && (size == 0 || read(ctx, linetable + l->bytes_data, table, (size_t)size) == 0))
+		*line = pylinetable_line(table, (size_t)size, first_line, unit);
+	free(table);
+	return 0;
+}

@@ -1,0 +1,81 @@
+/* pyframes: a CPython thread's chain of interpreter frames, read from the
+ * target's memory through the caller's reader (issue 33's Python frames;
+ * the second room after pylinetable, not yet on a sample's path).
+ *
+ * From the interpreter's runtime state (the address of _PyRuntime) it
+ * walks the interpreters' thread states to the one of a thread id
+ * (native_thread_id), then that thread's frames from its current frame
+ * through each frame's previous one: per frame, its code object and the
+ * code unit it last ran (prev_instr), and whether C entered the evaluation
+ * loop there (is_entry: where the native stack has one
+ * _PyEval_EvalFrameDefault). A code object is read for its qualified name,
+ * file name, first line and line table; its type must name itself "code".
+ *
+ * Layouts are per interpreter version (pyframes_layout): the offsets of
+ * CPython 3.11 on x86-64, as Debian's python3.11 (3.11.2) debug
+ * information gives them. Everything read is the target's: every list and
+ * chain is bounded (PYFRAMES_MAX_* ), a chain that loops or leaves readable
+ * memory ends the read with *CUT set, strings are copied bounded and
+ * checked (compact ASCII or Latin-1 objects only), and nothing read is
+ * trusted as a length before it is bounded. Pure but for the reader;
+ * fuzzed on random memory images (fuzz_pyframes). */
+#ifndef CSAMPLER_PYFRAMES_H
+#define CSAMPLER_PYFRAMES_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PYFRAMES_MAX_THREADS 4096   /* thread states looked at, all interpreters */
+#define PYFRAMES_MAX_INTERPRETERS 64
+#define PYFRAMES_MAX_STRING 256     /* bytes of a name or file name kept */
+#define PYFRAMES_MAX_LINETABLE 65536 /* bytes of a line table read */
+
+/* The offsets a read needs (bytes). */
+struct py_layout {
+	unsigned major, minor;
+	size_t runtime_interpreters_head;
+	size_t interp_next, interp_threads_head;
+	size_t tstate_next, tstate_native_thread_id, tstate_cframe;
+	size_t cframe_current_frame;
+	size_t frame_code, frame_previous, frame_prev_instr, frame_is_entry;
+	size_t code_qualname, code_filename, code_firstlineno, code_linetable,
+		code_code_adaptive;
+	size_t object_type, type_name;
+	size_t bytes_size, bytes_data;
+	size_t ascii_length, ascii_state, ascii_data, compact_data;
+};
+
+/* The layout of CPython MAJOR.MINOR, or NULL when csampler knows none. */
+const struct py_layout *pyframes_layout(unsigned major, unsigned minor);
+
+/* Read LEN bytes at ADDR of the target into BUF: 0, or -1. */
+typedef int (*pyframes_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+
+struct py_frame {
+	uint64_t code;                  /* the code object's address */
+	uint32_t unit;                  /* the code unit last run (its line: pylinetable) */
+	bool entry;                     /* C entered the evaluation loop here */
+};
+
+/* Thread TID's frames, innermost first, at most MAX into OUT: their number
+ * (0: TID has a thread state and no frame), or -1 when no thread state of
+ * RUNTIME names TID (or the runtime cannot be read). *CUT: the chain was
+ * ended early (it looped, left readable memory or had more than MAX). */
+int pyframes_thread(const struct py_layout *l, pyframes_read_fn read, void *ctx, uint64_t runtime,
+		    pid_t tid, struct py_frame *out, size_t max, bool *cut);
+
+/* What the code object CODE is. */
+struct py_code {
+	char qualname[PYFRAMES_MAX_STRING];  /* UTF-8, raw (writers escape) */
+	char filename[PYFRAMES_MAX_STRING];
+	int first_line;
+};
+
+/* Read code object CODE into OUT, and the line of its code unit UNIT into
+ * *LINE (a line, or pylinetable's PYLINE_NONE or PYLINE_BAD). 0, or -1 if
+ * CODE is not a readable code object. */
+int pyframes_code(const struct py_layout *l, pyframes_read_fn read, void *ctx, uint64_t code,
+		  uint32_t unit, struct py_code *out, int *line);
+
+#endif

@@ -1,0 +1,65 @@
+/* libFuzzer harness for pyframes (CPython's frame chains, read from a
+ * target's memory, all of it the target's). The input is a memory image
+ * mapped at a fixed address (reads outside it fail) whose first 8 bytes
+ * are also the runtime's address and the next 4 a thread id; the chain of
+ * that thread is read with 3.11's layout, and each frame's code object
+ * with it. The read must end (loops are cut), stay within the frames
+ * asked for, and make names that are NUL-terminated within their size.
+ * Built and run by make fuzz; replayed over corpus/pyframes/ by make
+ * check. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pyframes.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define IMAGE_BASE 0x10000ull
+
+struct image {
+	const uint8_t *bytes;
+	size_t len;
+};
+
+static int read_image(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct image *im = ctx;
+	if (addr < IMAGE_BASE || addr - IMAGE_BASE > im->len || len > im->len - (addr - IMAGE_BASE))
+		return -1;
+	memcpy(buf, im->bytes + (addr - IMAGE_BASE), len);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 12)
+		return 0;
+	uint8_t *copy = malloc(size);
+	if (!copy)
+		return 0;
+	memcpy(copy, data, size);
+	struct image im = { copy, size };
+	uint64_t runtime;
+	int32_t tid;
+	memcpy(&runtime, copy, 8);
+	memcpy(&tid, copy + 8, 4);
+	runtime = IMAGE_BASE + runtime % size;   /* mostly inside the image */
+	const struct py_layout *l = pyframes_layout(3, 11);
+	struct py_frame frames[16];
+	bool cut;
+	int n = pyframes_thread(l, read_image, &im, runtime, tid, frames, 16, &cut);
+	if (n > 16 || n < -1)
+		abort();
+	for (int i = 0; i < n; i++) {
+		struct py_code c;
+		int line;
+		if (pyframes_code(l, read_image, &im, frames[i].code, frames[i].unit, &c, &line) == 0 &&
+		    (!memchr(c.qualname, 0, sizeof c.qualname) || !memchr(c.filename, 0, sizeof c.filename)))
+			abort();
+	}
+	free(copy);
+	return 0;
+}
