@@ -25,6 +25,8 @@ static const struct py_layout layout_3_11 = {
 
 /* A frame chain longer than this is taken for a loop. */
 #define MAX_CHAIN 4096
+/* The most bytes of a frame read (its fields all lie within them). */
+#define FRAME_READ_MAX 128
 
 const struct py_layout *pyframes_layout(unsigned major, unsigned minor)
 {
@@ -76,21 +78,28 @@ int pyframes_thread(const struct py_layout *l, pyframes_read_fn read, void *ctx,
 		*cut = true;
 		return 0;
 	}
+	size_t span = l->frame_is_entry + 1;
+	size_t ends[] = { l->frame_code + 8, l->frame_prev_instr + 8, l->frame_previous + 8 };
+	for (size_t i = 0; i < sizeof ends / sizeof *ends; i++)
+		span = ends[i] > span ? ends[i] : span;
 	size_t n = 0;
 	for (unsigned steps = 0; frame; steps++) {
 		if (n == max || steps == MAX_CHAIN) {
 			*cut = true;
 			break;
 		}
+		/* the frame's fields in one read (a read of the target is a
+		 * system call: one per frame, not four) */
+		uint8_t fb[FRAME_READ_MAX];
 		uint64_t code, prev_instr, previous;
-		uint8_t entry;
-		if (read_u64(read, ctx, frame + l->frame_code, &code) < 0 ||
-		    read_u64(read, ctx, frame + l->frame_prev_instr, &prev_instr) < 0 ||
-		    read_u64(read, ctx, frame + l->frame_previous, &previous) < 0 ||
-		    read(ctx, frame + l->frame_is_entry, &entry, 1) < 0) {
+		if (span > sizeof fb || read(ctx, frame, fb, span) < 0) {
 			*cut = true;
 			break;
 		}
+		memcpy(&code, fb + l->frame_code, sizeof code);
+		memcpy(&prev_instr, fb + l->frame_prev_instr, sizeof prev_instr);
+		memcpy(&previous, fb + l->frame_previous, sizeof previous);
+		uint8_t entry = fb[l->frame_is_entry];
 		/* prev_instr points at the last code unit run, or one before the
 		 * first (-1: the frame has not started) */
 		uint64_t first = code + l->code_code_adaptive;
