@@ -8,7 +8,7 @@ function __fish_csampler_print_command
     set -e tokens[1]
     argparse -s 'p/pid=' 't/tid=+' 'i/input=+' diff 'd/duration=' 'F/rate=' 'o/output=+' 'f/format=' \
         idle threads 'thread-group=+' 'label=+' children 'max-depth=' 'max-stacks=' \
-        'stack-window=' 'attach-mode=' 'backend=' 'realtime=?' no-inline addresses \
+        'stack-window=' 'attach-mode=' 'backend=' 'realtime=?' no-inline no-python addresses \
         annotate 'interval=' 'serve=' 'serve-token-file=' 'serve-max-seconds=' dump top \
         q/quiet v/verbose h/help V/version -- $tokens 2>/dev/null
     or return 1
@@ -57,6 +57,7 @@ complete $opt -l threads -d 'A root frame NAME-TID on every stack'
 complete $opt -l thread-group -x -d 'Merge threads matching REGEX as NAME (REGEX=NAME)'
 complete $opt -l label -x -d 'A label on every sample (KEY=VALUE)'
 complete $opt -l no-inline -d 'Do not show inlined functions as frames'
+complete $opt -l no-python -d 'Do not read CPython frames: show the interpreter C functions'
 complete $opt -l addresses -d 'Keep raw addresses, do not symbolize'
 complete $opt -l annotate -d 'Folded output: mark inline _[i] and JIT _[j] frames'
 # Serving

@@ -19,6 +19,17 @@
 #define ADDR_TAG_SHIFT 57
 #define ADDR_TAG_MASK (UINT64_C(0x3f) << ADDR_TAG_SHIFT)
 
+/* Bit 56, above any user address too: a Python frame (pynames.h), its id
+ * in bits 0-31, never with the activation bit or a tag: looked up as it
+ * is. */
+#define ADDR_PYTHON (UINT64_C(1) << 56)
+static inline bool addr_is_python(uint64_t a)
+{
+	return (a & (ADDR_PYTHON | ADDR_ACTIVATION | ADDR_TAG_MASK)) == ADDR_PYTHON;
+}
+static inline uint64_t addr_python(uint32_t id) { return ADDR_PYTHON | id; }
+static inline uint32_t addr_python_id(uint64_t a) { return (uint32_t)a; }
+
 static inline uint64_t addr_value(uint64_t a) { return a & ~(ADDR_ACTIVATION | ADDR_TAG_MASK); }
 static inline unsigned addr_tag(uint64_t a) { return (unsigned)((a & ADDR_TAG_MASK) >> ADDR_TAG_SHIFT); }
 static inline uint64_t addr_with_tag(uint64_t a, unsigned tag)
@@ -29,7 +40,7 @@ static inline bool addr_is_activation(uint64_t a) { return (a & ADDR_ACTIVATION)
 /* The address to look up in line tables and symbol tables. */
 static inline uint64_t addr_lookup_pc(uint64_t a)
 {
-	return addr_is_activation(a) ? addr_value(a) : addr_value(a) - 1;
+	return addr_is_activation(a) || addr_is_python(a) ? addr_value(a) : addr_value(a) - 1;
 }
 
 #endif

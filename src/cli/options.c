@@ -50,6 +50,7 @@ enum {
 	OPT_ATTACH_MODE,
 	OPT_REALTIME,
 	OPT_NO_INLINE,
+	OPT_NO_PYTHON,
 	OPT_ADDRESSES,
 	OPT_ANNOTATE,
 	OPT_DUMP,
@@ -85,6 +86,7 @@ static const struct option long_options[] = {
 	{ "backend",      required_argument, NULL, OPT_BACKEND },
 	{ "realtime",     optional_argument, NULL, OPT_REALTIME },
 	{ "no-inline",    no_argument,       NULL, OPT_NO_INLINE },
+	{ "no-python",    no_argument,       NULL, OPT_NO_PYTHON },
 	{ "addresses",    no_argument,       NULL, OPT_ADDRESSES },
 	{ "annotate",     no_argument,       NULL, OPT_ANNOTATE },
 	{ "dump",         no_argument,       NULL, OPT_DUMP },
@@ -362,6 +364,7 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 	case OPT_THREADS:   o->threads = true; break;
 	case OPT_CHILDREN:  o->children = true; break;
 	case OPT_NO_INLINE: o->no_inline = true; break;
+	case OPT_NO_PYTHON: o->no_python = true; break;
 	case OPT_ADDRESSES: o->addresses = true; break;
 	case OPT_ANNOTATE:  o->annotate = true; break;
 	case OPT_DUMP:      g->dump = true; break;

@@ -56,6 +56,7 @@ struct options {
 	size_t noutputs;                /* 0 = the default file (set by profiler) */
 	enum output_format format;      /* -f, or FORMAT_AUTO */
 	bool idle, threads, children, quiet, annotate, no_inline, addresses;
+	bool no_python;                 /* --no-python: CPython's frames not read */
 	int verbose;
 	struct thread_group groups[OPTIONS_MAX_GROUPS];
 	size_t ngroups;

@@ -241,7 +241,11 @@ static unsigned print_address(struct printer *pr, uint64_t addr, unsigned frame_
 	}
 	for (size_t i = 0; i < r.n; i++) {
 		const struct symbol_frame *f = &r.frames[i];
-		fprintf(out, "#%-2u 0x%016llx in ", frame_no++, (unsigned long long)addr_value(addr));
+		if (addr_is_python(addr))   /* (no address: a Python frame) */
+			fprintf(out, "#%-2u %18s in ", frame_no++, "(python)");
+		else
+			fprintf(out, "#%-2u 0x%016llx in ", frame_no++,
+				(unsigned long long)addr_value(addr));
 		put_escaped(out, f->function ? f->function : "??", &pr->buf, &pr->bufsz);
 		if (f->file) {
 			fputs(" (", out);
@@ -254,7 +258,7 @@ static unsigned print_address(struct printer *pr, uint64_t addr, unsigned frame_
 			fputs(" [inlined]", out);
 		if (f->jit)
 			fputs(" [jit]", out);
-		if (have_mod) {
+		if (have_mod && !addr_is_python(addr)) {
 			fputs(" [", out);
 			put_escaped(out, mod->path, &pr->buf, &pr->bufsz);
 			fputc(']', out);
@@ -262,6 +266,34 @@ static unsigned print_address(struct printer *pr, uint64_t addr, unsigned frame_
 		fputc('\n', out);
 	}
 	return frame_no;
+}
+
+/* The Python frames among ADDRS[DEPTH] as the interpreter prints a
+ * traceback: outermost first, the most recent call last. */
+static void print_python(struct printer *pr, const uint64_t *addrs, unsigned depth)
+{
+	bool any = false;
+	for (unsigned i = depth; i-- > 0;) {
+		struct symcache_result r;
+		if (!addr_is_python(addrs[i]) ||
+		    symcache_lookup(pr->symbols, pr->pid, addrs[i], &r) < 0 || r.n == 0)
+			continue;
+		const struct symbol_frame *f = &r.frames[0];
+		if (!any)
+			fputs("Python stack (most recent call last):\n", pr->out);
+		any = true;
+		if (!f->file) {    /* (the mark of a cut chain) */
+			fputs("  ", pr->out);
+			put_escaped(pr->out, f->function, &pr->buf, &pr->bufsz);
+			fputc('\n', pr->out);
+			continue;
+		}
+		fputs("  File \"", pr->out);
+		put_escaped(pr->out, f->file, &pr->buf, &pr->bufsz);
+		fprintf(pr->out, "\", line %d, in ", f->line);
+		put_escaped(pr->out, f->function, &pr->buf, &pr->bufsz);
+		fputc('\n', pr->out);
+	}
 }
 
 static void print_thread(struct printer *pr, struct unwinder *u, pid_t pid,
@@ -283,6 +315,7 @@ static void print_thread(struct printer *pr, struct unwinder *u, pid_t pid,
 		frame_no = print_address(pr, addrs[i], frame_no);
 	if (r != UNWIND_OK)
 		fprintf(pr->out, "    (unwinding stopped: %s)\n", unwind_result_name(r));
+	print_python(pr, addrs, depth);
 }
 
 static void print_process_line(FILE *out, pid_t pid, size_t nthreads, char **buf, size_t *bufsz)
@@ -395,7 +428,7 @@ static int snapshot_prepare(struct dump *d, struct target *t)
 		warn_errno("cannot read the mappings of pid %d", (int)o->pid);
 	if (d->pm)
 		procmaps_load_perf_map(d->pm);
-	d->u = d->pm ? unwind_new(d->pm, o->max_depth) : NULL;
+	d->u = d->pm ? unwind_new(d->pm, o->max_depth, o->python) : NULL;
 	const struct target_thread *tl;
 	size_t n = target_threads(t, &tl);
 	d->threads = calloc(n ? n : 1, sizeof *d->threads);

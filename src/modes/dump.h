@@ -22,6 +22,7 @@ struct dump_config {
 	unsigned max_depth;
 	size_t stack_window;            /* bytes copied of each stopped thread's stack */
 	bool no_inline, addresses;      /* symbolization: as a profile's */
+	bool python;                    /* CPython's frames read (--no-python: not) */
 	int verbose;
 };
 

@@ -632,7 +632,8 @@ static int take_stop_signals(sigset_t *old)
 
 static int server_setup(struct server *srv)
 {
-	struct recorder_config rc = { .max_depth = srv->opt->max_depth, .verbose = srv->opt->verbose };
+	struct recorder_config rc = { .max_depth = srv->opt->max_depth, .python = !srv->opt->no_python,
+				      .verbose = srv->opt->verbose };
 	struct symbolize_options so = { .no_inline = srv->opt->no_inline,
 					.addresses_only = srv->opt->addresses };
 	srv->recorder = recorder_new(NULL, &rc);

@@ -45,6 +45,7 @@
 #include "array.h"
 #include "procfs.h"
 #include "procmaps_internal.h"
+#include "pynames.h"
 
 /* ---- life ----------------------------------------------------------------- */
 
@@ -211,6 +212,8 @@ void procmaps_trim(struct procmaps *pm)
 	free(pm->scratch);
 	release_vdso(pm);
 	free(pm->jit);
+	pynames_free(pm->python);
+	pm->python = NULL;
 	pm->files = NULL;
 	pm->all = pm->cur = NULL;
 	pm->maxend = NULL;
@@ -219,6 +222,18 @@ void procmaps_trim(struct procmaps *pm)
 	pm->nfiles = pm->filescap = pm->n = pm->cap = pm->ncur = pm->curcap = 0;
 	pm->njit = pm->jitcap = pm->bufcap = pm->buflen = 0;
 	pm->generation++;
+}
+
+struct pynames *procmaps_python_names(struct procmaps *pm)
+{
+	if (!pm->python)
+		pm->python = pynames_new();
+	return pm->python;
+}
+
+const struct pynames *procmaps_python(const struct procmaps *pm)
+{
+	return pm->python;
 }
 
 void procmaps_free(struct procmaps *pm)

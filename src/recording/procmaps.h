@@ -141,4 +141,12 @@ size_t procmaps_load_perf_map(struct procmaps *pm);
 /* The JIT symbol covering ADDR, or NULL. */
 const struct procmaps_jit_symbol *procmaps_find_jit(const struct procmaps *pm, uint64_t addr);
 
+/* The names of the process's Python frames (pynames.h: what an
+ * addr_python address of it means), made at the first call, kept past
+ * its end for the symbols; NULL out of memory. procmaps_python: NULL
+ * while none was made. */
+struct pynames;
+struct pynames *procmaps_python_names(struct procmaps *pm);
+const struct pynames *procmaps_python(const struct procmaps *pm);
+
 #endif

@@ -106,6 +106,7 @@ struct procmaps {
 	struct jit_entry *jit;
 	size_t njit, jitcap;
 	uint64_t jit_seq;
+	struct pynames *python;         /* its Python frames' names, or NULL */
 };
 
 /* PATH opened under ROOT_FD (resolved as if ROOT_FD were /), read-only

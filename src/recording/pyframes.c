@@ -14,6 +14,7 @@ static const struct py_layout layout_3_11 = {
 	.runtime_interpreters_head = 40,
 	.interp_next = 0, .interp_threads_head = 16,
 	.tstate_next = 8, .tstate_native_thread_id = 160, .tstate_cframe = 56,
+	.tstate_datastack_chunk = 0x128, .tstate_datastack_top = 0x130, .chunk_data = 0x18,
 	.cframe_current_frame = 8,
 	.frame_code = 32, .frame_previous = 48, .frame_prev_instr = 56, .frame_is_entry = 68,
 	.code_qualname = 128, .code_filename = 112, .code_firstlineno = 72, .code_linetable = 136,
@@ -38,9 +39,30 @@ static int read_u64(pyframes_read_fn read, void *ctx, uint64_t addr, uint64_t *o
 	return addr ? read(ctx, addr, out, sizeof *out) : -1;
 }
 
-/* The thread state of TID among RUNTIME's interpreters: its address, or 0. */
-static uint64_t find_thread(const struct py_layout *l, pyframes_read_fn read, void *ctx,
-			    uint64_t runtime, pid_t tid)
+static size_t span_of(const size_t *ends, size_t n)
+{
+	size_t span = 0;
+	for (size_t i = 0; i < n; i++)
+		span = ends[i] > span ? ends[i] : span;
+	return span;
+}
+
+size_t pyframes_tstate_span(const struct py_layout *l)
+{
+	size_t ends[] = { l->tstate_next + 8, l->tstate_native_thread_id + 8, l->tstate_cframe + 8,
+			  l->tstate_datastack_chunk + 8, l->tstate_datastack_top + 8 };
+	return span_of(ends, sizeof ends / sizeof *ends);
+}
+
+size_t pyframes_code_span(const struct py_layout *l)
+{
+	size_t ends[] = { l->object_type + 8, l->code_qualname + 8, l->code_filename + 8,
+			  l->code_firstlineno + 4, l->code_linetable + 8 };
+	return span_of(ends, sizeof ends / sizeof *ends);
+}
+
+uint64_t pyframes_find_tstate(const struct py_layout *l, pyframes_read_fn read, void *ctx,
+			      uint64_t runtime, pid_t tid)
 {
 	uint64_t interp;
 	if (read_u64(read, ctx, runtime + l->runtime_interpreters_head, &interp) < 0)
@@ -69,19 +91,25 @@ int pyframes_thread(const struct py_layout *l, pyframes_read_fn read, void *ctx,
 		    pid_t tid, struct py_frame *out, size_t max, bool *cut)
 {
 	*cut = false;
-	uint64_t ts = find_thread(l, read, ctx, runtime, tid);
-	if (!ts)
+	uint64_t ts = pyframes_find_tstate(l, read, ctx, runtime, tid);
+	return ts ? pyframes_chain(l, read, ctx, ts, tid, out, max, cut) : -1;
+}
+
+int pyframes_chain(const struct py_layout *l, pyframes_read_fn read, void *ctx, uint64_t ts,
+		   pid_t tid, struct py_frame *out, size_t max, bool *cut)
+{
+	*cut = false;
+	uint64_t id, cframe, frame;
+	if (read_u64(read, ctx, ts + l->tstate_native_thread_id, &id) < 0 || id != (uint64_t)tid)
 		return -1;
-	uint64_t cframe, frame;
 	if (read_u64(read, ctx, ts + l->tstate_cframe, &cframe) < 0 ||
 	    read_u64(read, ctx, cframe + l->cframe_current_frame, &frame) < 0) {
 		*cut = true;
 		return 0;
 	}
-	size_t span = l->frame_is_entry + 1;
-	size_t ends[] = { l->frame_code + 8, l->frame_prev_instr + 8, l->frame_previous + 8 };
-	for (size_t i = 0; i < sizeof ends / sizeof *ends; i++)
-		span = ends[i] > span ? ends[i] : span;
+	size_t ends[] = { l->frame_is_entry + 1, l->frame_code + 8, l->frame_prev_instr + 8,
+			  l->frame_previous + 8 };
+	size_t span = span_of(ends, sizeof ends / sizeof *ends);
 	size_t n = 0;
 	for (unsigned steps = 0; frame; steps++) {
 		if (n == max || steps == MAX_CHAIN) {
@@ -167,33 +195,64 @@ static int read_string(const struct py_layout *l, pyframes_read_fn read, void *c
 	return 0;
 }
 
+void pyframes_code_header(const struct py_layout *l, const uint8_t *bytes,
+			  struct py_code_header *out)
+{
+	memcpy(&out->type, bytes + l->object_type, sizeof out->type);
+	memcpy(&out->qualname, bytes + l->code_qualname, sizeof out->qualname);
+	memcpy(&out->filename, bytes + l->code_filename, sizeof out->filename);
+	memcpy(&out->linetable, bytes + l->code_linetable, sizeof out->linetable);
+	memcpy(&out->first_line, bytes + l->code_firstlineno, sizeof out->first_line);
+}
+
+#define CODE_SPAN_MAX 256
+
+int pyframes_code_table(const struct py_layout *l, pyframes_read_fn read, void *ctx, uint64_t code,
+			struct py_code *out, struct py_code_header *h, uint8_t **table,
+			size_t *len)
+{
+	uint8_t bytes[CODE_SPAN_MAX];
+	uint64_t name_ptr;
+	char type_name[8];
+	size_t span = pyframes_code_span(l);
+	memset(out, 0, sizeof *out);
+	*table = NULL;
+	*len = 0;
+	if (!code || span > sizeof bytes || read(ctx, code, bytes, span) < 0)
+		return -1;
+	pyframes_code_header(l, bytes, h);
+	if (read_u64(read, ctx, h->type + l->type_name, &name_ptr) < 0 ||
+	    read(ctx, name_ptr, type_name, 5) < 0 || memcmp(type_name, "code", 5) != 0)
+		return -1;
+	if (read_string(l, read, ctx, h->qualname, out->qualname, sizeof out->qualname) < 0 ||
+	    read_string(l, read, ctx, h->filename, out->filename, sizeof out->filename) < 0)
+		return -1;
+	out->first_line = h->first_line;
+	int64_t size;
+	if (read(ctx, h->linetable + l->bytes_size, &size, sizeof size) < 0 || size < 0 ||
+	    size > PYFRAMES_MAX_LINETABLE)
+		return 0;    /* a code object without a readable line table: no line */
+	uint8_t *t = malloc(size ? (size_t)size : 1);
+	if (t && (size == 0 || read(ctx, h->linetable + l->bytes_data, t, (size_t)size) == 0)) {
+		*table = t;
+		*len = (size_t)size;
+	} else {
+		free(t);
+	}
+	return 0;
+}
+
 int pyframes_code(const struct py_layout *l, pyframes_read_fn read, void *ctx, uint64_t code,
 		  uint32_t unit, struct py_code *out, int *line)
 {
-	uint64_t type, name_ptr, qualname, filename, linetable;
-	char type_name[8];
-	int32_t first_line;
-	memset(out, 0, sizeof *out);
+	struct py_code_header h;
+	uint8_t *table;
+	size_t len;
 	*line = PYLINE_BAD;
-	if (read_u64(read, ctx, code + l->object_type, &type) < 0 ||
-	    read_u64(read, ctx, type + l->type_name, &name_ptr) < 0 ||
-	    read(ctx, name_ptr, type_name, 5) < 0 || memcmp(type_name, "code", 5) != 0)
+	if (pyframes_code_table(l, read, ctx, code, out, &h, &table, &len) < 0)
 		return -1;
-	if (read_u64(read, ctx, code + l->code_qualname, &qualname) < 0 ||
-	    read_u64(read, ctx, code + l->code_filename, &filename) < 0 ||
-	    read_u64(read, ctx, code + l->code_linetable, &linetable) < 0 ||
-	    read(ctx, code + l->code_firstlineno, &first_line, sizeof first_line) < 0 ||
-	    read_string(l, read, ctx, qualname, out->qualname, sizeof out->qualname) < 0 ||
-	    read_string(l, read, ctx, filename, out->filename, sizeof out->filename) < 0)
-		return -1;
-	out->first_line = first_line;
-	int64_t size;
-	if (read(ctx, linetable + l->bytes_size, &size, sizeof size) < 0 || size < 0 ||
-	    size > PYFRAMES_MAX_LINETABLE)
-		return 0;    /* a code object without a readable line table: no line */
-	uint8_t *table = malloc(size ? (size_t)size : 1);
-	if (table && (size == 0 || read(ctx, linetable + l->bytes_data, table, (size_t)size) == 0))
-		*line = pylinetable_line(table, (size_t)size, first_line, unit);
+	if (table)
+		*line = pylinetable_line(table, len, out->first_line, unit);
 	free(table);
 	return 0;
 }

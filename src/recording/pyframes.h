@@ -37,6 +37,8 @@ struct py_layout {
 	size_t runtime_interpreters_head;
 	size_t interp_next, interp_threads_head;
 	size_t tstate_next, tstate_native_thread_id, tstate_cframe;
+	size_t tstate_datastack_chunk, tstate_datastack_top;  /* where its frames live */
+	size_t chunk_data;              /* a data stack chunk's first frame */
 	size_t cframe_current_frame;
 	size_t frame_code, frame_previous, frame_prev_instr, frame_is_entry;
 	size_t code_qualname, code_filename, code_firstlineno, code_linetable,
@@ -58,12 +60,31 @@ struct py_frame {
 	bool entry;                     /* C entered the evaluation loop here */
 };
 
-/* Thread TID's frames, innermost first, at most MAX into OUT: their number
- * (0: TID has a thread state and no frame), or -1 when no thread state of
- * RUNTIME names TID (or the runtime cannot be read). *CUT: the chain was
- * ended early (it looped, left readable memory or had more than MAX). */
+/* The thread state of RUNTIME's interpreters whose native_thread_id is
+ * TID: its address, or 0 (none, or the runtime cannot be read). Walks at
+ * most PYFRAMES_MAX_THREADS thread states: a caller keeps what it found. */
+uint64_t pyframes_find_tstate(const struct py_layout *l, pyframes_read_fn read, void *ctx,
+			      uint64_t runtime, pid_t tid);
+
+/* The frames of thread state TSTATE, which must name TID, innermost first,
+ * at most MAX into OUT: their number (0: no frame), or -1 when TSTATE is
+ * not TID's (any more: find it again). *CUT: the chain was ended early (it
+ * looped, left readable memory or had more than MAX). */
+int pyframes_chain(const struct py_layout *l, pyframes_read_fn read, void *ctx, uint64_t tstate,
+		   pid_t tid, struct py_frame *out, size_t max, bool *cut);
+
+/* pyframes_find_tstate then pyframes_chain: -1 when no thread state of
+ * RUNTIME names TID. */
 int pyframes_thread(const struct py_layout *l, pyframes_read_fn read, void *ctx, uint64_t runtime,
 		    pid_t tid, struct py_frame *out, size_t max, bool *cut);
+
+/* The span of a thread state a capture reads at once: [0, this) holds
+ * every field pyframes_chain reads of it. */
+size_t pyframes_tstate_span(const struct py_layout *l);
+/* The span of a code object's header: [0, this) holds its type, names,
+ * first line and line table pointers (what says it is still the code
+ * object a cache knew at its address). */
+size_t pyframes_code_span(const struct py_layout *l);
 
 /* What the code object CODE is. */
 struct py_code {
@@ -71,6 +92,23 @@ struct py_code {
 	char filename[PYFRAMES_MAX_STRING];
 	int first_line;
 };
+
+/* The fields of a code object's header (pyframes_code_span bytes read at
+ * its address: the copy BYTES). */
+struct py_code_header {
+	uint64_t type, qualname, filename, linetable;
+	int32_t first_line;
+};
+void pyframes_code_header(const struct py_layout *l, const uint8_t *bytes,
+			  struct py_code_header *out);
+
+/* Read code object CODE into OUT (its header into *HEADER) and its line
+ * table into *TABLE (malloc'd, *LEN bytes, at most PYFRAMES_MAX_LINETABLE;
+ * NULL when it cannot be read: no line). 0, or -1 if CODE is not a
+ * readable code object. */
+int pyframes_code_table(const struct py_layout *l, pyframes_read_fn read, void *ctx, uint64_t code,
+			struct py_code *out, struct py_code_header *header, uint8_t **table,
+			size_t *len);
 
 /* Read code object CODE into OUT, and the line of its code unit UNIT into
  * *LINE (a line, or pylinetable's PYLINE_NONE or PYLINE_BAD). 0, or -1 if

@@ -62,6 +62,7 @@ struct recorder {
 	uint64_t pause_hist[PAUSE_BUCKETS];
 	uint64_t pause_count;
 	struct recorder_stats stats;
+	unsigned python_said;           /* the reasons said of CPython frames not read */
 };
 
 static unsigned pause_bucket(uint64_t ns)
@@ -204,7 +205,7 @@ struct recorder_process *recorder_add_process(struct recorder *r, pid_t pid)
 	if (procmaps_refresh(p->maps) < 0 && r->cfg.verbose)
 		warn_errno("cannot read the mappings of pid %d", (int)pid);
 	procmaps_load_perf_map(p->maps);
-	p->unwinder = unwind_new(p->maps, r->cfg.max_depth);
+	p->unwinder = unwind_new(p->maps, r->cfg.max_depth, r->cfg.python);
 	if (!p->unwinder) {
 		procmaps_free(p->maps);
 		free(p);
@@ -520,6 +521,8 @@ void recorder_read_maps(struct recorder *r)
 static void tag_addresses(struct recorder_process *p, uint64_t *addrs, unsigned depth)
 {
 	for (unsigned i = 0; i < depth; i++) {
+		if (addr_is_python(addrs[i]))
+			continue;
 		const struct procmaps_entry *e = procmaps_find(p->maps, addr_lookup_pc(addrs[i]));
 		if (e && e->executable)
 			addrs[i] = addr_with_tag(addrs[i], e->tag);
@@ -537,6 +540,36 @@ static uint32_t flags_for_result(enum unwind_result res)
 	}
 }
 
+/* P runs a CPython interpreter whose frames will not be read: say why,
+ * once a run for each reason (KERNEL_COPY: the perf backend's sample). */
+static void tell_python(struct recorder *r, struct recorder_process *p, bool kernel_copy)
+{
+	enum pystack_status status;
+	unsigned major, minor;
+	if (!unwind_python(p->unwinder, &status, &major, &minor))
+		return;
+	p->python_told = true;
+	unsigned reason = kernel_copy && r->cfg.python ? 4u : (unsigned)status;
+	if (reason == PYSTACK_ON || (r->python_said & (1u << reason)))
+		return;
+	r->python_said |= 1u << reason;
+	if (reason == 4)
+		warn("process %d runs CPython: --backend=perf cannot read its Python frames (the "
+		     "kernel's sample does not stop the thread), so its stacks show the interpreter's "
+		     "C functions; use --backend=ptrace to see Python functions", (int)p->pid);
+	else if (status == PYSTACK_OLD)
+		warn("process %d runs CPython older than 3.11: its Python frames are not read (3.11 "
+		     "is the oldest csampler knows), its stacks show the interpreter's C functions",
+		     (int)p->pid);
+	else if (status == PYSTACK_UNKNOWN_VERSION)
+		warn("process %d runs CPython %u.%u, whose frame layout csampler does not know: its "
+		     "stacks show the interpreter's C functions", (int)p->pid, major, minor);
+	else
+		warn("process %d runs CPython %u.%u, but its memory does not match the layout csampler "
+		     "knows (another build?): its Python frames are not read", (int)p->pid, major,
+		     minor);
+}
+
 void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uint32_t key,
 			     const struct unwind_snapshot *snap, unsigned count,
 			     const uint64_t **addrs, unsigned *depth, uint32_t *flags)
@@ -547,7 +580,11 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 	 * of its samples; the others' between ticks: recorder_read_maps) */
 	if (procmaps_code_unloaded(p->maps))
 		read_maps_if_due(p);
+	if (!p->python_told)
+		tell_python(r, p, snap->kernel_copy);
 	enum unwind_result res = unwind_stack(p->unwinder, snap, r->addrs, r->cfg.max_depth, depth);
+	if (snap->py_n)
+		r->stats.python += count;
 	if (procmaps_has_reuse(p->maps))
 		tag_addresses(p, r->addrs, *depth);
 	r->stats.unwind_results[res] += count;   /* (periods, as samples and truncated) */

@@ -28,6 +28,7 @@
 
 struct recorder_config {
 	unsigned max_depth;             /* frames unwound at most */
+	bool python;                    /* read CPython frames (unwind_new) */
 	int verbose;
 };
 
@@ -43,6 +44,7 @@ struct recorder_process {
 	                                 * kept past its end for the symbols) */
 	uint64_t maps_read_ns;          /* its mappings were last read then (a sample's) */
 	uint64_t maps_read_cost_ns;     /* and that read took so long */
+	bool python_told;               /* what its CPython interpreter allows was said */
 };
 
 /* What a thread key in the stackmap stands for. */
@@ -58,6 +60,7 @@ struct recorder_stats {
 	uint64_t unwind_results[UNWIND_NRESULTS];  /* periods, by how their unwind ended */
 	uint64_t truncated;             /* periods of stacks the outputs mark [truncated] */
 	uint64_t unreadable;            /* stack copies refused (EPERM: not dumpable) */
+	uint64_t python;                /* periods of stacks with Python frames */
 	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample (recorder_record_pause) */
 	uint64_t keys_held, keys_made;  /* thread keys held now, and made in all */
 };

@@ -285,16 +285,20 @@ static void load_program_module(struct unwinder *u)
 {
 	struct unwind_ctx c = { .u = u, .stack_end = UINT64_MAX };
 	size_t n = procmaps_count(u->pm);
+	bool program = false;
 	for (size_t i = 0; i < n; i++) {
 		const struct procmaps_entry *e = procmaps_at(u->pm, i);
-		if (e && e->current && e->executable && e->path && e->path[0] == '/') {
-			(void)uw_module_for_ip(&c, e->start);
-			return;
-		}
+		if (!e || !e->current || !e->executable || !e->path || e->path[0] != '/')
+			continue;
+		/* and a CPython library's, whose interpreter a stop reads */
+		const char *base = strrchr(e->path, '/') + 1;
+		if (!program || (u->python && !u->py_found && strncmp(base, "libpython3", 10) == 0))
+			(void)uw_module_for_entry(&c, e);
+		program = true;
 	}
 }
 
-struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth)
+struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth, bool python)
 {
 	if (!pm || max_depth == 0) {
 		errno = EINVAL;
@@ -309,8 +313,10 @@ struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth)
 		return NULL;
 	u->pm = pm;
 	u->max_depth = max_depth;
+	u->python = python;
 	u->page_tags = calloc(PAGE_CACHE_SLOTS, sizeof *u->page_tags);
 	u->pages = malloc((size_t)PAGE_CACHE_SLOTS * PAGE_SIZE_CACHED);
+	u->py_native = malloc(max_depth * sizeof *u->py_native);
 	unw_accessors_t accessors = {   /* copied by unw_create_addr_space */
 		.find_proc_info = find_proc_info,
 		.put_unwind_info = put_unwind_info,
@@ -321,9 +327,10 @@ struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth)
 		.resume = resume,
 		.get_proc_name = get_proc_name,
 	};
-	if (u->page_tags && u->pages)
+	if (u->page_tags && u->pages && u->py_native)
 		u->as = unw_create_addr_space(&accessors, 0);
 	if (!u->as) {
+		free(u->py_native);
 		free(u->page_tags);
 		free(u->pages);
 		free(u);
@@ -345,9 +352,30 @@ void unwind_free(struct unwinder *u)
 		uw_module_free(&u->modules[i]);
 	free(u->modules);
 	unw_destroy_addr_space(u->as);
+	pystack_free(u->py);
+	free(u->py_native);
 	free(u->page_tags);
 	free(u->pages);
 	free(u);
+}
+
+/* Forget the interpreter found (an exec: another program). */
+static void forget_python(struct unwinder *u)
+{
+	pystack_free(u->py);
+	u->py = NULL;
+	u->py_found = false;
+	u->py_status = PYSTACK_ON;
+	u->py_eval_start = u->py_eval_end = 0;
+}
+
+bool unwind_python(const struct unwinder *u, enum pystack_status *status, unsigned *major,
+		   unsigned *minor)
+{
+	*status = u->py_status;
+	*major = u->py_major;
+	*minor = u->py_minor;
+	return u->py_found;
 }
 
 void unwind_flush(struct unwinder *u)
@@ -361,6 +389,7 @@ void unwind_flush(struct unwinder *u)
 	u->generation = procmaps_generation(u->pm);
 	u->go_known = u->go_marked = false;    /* (an exec: another program) */
 	memset(u->go_threads, 0, sizeof u->go_threads);
+	forget_python(u);
 	load_program_module(u);
 }
 
@@ -398,10 +427,10 @@ int unwind_snapshot_init(struct unwind_snapshot *s, size_t window)
 	}
 	s->stack = malloc(window);
 	s->go_stack = malloc(window);
-	if (!s->stack || !s->go_stack) {
-		free(s->stack);
-		free(s->go_stack);
-		s->stack = s->go_stack = NULL;
+	s->py = malloc(PYSTACK_MAX_FRAMES * sizeof *s->py);
+	s->py_entry = malloc(PYSTACK_MAX_FRAMES * sizeof *s->py_entry);
+	if (!s->stack || !s->go_stack || !s->py || !s->py_entry) {
+		unwind_snapshot_fini(s);
 		return -1;
 	}
 	s->stack_cap = window;
@@ -412,6 +441,8 @@ void unwind_snapshot_fini(struct unwind_snapshot *s)
 {
 	free(s->go_stack);
 	free(s->stack);
+	free(s->py);
+	free(s->py_entry);
 	memset(s, 0, sizeof *s);
 }
 
@@ -451,6 +482,14 @@ static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_
 	return 0;
 }
 
+/* A CPython thread's Python frames, read while it cannot run. */
+static void capture_python(struct unwinder *u, pid_t tid, struct unwind_snapshot *s)
+{
+	s->py_n = u->py && s->py ? pystack_capture(u->py, tid, s->stack, s->stack_start,
+						     s->stack_len, s->py, s->py_entry,
+						     PYSTACK_MAX_FRAMES) : 0;
+}
+
 int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct *regs,
 		   struct unwind_snapshot *s)
 {
@@ -459,6 +498,7 @@ int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct 
 	if (copy_stack(u, tid, regs->rsp, s) < 0)
 		return -1;
 	uw_capture_go(u, tid, s);
+	capture_python(u, tid, s);
 	return 0;
 }
 
@@ -470,7 +510,10 @@ int unwind_capture_sp_pc(struct unwinder *u, pid_t tid, uint64_t sp, uint64_t pc
 	s->regs.rip = pc;
 	s->sp_pc_only = true;
 	s->go_switch = s->go_fp = s->go_g0_alone = false;
-	return copy_stack(u, tid, sp, s);
+	if (copy_stack(u, tid, sp, s) < 0)
+		return -1;
+	capture_python(u, tid, s);
+	return 0;
 }
 
 /* The walk's context for snapshot S: the end of the mapping that holds the
@@ -501,6 +544,20 @@ static bool plausible_caller(struct unwind_ctx *c, uint64_t ip, uint64_t sp, uin
 	    (ip == prev_ip && sp == prev_sp))
 		return false;
 	return uw_module_for_ip(c, signal_frame ? ip : ip - 1) != NULL;
+}
+
+/* The walk in ADDRS[*DEPTH] (ended with RESULT) with S's Python frames in
+ * place of the evaluation loop's (at most MAX in all). */
+static enum unwind_result splice_python(struct unwinder *u, const struct unwind_snapshot *s,
+					uint64_t *addrs, unsigned max, unsigned *depth,
+					enum unwind_result result)
+{
+	unsigned n = *depth < u->max_depth ? *depth : u->max_depth;
+	bool full;
+	memcpy(u->py_native, addrs, n * sizeof *addrs);
+	*depth = pystack_splice(u->py_native, n, s->py, s->py_entry, s->py_n, u->py_eval_start,
+				u->py_eval_end, result != UNWIND_OK, addrs, max, &full);
+	return full ? UNWIND_DEPTH : result;
 }
 
 enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot *s,
@@ -580,7 +637,7 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 		}
 	}
 	*depth = n;
-	return result;
+	return s->py_n ? splice_python(u, s, addrs, max, depth, result) : result;
 }
 
 const char *unwind_result_name(enum unwind_result r)

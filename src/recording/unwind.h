@@ -61,12 +61,21 @@ struct unwind_snapshot {
 	uint64_t go_sp, go_pc, go_bp, go_stack_end;
 	uint8_t *go_stack;
 	size_t go_stack_len;
+	/* A CPython thread: its Python frames read at the stop (pystack.h),
+	 * innermost first, which unwind_stack puts in place of the
+	 * evaluation loop's frames. */
+	uint64_t *py;            /* PYSTACK_MAX_FRAMES: addr_python ids */
+	bool *py_entry;
+	unsigned py_n;
 };
 
 struct unwinder;
 
-/* PM must outlive the unwinder. NULL with errno on failure. */
-struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth);
+/* PM must outlive the unwinder. PYTHON: a CPython interpreter found in
+ * the process has its Python frames read at each capture (pystack.h), or
+ * (false) its stacks show the interpreter's C functions. NULL with errno
+ * on failure. */
+struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth, bool python);
 void unwind_free(struct unwinder *u);
 
 /* Allocate a snapshot buffer of WINDOW bytes (once, at warm-up). */
@@ -75,7 +84,8 @@ void unwind_snapshot_fini(struct unwind_snapshot *s);
 
 /* Copy the registers and the stack window of a stopped thread; for a Go
  * program's thread on its system stack, the goroutine's stack too (a few
- * more reads, only where the runtime's layout is known: goruntime.h).
+ * more reads, only where the runtime's layout is known: goruntime.h); for
+ * a CPython thread, its Python frames (a few reads: pystack.h).
  * 0 or -1/errno. */
 int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct *regs,
 		   struct unwind_snapshot *s);
@@ -83,7 +93,8 @@ int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct 
 /* Copy the stack window of a thread that is not running, of which only the
  * stack pointer and program counter are known (a thread blocked in a system
  * call, from /proc/TID/syscall: see blocked.h). The walk then fails where a
- * frame's rule needs another register (a caller found only through rbp). */
+ * frame's rule needs another register (a caller found only through rbp).
+ * A CPython thread's Python frames are read too: it cannot run meanwhile. */
 int unwind_capture_sp_pc(struct unwinder *u, pid_t tid, uint64_t sp, uint64_t pc,
 			 struct unwind_snapshot *s);
 
@@ -94,6 +105,13 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 
 /* Mappings changed (exec, dlopen, dlclose): drop cached unwind info and pages. */
 void unwind_flush(struct unwinder *u);
+
+/* Whether U found a CPython interpreter in its process, and what became of
+ * reading its frames (pystack_status; *MAJOR, *MINOR its version when
+ * read). false while none was found. */
+#include "pystack.h"
+bool unwind_python(const struct unwinder *u, enum pystack_status *status, unsigned *major,
+		   unsigned *minor);
 
 const char *unwind_result_name(enum unwind_result r);
 

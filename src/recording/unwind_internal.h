@@ -14,6 +14,7 @@
 
 #include "goruntime.h"
 #include "procmaps.h"
+#include "pystack.h"
 #include "unwind.h"
 
 #define PAGE_SIZE_CACHED 4096u
@@ -73,6 +74,14 @@ struct unwinder {
 	 * nothing of the runtime (capture_go_switch) */
 	struct go_thread { pid_t tid; uint64_t g0_lo, g0_hi; } go_threads[GO_THREADS];
 
+	bool python;             /* read a CPython interpreter's frames */
+	bool py_found;           /* a module had the interpreter's symbols */
+	enum pystack_status py_status;
+	unsigned py_major, py_minor;
+	struct pystack *py;      /* its frames' reader, when PYSTACK_ON */
+	uint64_t py_eval_start, py_eval_end;
+	uint64_t *py_native;     /* max_depth: a walk before the splice */
+
 	uint64_t *page_tags;     /* page address + 1 (0: empty) */
 	uint8_t *pages;          /* PAGE_CACHE_SLOTS * PAGE_SIZE_CACHED */
 };
@@ -101,6 +110,8 @@ struct unwind_ctx {
 uint64_t uw_monotonic_ns(void);
 void uw_module_free(struct module *m);
 struct module *uw_module_for_ip(struct unwind_ctx *c, uint64_t ip);
+/* The module of mapping E (current, executable), building it if new. */
+struct module *uw_module_for_entry(struct unwind_ctx *c, const struct procmaps_entry *e);
 /* An address in no known mapping: read U's mappings again, at most every
  * REFRESH_INTERVAL_NS; true if any mapping was found new. */
 bool uw_reread_maps(struct unwinder *u);

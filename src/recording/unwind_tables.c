@@ -279,8 +279,33 @@ static bool parse_eh_frame_hdr(struct module *m, const uint8_t *hdr, size_t len)
 /* Fill M (key set) from the ELF headers: ELF is the file or the vdso image
  * mapped at M's mapping; IMAGE/IMAGE_LEN the vdso image (NULL for a file,
  * read through FD). */
+/* Whether the file at PATH may hold a CPython interpreter: a static
+ * python3.x or a libpython3.x. */
+static bool may_be_python(const char *path)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+	base = base ? base + 1 : path;
+	return base && (strncmp(base, "python3", 7) == 0 || strncmp(base, "libpython3", 10) == 0);
+}
+
+/* M's file holds a CPython interpreter: check it once (pystack_new), and
+ * read its frames from then on if it is one csampler knows. */
+static void module_load_python(struct unwinder *u, Elf *elf, const struct module_sections *secs,
+			       uint64_t bias)
+{
+	struct pystack_symbols syms;
+	if (!pystack_symbols(elf, secs->sym, secs->dyn, bias, &syms))
+		return;
+	u->py_found = true;
+	struct pynames *names = procmaps_python_names(u->pm);
+	u->py = names ? pystack_new(procmaps_pid(u->pm), &syms, names, &u->py_status, &u->py_major,
+				    &u->py_minor) : NULL;
+	if (u->py)
+		pystack_eval_range(u->py, &u->py_eval_start, &u->py_eval_end);
+}
+
 static void module_load_elf(struct unwinder *u, struct module *m, Elf *elf, int fd,
-			    const uint8_t *image, size_t image_len)
+			    const uint8_t *image, size_t image_len, const char *path)
 {
 	size_t phnum;
 	if (elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64 ||
@@ -318,6 +343,8 @@ static void module_load_elf(struct unwinder *u, struct module *m, Elf *elf, int 
 	bool file = !image && module_find_sections(elf, &secs);
 	if (file && secs.go)
 		module_load_go_marks(u, m, elf, secs.go, secs.text, bias);
+	if (file && u->python && !u->py_found && may_be_python(path))
+		module_load_python(u, elf, &secs, bias);
 	if (!have_eh || eh.p_filesz < 4 || eh.p_filesz > EH_FRAME_HDR_MAX) {
 		if (file)
 			module_load_funcs(m, &secs, bias);
@@ -362,13 +389,13 @@ static struct module *module_build(struct unwind_ctx *c, const struct procmaps_e
 		m->map_offset = 0;
 		Elf *elf = elf_memory((char *)(uintptr_t)c->vdso, c->vdso_len);
 		if (elf) {
-			module_load_elf(u, m, elf, -1, c->vdso, c->vdso_len);
+			module_load_elf(u, m, elf, -1, c->vdso, c->vdso_len, NULL);
 			elf_end(elf);
 		}
 	} else if (e->fd >= 0) {
 		Elf *elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
 		if (elf) {
-			module_load_elf(u, m, elf, e->fd, NULL, 0);
+			module_load_elf(u, m, elf, e->fd, NULL, 0, e->path);
 			elf_end(elf);
 		}
 	}
@@ -407,6 +434,12 @@ struct module *uw_module_for_ip(struct unwind_ctx *c, uint64_t ip)
 	}
 	if (!e || !e->current || ip < e->start || ip >= e->end || !e->executable)
 		return NULL;
+	return uw_module_for_entry(c, e);
+}
+
+struct module *uw_module_for_entry(struct unwind_ctx *c, const struct procmaps_entry *e)
+{
+	struct unwinder *u = c->u;
 	for (size_t i = 0; i < u->nmodules; i++) {
 		if (uw_module_matches(&u->modules[i], e)) {
 			u->last_module = i;

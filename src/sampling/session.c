@@ -166,7 +166,8 @@ int session_attach(struct session *s, size_t max_stacks,
 	raise_fd_limit(o->verbose);
 	if (!s->recorder) {  /* else the caller's, counting into its sinks */
 		s->map = stackmap_new(max_stacks, o->max_depth);
-		struct recorder_config rc = { .max_depth = o->max_depth, .verbose = o->verbose };
+		struct recorder_config rc = { .max_depth = o->max_depth, .python = o->python,
+					      .verbose = o->verbose };
 		s->recorder = s->map ? recorder_new(s->map, &rc) : NULL;
 		s->owns_recorder = true;
 	}

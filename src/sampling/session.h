@@ -45,6 +45,7 @@ struct session_config {
 	unsigned rate;                  /* Hz */
 	bool idle;                      /* --idle: blocked threads too */
 	unsigned max_depth;
+	bool python;                    /* CPython's frames read (--no-python: not) */
 	size_t stack_window;            /* bytes */
 	const pid_t *tids;              /* -t: only these threads (NULL: all) */
 	size_t ntids;                   /* at most SESSION_MAX_TIDS */

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "address.h"
+#include "pynames.h"
 
 /* ---- string interning ------------------------------------------------------ */
 
@@ -501,11 +502,31 @@ static size_t jit_frame(struct symbolizer *s, uint64_t pc, struct symbol_frame *
 	return 1;
 }
 
+/* A Python frame (address.h's addr_python): named when it was sampled
+ * (pynames.h), its function the code object's qualified name. */
+static size_t python_frame(struct symbolizer *s, uint64_t pc, struct symbol_frame *f)
+{
+	const struct pyname *p = pynames_get(procmaps_python(s->pm), addr_python_id(pc));
+	memset(f, 0, sizeof *f);
+	const char *name = sym_intern(&s->strings, p ? p->qualname : "[python: unknown frame]");
+	const char *file = p && p->filename[0] ? sym_intern(&s->strings, p->filename) : NULL;
+	f->function = f->system_name = name ? name : "[python]";
+	f->file = file;
+	f->line = p ? p->line : 0;
+	f->decl_line = p ? p->first_line : 0;
+	f->resolved = p != NULL;
+	return 1;
+}
+
 /* All frames of PC (innermost first) into OUT[SYM_MAX_CHAIN]; *CACHEABLE is
  * false for answers that a later perf-map reload may change. */
 static size_t compute_frames(struct symbolizer *s, uint64_t pc, unsigned tag,
 			     struct symbol_frame *out, bool *cacheable)
 {
+	if (addr_is_python(pc)) {
+		*cacheable = true;
+		return python_frame(s, pc, out);
+	}
 	const struct procmaps_entry *e = procmaps_find_tagged(s->pm, pc, tag);
 	*cacheable = true;
 	if (s->opt.addresses_only) {
@@ -614,6 +635,12 @@ size_t symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_fram
 bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module *out)
 {
 	uint64_t pc = addr_lookup_pc(addr);
+	if (addr_is_python(pc)) {
+		/* Python's frames: a mapping of their own, no file */
+		*out = (struct symbol_module){ .path = SYMBOLIZE_PYTHON_MAPPING, .start = ADDR_PYTHON,
+					       .limit = ADDR_PYTHON + (UINT64_C(1) << 32) };
+		return true;
+	}
 	const struct procmaps_entry *e = procmaps_find_tagged(s->pm, pc, addr_tag(addr));
 	if (e == NULL)
 		return false;

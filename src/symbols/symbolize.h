@@ -34,6 +34,10 @@ struct symbol_frame {
 	bool resolved;           /* a real symbol name (not module+0xOFF) */
 };
 
+/* The mapping of Python frames (address.h's addr_python), which no file
+ * holds: [ADDR_PYTHON, ADDR_PYTHON + 2^32). */
+#define SYMBOLIZE_PYTHON_MAPPING "[python]"
+
 /* Where an address lives, for pprof's Mapping. */
 struct symbol_module {
 	const char *path;        /* as the target sees it ("[vdso]", ...) */

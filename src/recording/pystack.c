@@ -1,0 +1,429 @@
+/* pystack: see pystack.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "address.h"
+#include "clock.h"
+#include "intern.h"
+#include "pyframes.h"
+#include "pylinetable.h"
+#include "pystack.h"
+
+#define THREAD_SLOTS 256u               /* thread states kept, by tid modulo */
+#define NO_TSTATE_RETRY_NS 1000000000ull  /* a thread without one: looked for again */
+#define CHUNK_READ_MAX (64u * 1024)     /* bytes of the frame stack chunk copied */
+#define TSTATE_READ_MAX 1024u
+#define CODE_SPAN_MAX 256u
+#define CODES_MAX 65536u                /* code objects named at once (then forgotten) */
+#define MEMO 4u                         /* (unit, id) pairs kept per code object */
+#define IOV_BATCH 64u
+
+struct code_entry {
+	uint64_t code;                  /* 0: empty slot */
+	struct py_code_header header;   /* as read when named */
+	const char *qualname, *filename; /* pynames' */
+	uint8_t *table;                 /* its line table, or NULL */
+	size_t table_len;
+	struct { uint32_t unit, id; } memo[MEMO];
+	unsigned memo_next;
+};
+
+struct thread_slot {
+	pid_t tid;
+	uint64_t tstate;                /* 0: none found at looked_ns */
+	uint64_t looked_ns;
+};
+
+/* A copy of the target's memory a read may be served from. */
+struct region {
+	uint64_t start;
+	const uint8_t *bytes;
+	size_t len;
+};
+
+struct pystack {
+	pid_t pid;
+	const struct py_layout *l;
+	struct pystack_symbols syms;
+	struct pynames *names;
+	uint32_t cut_id;                /* PYSTACK_CUT_NAME's frame */
+	struct thread_slot threads[THREAD_SLOTS];
+	struct code_entry *codes;       /* open addressing by address */
+	size_t ncodes;
+	uint8_t tstate[TSTATE_READ_MAX];
+	uint8_t *chunk;                 /* CHUNK_READ_MAX */
+	uint8_t *headers;               /* PYSTACK_MAX_FRAMES * CODE_SPAN_MAX */
+	struct py_frame frames[PYSTACK_MAX_FRAMES];
+	struct region regions[3];
+	size_t nregions;
+};
+
+/* ---- the symbols ------------------------------------------------------------ */
+
+static void symbols_from(Elf *elf, Elf_Scn *scn, uint64_t bias, struct pystack_symbols *out)
+{
+	GElf_Shdr sh;
+	Elf_Data *data = scn && gelf_getshdr(scn, &sh) ? elf_getdata(scn, NULL) : NULL;
+	if (!data || sh.sh_entsize == 0)
+		return;
+	size_t n = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 0; i < n && i < (1u << 22); i++) {
+		GElf_Sym s;
+		if (!gelf_getsym(data, (int)i, &s) || s.st_value == 0 || s.st_shndx == SHN_UNDEF)
+			continue;
+		const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
+		if (!name || (name[0] != '_' && name[0] != 'P'))
+			continue;
+		uint64_t at = bias + s.st_value;
+		if (strcmp(name, "_PyRuntime") == 0)
+			out->runtime = at;
+		else if (strcmp(name, "Py_Version") == 0)
+			out->version = at;
+		else if (strcmp(name, "PyCode_Type") == 0)
+			out->code_type = at;
+		else if (strcmp(name, "_PyEval_EvalFrameDefault") == 0 && s.st_size > 0) {
+			out->eval_start = at;
+			out->eval_end = at + s.st_size;
+		}
+	}
+}
+
+bool pystack_symbols(Elf *elf, Elf_Scn *sym, Elf_Scn *dyn, uint64_t bias,
+		     struct pystack_symbols *out)
+{
+	*out = (struct pystack_symbols){ 0 };
+	symbols_from(elf, dyn, bias, out);
+	if (sym && (!out->runtime || !out->eval_start || !out->code_type))
+		symbols_from(elf, sym, bias, out);
+	return out->runtime && out->eval_start && out->code_type;
+}
+
+/* ---- reads --------------------------------------------------------------------- */
+
+static int read_remote(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+	return len && process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+}
+
+/* pyframes' reader: from a copy made at this stop where one holds the
+ * bytes, else from the target. */
+static int read_at(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct pystack *ps = ctx;
+	for (size_t i = 0; i < ps->nregions; i++) {
+		const struct region *r = &ps->regions[i];
+		if (addr >= r->start && addr - r->start <= r->len && len <= r->len - (addr - r->start)) {
+			memcpy(buf, r->bytes + (addr - r->start), len);
+			return 0;
+		}
+	}
+	return read_remote(ps->pid, addr, buf, len);
+}
+
+static void add_region(struct pystack *ps, uint64_t start, const uint8_t *bytes, size_t len)
+{
+	if (len && ps->nregions < sizeof ps->regions / sizeof *ps->regions)
+		ps->regions[ps->nregions++] = (struct region){ start, bytes, len };
+}
+
+/* ---- life ------------------------------------------------------------------------ */
+
+struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms, struct pynames *names,
+			    enum pystack_status *status, unsigned *major, unsigned *minor)
+{
+	uint64_t version = 0;
+	*major = *minor = 0;
+	*status = PYSTACK_OLD;
+	if (!syms->version)
+		return NULL;
+	*status = PYSTACK_MISMATCH;
+	if (read_remote(pid, syms->version, &version, sizeof version) < 0)
+		return NULL;
+	*major = (unsigned)(version >> 24) & 0xff;
+	*minor = (unsigned)(version >> 16) & 0xff;
+	const struct py_layout *l = pyframes_layout(*major, *minor);
+	if (!l) {
+		*status = PYSTACK_UNKNOWN_VERSION;
+		return NULL;
+	}
+	/* the code type, where the layout says its name is, names itself */
+	uint64_t name_ptr;
+	char name[5];
+	if (read_remote(pid, syms->code_type + l->type_name, &name_ptr, sizeof name_ptr) < 0 ||
+	    read_remote(pid, name_ptr, name, sizeof name) < 0 || memcmp(name, "code", 5) != 0 ||
+	    pyframes_tstate_span(l) > TSTATE_READ_MAX || pyframes_code_span(l) > CODE_SPAN_MAX)
+		return NULL;
+	struct pystack *ps = calloc(1, sizeof *ps);
+	if (!ps)
+		return NULL;
+	ps->pid = pid;
+	ps->l = l;
+	ps->syms = *syms;
+	ps->names = names;
+	ps->chunk = malloc(CHUNK_READ_MAX);
+	ps->headers = malloc((size_t)PYSTACK_MAX_FRAMES * CODE_SPAN_MAX);
+	ps->codes = calloc(CODES_MAX, sizeof *ps->codes);
+	const char *cut = pynames_string(names, PYSTACK_CUT_NAME), *none = pynames_string(names, "");
+	ps->cut_id = pynames_frame(names, cut, none, 0, 0);
+	if (!ps->chunk || !ps->headers || !ps->codes || ps->cut_id == PYNAMES_FULL) {
+		pystack_free(ps);
+		return NULL;
+	}
+	*status = PYSTACK_ON;
+	return ps;
+}
+
+static void forget_codes(struct pystack *ps)
+{
+	for (size_t i = 0; i < CODES_MAX; i++)
+		free(ps->codes[i].table);
+	memset(ps->codes, 0, CODES_MAX * sizeof *ps->codes);
+	ps->ncodes = 0;
+}
+
+void pystack_free(struct pystack *ps)
+{
+	if (!ps)
+		return;
+	if (ps->codes)
+		forget_codes(ps);
+	free(ps->codes);
+	free(ps->chunk);
+	free(ps->headers);
+	free(ps);
+}
+
+void pystack_eval_range(const struct pystack *ps, uint64_t *start, uint64_t *end)
+{
+	*start = ps->syms.eval_start;
+	*end = ps->syms.eval_end;
+}
+
+/* ---- a stop ---------------------------------------------------------------------- */
+
+/* TID's thread state: kept from the last look, else looked for (a thread
+ * with none is looked for again only after NO_TSTATE_RETRY_NS). */
+static uint64_t thread_state(struct pystack *ps, pid_t tid, bool again)
+{
+	struct thread_slot *t = &ps->threads[(unsigned)tid % THREAD_SLOTS];
+	uint64_t now = clock_monotonic_ns();
+	if (t->tid == tid && !again && (t->tstate || now - t->looked_ns < NO_TSTATE_RETRY_NS))
+		return t->tstate;
+	ps->nregions = 0;
+	*t = (struct thread_slot){ .tid = tid, .looked_ns = now,
+		.tstate = pyframes_find_tstate(ps->l, read_at, ps, ps->syms.runtime, tid) };
+	return t->tstate;
+}
+
+/* Copy the thread state TS and the frame stack chunk it uses now (its
+ * innermost CHUNK_READ_MAX bytes): the reads pyframes_chain makes of
+ * them then cost nothing. */
+static bool copy_thread(struct pystack *ps, uint64_t ts)
+{
+	const struct py_layout *l = ps->l;
+	size_t span = pyframes_tstate_span(l);
+	if (read_remote(ps->pid, ts, ps->tstate, span) < 0)
+		return false;
+	add_region(ps, ts, ps->tstate, span);
+	uint64_t chunk, top;
+	memcpy(&chunk, ps->tstate + l->tstate_datastack_chunk, sizeof chunk);
+	memcpy(&top, ps->tstate + l->tstate_datastack_top, sizeof top);
+	uint64_t first = chunk + l->chunk_data;
+	if (!chunk || first < chunk || top <= first)
+		return true;
+	if (top - first > CHUNK_READ_MAX)
+		first = top - CHUNK_READ_MAX;
+	size_t len = (size_t)(top - first);
+	/* (the top is where the next frame goes: the last ones lie below it) */
+	if (read_remote(ps->pid, first, ps->chunk, len) == 0)
+		add_region(ps, first, ps->chunk, len);
+	return true;
+}
+
+static struct code_entry *code_slot(struct pystack *ps, uint64_t code)
+{
+	size_t j = (size_t)hash_u64(code) & (CODES_MAX - 1);
+	while (ps->codes[j].code && ps->codes[j].code != code)
+		j = (j + 1) & (CODES_MAX - 1);
+	return &ps->codes[j];
+}
+
+/* CODE's header in HEADER is the one E was named from. */
+static bool same_code(const struct code_entry *e, const struct py_code_header *h)
+{
+	return e->header.type == h->type && e->header.qualname == h->qualname &&
+	       e->header.filename == h->filename && e->header.linetable == h->linetable &&
+	       e->header.first_line == h->first_line;
+}
+
+/* Name code object CODE in E (its slot): its names and line table read.
+ * false if it is not a readable code object. */
+static bool name_code(struct pystack *ps, struct code_entry *e, uint64_t code)
+{
+	struct py_code pc;
+	struct py_code_header h;
+	uint8_t *table;
+	size_t len;
+	if (pyframes_code_table(ps->l, read_at, ps, code, &pc, &h, &table, &len) < 0)
+		return false;
+	const char *qualname = pynames_string(ps->names, pc.qualname);
+	const char *filename = pynames_string(ps->names, pc.filename);
+	if (!qualname || !filename) {
+		free(table);
+		return false;
+	}
+	if (e->code)
+		free(e->table);
+	else
+		ps->ncodes++;
+	*e = (struct code_entry){ .code = code, .header = h, .qualname = qualname,
+				  .filename = filename, .table = table, .table_len = len };
+	for (unsigned i = 0; i < MEMO; i++)
+		e->memo[i].unit = UINT32_MAX;
+	return true;
+}
+
+/* The frame of E at code unit UNIT. */
+static uint32_t frame_id(struct pystack *ps, struct code_entry *e, uint32_t unit)
+{
+	for (unsigned i = 0; i < MEMO; i++)
+		if (e->memo[i].unit == unit)
+			return e->memo[i].id;
+	int line = e->table ? pylinetable_line(e->table, e->table_len, e->header.first_line, unit)
+			    : PYLINE_BAD;
+	uint32_t id = pynames_frame(ps->names, e->qualname, e->filename, e->header.first_line,
+				    line > 0 ? line : 0);
+	if (id != PYNAMES_FULL) {
+		e->memo[e->memo_next] = (typeof(e->memo[0])){ unit, id };
+		e->memo_next = (e->memo_next + 1) % MEMO;
+	}
+	return id;
+}
+
+/* The headers of the code objects of the first N frames, in batches of
+ * IOV_BATCH per read: how many, from the first, were read. */
+static size_t read_headers(struct pystack *ps, size_t n)
+{
+	size_t span = pyframes_code_span(ps->l);
+	struct iovec local[IOV_BATCH], remote[IOV_BATCH];
+	for (size_t done = 0; done < n;) {
+		size_t k = n - done < IOV_BATCH ? n - done : IOV_BATCH;
+		for (size_t i = 0; i < k; i++) {
+			local[i] = (struct iovec){ ps->headers + (done + i) * span, span };
+			remote[i] = (struct iovec){ (void *)(uintptr_t)ps->frames[done + i].code, span };
+		}
+		ssize_t got = process_vm_readv(ps->pid, local, k, remote, k, 0);
+		if (got < 0)
+			return done;
+		if ((size_t)got < k * span)
+			return done + (size_t)got / span;
+		done += k;
+	}
+	return n;
+}
+
+/* Read TID's chain of frames into ps->frames (at most MAX): their number,
+ * or -1 when it runs no Python. */
+static int read_chain(struct pystack *ps, pid_t tid, const uint8_t *stack, uint64_t stack_start,
+		      size_t len, size_t max, bool *cut)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		uint64_t ts = thread_state(ps, tid, attempt > 0);
+		if (!ts)
+			return -1;
+		ps->nregions = 0;
+		add_region(ps, stack_start, stack, len);
+		if (!copy_thread(ps, ts))
+			continue;
+		int n = pyframes_chain(ps->l, read_at, ps, ts, tid, ps->frames, max, cut);
+		if (n >= 0)
+			return n;
+	}
+	/* no thread state of TID now: look again after a while */
+	ps->threads[(unsigned)tid % THREAD_SLOTS].tstate = 0;
+	return -1;
+}
+
+unsigned pystack_capture(struct pystack *ps, pid_t tid, const uint8_t *stack, uint64_t stack_start,
+			 size_t len, uint64_t *addrs, bool *entry, unsigned max)
+{
+	if (max < 2)
+		return 0;
+	if (ps->ncodes > CODES_MAX / 4 * 3)
+		forget_codes(ps);
+	bool cut = false;
+	size_t room = max - 1 < PYSTACK_MAX_FRAMES ? max - 1 : PYSTACK_MAX_FRAMES;
+	int n = read_chain(ps, tid, stack, stack_start, len, room, &cut);
+	if (n <= 0)
+		return 0;
+	size_t readable = read_headers(ps, (size_t)n);
+	size_t span = pyframes_code_span(ps->l);
+	unsigned k = 0;
+	for (size_t i = 0; i < (size_t)n; i++) {
+		struct py_code_header h;
+		struct code_entry *e = NULL;
+		if (i < readable) {
+			pyframes_code_header(ps->l, ps->headers + i * span, &h);
+			e = code_slot(ps, ps->frames[i].code);
+			if ((!e->code || !same_code(e, &h)) && !name_code(ps, e, ps->frames[i].code))
+				e = NULL;
+		}
+		uint32_t id = e ? frame_id(ps, e, ps->frames[i].unit) : PYNAMES_FULL;
+		if (id == PYNAMES_FULL) {
+			cut = true;   /* an unreadable code object ends what is known */
+			break;
+		}
+		addrs[k] = addr_python(id);
+		entry[k++] = ps->frames[i].entry;
+	}
+	if (cut) {
+		addrs[k] = addr_python(ps->cut_id);
+		entry[k++] = true;
+	}
+	return k;
+}
+
+/* ---- the splice ------------------------------------------------------------------ */
+
+/* Append A to OUT (at *K, of MAX); false when full. */
+static bool put(uint64_t *out, unsigned *k, unsigned max, uint64_t a)
+{
+	if (*k == max)
+		return false;
+	out[(*k)++] = a;
+	return true;
+}
+
+unsigned pystack_splice(const uint64_t *native, unsigned n, const uint64_t *py, const bool *entry,
+			unsigned npy, uint64_t eval_start, uint64_t eval_end, bool walk_cut,
+			uint64_t *out, unsigned max, bool *full)
+{
+	unsigned k = 0, j = 0;
+	*full = true;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t pc = addr_lookup_pc(native[i]);
+		if (j < npy && !addr_is_python(native[i]) && pc >= eval_start && pc < eval_end) {
+			/* the loop ran the frames from the next through an entry one */
+			bool last;
+			do {
+				last = entry[j];
+				if (!put(out, &k, max, py[j++]))
+					return k;
+			} while (!last && j < npy);
+		} else if (!put(out, &k, max, native[i])) {
+			return k;
+		}
+	}
+	for (; walk_cut && j < npy; j++)
+		if (!put(out, &k, max, py[j]))
+			return k;
+	*full = false;
+	return k;
+}

@@ -1,0 +1,88 @@
+/* pystack: a CPython process's Python frames at each stop, spliced into
+ * its native stacks (issue 33).
+ *
+ * Found from a module's ELF symbols (pystack_symbols: _PyRuntime, in a
+ * static python3.x or a libpython3.x); checked once against what the
+ * interpreter holds (pystack_new: its Py_Version names a version whose
+ * layout pyframes knows, and its code type names itself "code"), or off
+ * with the reason said (pystack_status).
+ *
+ * While a thread is stopped, pystack_capture reads its chain of interpreter
+ * frames (pyframes) with few reads of the target: its thread state (found
+ * once by tid and kept), the frame stack chunk the interpreter keeps its
+ * frames in, in one read, and every code object's header in one more (a
+ * code object is named when it is first seen, or when the header read at
+ * its address is not the one named there: it was freed and another made
+ * in its place). Each frame becomes one address, addr_python(id) of the
+ * process's pynames (named at the sample: the code object may be freed
+ * before the profile is built). After the thread resumes, pystack_splice
+ * puts them where the native stack has the evaluation loop that ran them:
+ * each _PyEval_EvalFrameDefault frame gives way to the Python frames it
+ * runs, down to the next entry frame (where C entered the loop again).
+ * A chain that loops, leaves readable memory or is deeper than the
+ * capture's room ends with the frame PYSTACK_CUT_NAME. Never allocates
+ * once every code object sampled is named. */
+#ifndef CSAMPLER_PYSTACK_H
+#define CSAMPLER_PYSTACK_H
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pynames.h"
+
+#define PYSTACK_MAX_FRAMES 512          /* Python frames read per sample */
+#define PYSTACK_CUT_NAME "[python: frames cut]"
+
+/* What a module's symbols say of the interpreter in it (addresses in the
+ * target: the module's load BIAS added). */
+struct pystack_symbols {
+	uint64_t runtime;               /* _PyRuntime */
+	uint64_t version;               /* Py_Version (3.11+), 0 if none */
+	uint64_t code_type;             /* PyCode_Type */
+	uint64_t eval_start, eval_end;  /* _PyEval_EvalFrameDefault */
+};
+/* The interpreter's symbols in the symbol table SYM or dynamic table DYN
+ * of ELF; false unless it has _PyRuntime and the evaluation loop. */
+bool pystack_symbols(Elf *elf, Elf_Scn *sym, Elf_Scn *dyn, uint64_t bias,
+		     struct pystack_symbols *out);
+
+enum pystack_status {
+	PYSTACK_ON,
+	PYSTACK_OLD,                    /* before 3.11 (no Py_Version) */
+	PYSTACK_UNKNOWN_VERSION,        /* a version csampler has no layout of */
+	PYSTACK_MISMATCH,               /* the layout does not fit what it holds */
+};
+
+struct pystack;
+
+/* Process PID's interpreter at SYMS, its frames named in NAMES (which
+ * must outlive it). *STATUS says whether its frames can be read; NULL
+ * unless PYSTACK_ON (or out of memory). *MAJOR, *MINOR: its version, when
+ * read. */
+struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms, struct pynames *names,
+			    enum pystack_status *status, unsigned *major, unsigned *minor);
+void pystack_free(struct pystack *ps);
+/* The evaluation loop's code: [*START, *END). */
+void pystack_eval_range(const struct pystack *ps, uint64_t *start, uint64_t *end);
+
+/* Stopped thread TID's Python frames, innermost first, at most MAX into
+ * ADDRS (addr_python ids) and ENTRY (C entered the loop there): their
+ * number, 0 when the thread runs no Python. STACK (LEN bytes from
+ * STACK_START) is the thread's stack as just copied: a read it covers is
+ * not made again. */
+unsigned pystack_capture(struct pystack *ps, pid_t tid, const uint8_t *stack, uint64_t stack_start,
+			 size_t len, uint64_t *addrs, bool *entry, unsigned max);
+
+/* NATIVE[N] (a walk, leaf first) with each evaluation loop frame (its
+ * lookup pc in [EVAL_START, EVAL_END)) replaced by the Python frames
+ * PY[NPY] it ran: those from the next one not yet placed through the next
+ * ENTRY one. Python frames left when the native walk ends are put at its
+ * end only if it was cut (WALK_CUT): else they are not the stack's. At
+ * most MAX into OUT (*FULL: some were left out); the number written. */
+unsigned pystack_splice(const uint64_t *native, unsigned n, const uint64_t *py, const bool *entry,
+			unsigned npy, uint64_t eval_start, uint64_t eval_end, bool walk_cut,
+			uint64_t *out, unsigned max, bool *full);
+
+#endif

@@ -1,0 +1,210 @@
+/* Unit tests for pystack_splice (Python frames put in place of the
+ * evaluation loop's frames of a native walk) and pynames (the ids of a
+ * process's Python frames). Native addresses here are made up: EVAL lies
+ * in the evaluation loop's range [0x5000, 0x6000), C1..C3 and MAIN
+ * outside it; P0..P3 are Python frames (addr_python ids). */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "address.h"
+#include "pynames.h"
+#include "pystack.h"
+
+#define EVAL_START 0x5000u
+#define EVAL_END 0x6000u
+#define EVAL 0x5101u                 /* a return address into the loop */
+#define C1 0x1101u
+#define C2 0x2101u
+#define C3 0x3101u
+#define MAIN 0x4101u
+#define P(i) addr_python(i)
+
+static unsigned splice(const uint64_t *native, unsigned n, const uint64_t *py, const bool *entry,
+		       unsigned npy, bool walk_cut, uint64_t *out, unsigned max, bool *full)
+{
+	return pystack_splice(native, n, py, entry, npy, EVAL_START, EVAL_END, walk_cut, out, max,
+			      full);
+}
+
+static void expect(const uint64_t *got, unsigned n, const uint64_t *want, unsigned nwant)
+{
+	assert_int_equal(n, nwant);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(got[i], want[i]);
+}
+
+/* Two loops: the inner runs P0 and P1 (entered at P1), the outer P2. */
+static void test_each_loop_runs_its_frames(void **state)
+{
+	(void)state;
+	uint64_t native[] = { C1 | ADDR_ACTIVATION, C2, EVAL, C3, EVAL, MAIN };
+	uint64_t py[] = { P(0), P(1), P(2) };
+	bool entry[] = { false, true, true };
+	uint64_t out[16];
+	bool full;
+	unsigned n = splice(native, 6, py, entry, 3, false, out, 16, &full);
+	uint64_t want[] = { C1 | ADDR_ACTIVATION, C2, P(0), P(1), C3, P(2), MAIN };
+	expect(out, n, want, 7);
+	assert_false(full);
+}
+
+/* The leaf in the loop itself (its activation address): Python code ran. */
+static void test_leaf_in_the_loop(void **state)
+{
+	(void)state;
+	uint64_t native[] = { (EVAL - 1) | ADDR_ACTIVATION, C3, EVAL, MAIN };
+	uint64_t py[] = { P(0), P(1), P(2) };
+	bool entry[] = { true, false, true };
+	uint64_t out[16];
+	bool full;
+	unsigned n = splice(native, 4, py, entry, 3, false, out, 16, &full);
+	uint64_t want[] = { P(0), C3, P(1), P(2), MAIN };
+	expect(out, n, want, 5);
+}
+
+/* More loops than Python frames: the outer loop keeps its native frame. */
+static void test_loop_without_frames_stays(void **state)
+{
+	(void)state;
+	uint64_t native[] = { EVAL, C1, EVAL, MAIN };
+	uint64_t py[] = { P(0) };
+	bool entry[] = { true };
+	uint64_t out[16];
+	bool full;
+	unsigned n = splice(native, 4, py, entry, 1, false, out, 16, &full);
+	uint64_t want[] = { P(0), C1, EVAL, MAIN };
+	expect(out, n, want, 4);
+}
+
+/* Python frames left when the walk ends: the stack's only if it was cut. */
+static void test_frames_left_over(void **state)
+{
+	(void)state;
+	uint64_t native[] = { C1, EVAL, C2 };
+	uint64_t py[] = { P(0), P(1), P(2) };
+	bool entry[] = { true, false, true };
+	uint64_t out[16];
+	bool full;
+	unsigned n = splice(native, 3, py, entry, 3, false, out, 16, &full);
+	uint64_t complete[] = { C1, P(0), C2 };
+	expect(out, n, complete, 3);
+	n = splice(native, 3, py, entry, 3, true, out, 16, &full);
+	uint64_t cut[] = { C1, P(0), C2, P(1), P(2) };
+	expect(out, n, cut, 5);
+}
+
+/* A chain without an entry frame at its end: the loop takes what there is. */
+static void test_no_entry_at_the_end(void **state)
+{
+	(void)state;
+	uint64_t native[] = { EVAL, MAIN };
+	uint64_t py[] = { P(0), P(1) };
+	bool entry[] = { false, false };
+	uint64_t out[16];
+	bool full;
+	unsigned n = splice(native, 2, py, entry, 2, false, out, 16, &full);
+	uint64_t want[] = { P(0), P(1), MAIN };
+	expect(out, n, want, 3);
+}
+
+/* At most MAX frames: FULL says some were left out, never a write past. */
+static void test_bounded(void **state)
+{
+	(void)state;
+	uint64_t native[] = { C1, EVAL, C2, MAIN };
+	uint64_t py[] = { P(0), P(1), P(2) };
+	bool entry[] = { false, false, true };
+	uint64_t out[4] = { 0 };
+	bool full;
+	for (unsigned max = 0; max <= 3; max++) {
+		unsigned n = splice(native, 4, py, entry, 3, false, out, max, &full);
+		assert_int_equal(n, max);
+		assert_true(full);
+	}
+	unsigned n = splice(native, 4, py, entry, 3, false, out, 4, &full);
+	uint64_t want[] = { C1, P(0), P(1), P(2) };
+	expect(out, n, want, 4);
+	assert_true(full);
+	n = splice(native, 4, py, entry, 0, false, out, 4, &full);
+	uint64_t unchanged[] = { C1, EVAL, C2, MAIN };
+	expect(out, n, unchanged, 4);
+	assert_false(full);
+}
+
+/* A frame already Python (its id inside the loop's range) is not a loop. */
+static void test_python_address_not_a_loop(void **state)
+{
+	(void)state;
+	uint64_t native[] = { addr_python(EVAL), MAIN };
+	uint64_t py[] = { P(7) };
+	bool entry[] = { true };
+	uint64_t out[4];
+	bool full;
+	unsigned n = splice(native, 2, py, entry, 1, false, out, 4, &full);
+	uint64_t want[] = { addr_python(EVAL), MAIN };
+	expect(out, n, want, 2);
+	assert_true(addr_is_python(P(0)));
+	assert_false(addr_is_python(P(0) | ADDR_ACTIVATION));
+	assert_false(addr_is_python(0x7fffffffffffull));
+	assert_int_equal(addr_lookup_pc(P(5)), P(5));
+	assert_int_equal(addr_python_id(P(5)), 5);
+}
+
+static void test_pynames(void **state)
+{
+	(void)state;
+	struct pynames *t = pynames_new();
+	assert_non_null(t);
+	const char *q = pynames_string(t, "Worker.run"), *f = pynames_string(t, "/srv/app.py");
+	assert_ptr_equal(q, pynames_string(t, "Worker.run"));
+	assert_ptr_not_equal(q, f);
+	uint32_t a = pynames_frame(t, q, f, 10, 12), b = pynames_frame(t, q, f, 10, 13);
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 1);
+	assert_int_equal(pynames_frame(t, q, f, 10, 12), a);
+	/* many: ids dense, each found again after the table grew */
+	char name[32];
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof name, "f%d", i);
+		assert_int_equal(pynames_frame(t, pynames_string(t, name), f, i, i + 1), (uint32_t)i + 2);
+	}
+	for (int i = 0; i < 5000; i += 97) {
+		snprintf(name, sizeof name, "f%d", i);
+		assert_int_equal(pynames_frame(t, pynames_string(t, name), f, i, i + 1), (uint32_t)i + 2);
+	}
+	const struct pyname *p = pynames_get(t, b);
+	assert_non_null(p);
+	assert_string_equal(p->qualname, "Worker.run");
+	assert_string_equal(p->filename, "/srv/app.py");
+	assert_int_equal(p->first_line, 10);
+	assert_int_equal(p->line, 13);
+	assert_null(pynames_get(t, 5002));
+	assert_null(pynames_get(NULL, 0));
+	assert_int_equal(pynames_frame(t, NULL, f, 1, 1), PYNAMES_FULL);
+	assert_int_equal(pynames_count(t), 5002);
+	pynames_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_each_loop_runs_its_frames),
+		cmocka_unit_test(test_leaf_in_the_loop),
+		cmocka_unit_test(test_loop_without_frames_stays),
+		cmocka_unit_test(test_frames_left_over),
+		cmocka_unit_test(test_no_entry_at_the_end),
+		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_python_address_not_a_loop),
+		cmocka_unit_test(test_pynames),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
