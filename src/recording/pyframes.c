@@ -12,7 +12,7 @@
 static const struct py_layout layout_3_11 = {
 	.major = 3, .minor = 11,
 	.runtime_interpreters_head = 40,
-	.interp_next = 0, .interp_threads_head = 16,
+	.interp_next = 0, .interp_threads_head = 16, .interp_threads_next_id = 8,
 	.tstate_next = 8, .tstate_native_thread_id = 160, .tstate_cframe = 56,
 	.tstate_datastack_chunk = 0x128, .tstate_datastack_top = 0x130, .chunk_data = 0x18,
 	.cframe_current_frame = 8,
@@ -32,6 +32,11 @@ static const struct py_layout layout_3_11 = {
 const struct py_layout *pyframes_layout(unsigned major, unsigned minor)
 {
 	return major == 3 && minor == 11 ? &layout_3_11 : NULL;
+}
+
+static uint64_t hash_mix_made(uint64_t interp, uint64_t made)
+{
+	return (interp * UINT64_C(0x9E3779B97F4A7C15)) ^ made ^ 1;   /* (never 0 once read) */
 }
 
 static int read_u64(pyframes_read_fn read, void *ctx, uint64_t addr, uint64_t *out)
@@ -59,6 +64,17 @@ size_t pyframes_code_span(const struct py_layout *l)
 	size_t ends[] = { l->object_type + 8, l->code_qualname + 8, l->code_filename + 8,
 			  l->code_firstlineno + 4, l->code_linetable + 8 };
 	return span_of(ends, sizeof ends / sizeof *ends);
+}
+
+int pyframes_threads_made(const struct py_layout *l, pyframes_read_fn read, void *ctx,
+			  uint64_t runtime, uint64_t *out)
+{
+	uint64_t interp, made = 0;
+	if (read_u64(read, ctx, runtime + l->runtime_interpreters_head, &interp) < 0 ||
+	    (interp && read_u64(read, ctx, interp + l->interp_threads_next_id, &made) < 0))
+		return -1;
+	*out = hash_mix_made(interp, made);
+	return 0;
 }
 
 uint64_t pyframes_find_tstate(const struct py_layout *l, pyframes_read_fn read, void *ctx,

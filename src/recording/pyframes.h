@@ -36,6 +36,7 @@ struct py_layout {
 	unsigned major, minor;
 	size_t runtime_interpreters_head;
 	size_t interp_next, interp_threads_head;
+	size_t interp_threads_next_id;  /* grows with each thread state made */
 	size_t tstate_next, tstate_native_thread_id, tstate_cframe;
 	size_t tstate_datastack_chunk, tstate_datastack_top;  /* where its frames live */
 	size_t chunk_data;              /* a data stack chunk's first frame */
@@ -65,6 +66,13 @@ struct py_frame {
  * most PYFRAMES_MAX_THREADS thread states: a caller keeps what it found. */
 uint64_t pyframes_find_tstate(const struct py_layout *l, pyframes_read_fn read, void *ctx,
 			      uint64_t runtime, pid_t tid);
+
+/* What changes when a thread state is made in RUNTIME's first
+ * interpreter (its address and its count of thread states made): a
+ * thread found without one need not be looked for again while it stays
+ * the same. 0, or -1 if it cannot be read. */
+int pyframes_threads_made(const struct py_layout *l, pyframes_read_fn read, void *ctx,
+			  uint64_t runtime, uint64_t *out);
 
 /* The frames of thread state TSTATE, which must name TID, innermost first,
  * at most MAX into OUT: their number (0: no frame), or -1 when TSTATE is

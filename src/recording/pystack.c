@@ -8,14 +8,12 @@
 #include <sys/uio.h>
 
 #include "address.h"
-#include "clock.h"
 #include "intern.h"
 #include "pyframes.h"
 #include "pylinetable.h"
 #include "pystack.h"
 
 #define THREAD_SLOTS 256u               /* thread states kept, by tid modulo */
-#define NO_TSTATE_RETRY_NS 1000000000ull  /* a thread without one: looked for again */
 #define CHUNK_READ_MAX (64u * 1024)     /* bytes of the frame stack chunk copied */
 #define TSTATE_READ_MAX 1024u
 #define CODE_SPAN_MAX 256u
@@ -35,8 +33,8 @@ struct code_entry {
 
 struct thread_slot {
 	pid_t tid;
-	uint64_t tstate;                /* 0: none found at looked_ns */
-	uint64_t looked_ns;
+	uint64_t tstate;                /* 0: none found when the interpreter's */
+	uint64_t made;                  /* thread states made were this */
 };
 
 /* A copy of the target's memory a read may be served from. */
@@ -208,16 +206,22 @@ void pystack_eval_range(const struct pystack *ps, uint64_t *start, uint64_t *end
 
 /* ---- a stop ---------------------------------------------------------------------- */
 
-/* TID's thread state: kept from the last look, else looked for (a thread
- * with none is looked for again only after NO_TSTATE_RETRY_NS). */
+/* TID's thread state: kept from the last look, else looked for. A thread
+ * with none (not a Python thread, or not yet: the interpreter starting)
+ * is looked for again only once the interpreter made a thread state
+ * since (one read: pyframes_threads_made), not at each of its samples. */
 static uint64_t thread_state(struct pystack *ps, pid_t tid, bool again)
 {
 	struct thread_slot *t = &ps->threads[(unsigned)tid % THREAD_SLOTS];
-	uint64_t now = clock_monotonic_ns();
-	if (t->tid == tid && !again && (t->tstate || now - t->looked_ns < NO_TSTATE_RETRY_NS))
+	if (t->tid == tid && !again && t->tstate)
 		return t->tstate;
 	ps->nregions = 0;
-	*t = (struct thread_slot){ .tid = tid, .looked_ns = now,
+	uint64_t made = 0;
+	if (pyframes_threads_made(ps->l, read_at, ps, ps->syms.runtime, &made) < 0)
+		return 0;
+	if (t->tid == tid && !again && t->made == made)
+		return 0;
+	*t = (struct thread_slot){ .tid = tid, .made = made,
 		.tstate = pyframes_find_tstate(ps->l, read_at, ps, ps->syms.runtime, tid) };
 	return t->tstate;
 }
@@ -346,8 +350,7 @@ static int read_chain(struct pystack *ps, pid_t tid, const uint8_t *stack, uint6
 		if (n >= 0)
 			return n;
 	}
-	/* no thread state of TID now: look again after a while */
-	ps->threads[(unsigned)tid % THREAD_SLOTS].tstate = 0;
+	/* no thread state of TID now (the slot says none since then) */
 	return -1;
 }
 

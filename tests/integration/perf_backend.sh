@@ -8,7 +8,9 @@
 # work are usage errors (64). A --serve request for idle=1 answers 400.
 # An exec loop's stacks are whole for the most part, though unwound after
 # their processes are gone. Sample counts are judged against the CPU the
-# kernel gave the targets.
+# kernel gave the targets. A CPython 3.11 program: the perf backend says
+# once that it cannot read its Python frames (the kernel's sample does not
+# stop the thread), and its stacks show the interpreter's C functions.
 # (perf_backend_unprivileged: without CAP_PERFMON and CAP_BPF.)
 TEST_TIMEOUT=120
 . "$TESTS_SRCDIR/lib.sh"
@@ -101,4 +103,20 @@ assert_match "serve idle=1: body" "$(cat "$T/idle.txt")" "idle=1 needs --backend
 code=$(curl -s -o "$T/p.folded" -w '%{http_code}' "$SERVER_URL/debug/pprof/profile?seconds=2&hz=499&format=folded")
 assert_eq "serve: status" "$code" 200
 assert_share "$T/p.folded" 'leaf_a$' 50 4.3se
+
+# CPython: no Python frames (they would be read a tick after the sample),
+# said once, on one line
+PY=/usr/bin/python3.11
+if [ -x "$PY" ]; then
+	run_csampler --backend=perf -F 199 -o "$T/py.folded" -- "$PY" "$TESTS_SRCDIR/progs/pysplit.py" 1
+	assert_eq "python: exit status" "$CS_STATUS" 0
+	said=$(grep -c 'runs CPython: --backend=perf cannot read its Python frames' "$T/cs.err")
+	assert_eq "python: lines saying why its frames are not read" "$said" 1
+	assert_eq "python: samples naming a Python function" \
+		"$(folded_count "$T/py.folded" '(^|;)(py_arith|py_text|c_json|c_hash|run)(;|$)')" 0
+	[ "$(folded_count "$T/py.folded" '(^|;)_PyEval_EvalFrameDefault(;|$)')" -gt 0 ] ||
+		fail "python: no evaluation loop frame: $(head -3 "$T/py.folded")"
+else
+	note "no $PY: the CPython case was not run"
+fi
 exit 0

@@ -1,0 +1,79 @@
+#!/bin/sh
+# python_dump: --dump prints each thread's Python stack as the interpreter
+# does (issue 33). tests/progs/pysplit.py, told "dump", blocks its three
+# threads at known places, each printing on the line where it blocks the
+# stack traceback.format_stack gives there. csampler --dump of the process
+# lists, for every thread, the same frames: file, line and function (the
+# interpreter's traceback names a function by its code's co_name;
+# csampler by its qualified name, whose last part is that name), outermost
+# first. Then threads that run Python (pysplit.py working): each is
+# stopped, and its Python stack shows the function it runs under run().
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+PY=/usr/bin/python3.11
+[ -x "$PY" ] || skip "no $PY (Debian bookworm's python3.11): the layout known is 3.11's"
+
+mkfifo "$T/in"
+"$PY" "$TESTS_SRCDIR/progs/pysplit.py" dump <"$T/in" >"$T/py.out" 2>"$T/py.err" &
+PYPID=$!
+FIXTURE_PIDS="$FIXTURE_PIDS $PYPID"
+exec 3>"$T/in"
+i=0
+until [ "$(grep -c '^ready' "$T/py.out" 2>/dev/null)" = 3 ]; do
+	i=$((i + 1))
+	[ $i -lt 400 ] || harness "pysplit never said ready 3 times: $(cat "$T/py.err")"
+	kill -0 "$PYPID" 2>/dev/null || harness "pysplit died: $(cat "$T/py.err")"
+	sleep 0.05
+done
+wait_state "$PYPID" S
+sleep 0.2
+run_csampler --dump -p "$PYPID"
+assert_eq "exit status" "$CS_STATUS" 0
+exec 3>&-
+
+# each thread's stack, as the fixture printed it and as csampler did:
+# "TID|FILE|LINE|NAME" lines, outermost first
+awk '/^stack / { tid = $2; next } /^  File "/ {
+		match($0, /"[^"]*"/); file = substr($0, RSTART + 1, RLENGTH - 2)
+		rest = substr($0, RSTART + RLENGTH); split(rest, a, /, /)
+		sub(/^line /, "", a[2]); sub(/^in /, "", a[3])
+		print tid "|" file "|" a[2] "|" a[3] }' "$T/py.out" | sort >"$T/want"
+awk '/^Thread / { tid = $0; sub(/.*\(tid /, "", tid); sub(/[,)].*/, "", tid); next }
+	/^  File "/ {
+		match($0, /"[^"]*"/); file = substr($0, RSTART + 1, RLENGTH - 2)
+		rest = substr($0, RSTART + RLENGTH); split(rest, a, /, /)
+		sub(/^line /, "", a[2]); sub(/^in /, "", a[3]); n = split(a[3], q, "."); name = q[n]
+		print tid "|" file "|" a[2] "|" name }' "$T/cs.out" | sort >"$T/got"
+note "$(wc -l <"$T/want") frames in 3 threads from the interpreter; $(wc -l <"$T/got") from csampler"
+[ -s "$T/want" ] || harness "the fixture printed no stack: $(cat "$T/py.out")"
+diff "$T/want" "$T/got" >"$T/diff" ||
+	fail "csampler's Python stacks differ from traceback.format_stack's: $(cat "$T/diff")"
+# in the interpreter's order (outermost first), under one heading a thread
+grep -c '^Python stack (most recent call last):$' "$T/cs.out" | grep -qx 3 ||
+	fail "not one Python stack per thread: $(cat "$T/cs.out")"
+awk '/^Python stack/ { on = 1; next } on && /^  File/ { print; next } { on = 0 }' "$T/cs.out" |
+	grep -n 'in <module>$' | grep -q '^1:' || fail "the main thread's stack does not start at <module>"
+# the native frames are there too, the Python ones among them
+grep -Eq '^#[0-9]+ +\(python\) in blocked_here \(.*pysplit\.py:[0-9]+\)$' "$T/cs.out" ||
+	fail "no Python frame among the native ones: $(grep -m5 '^#' "$T/cs.out")"
+grep -q ' in _Py_read \| in __GI___libc_read\| in read ' "$T/cs.out" || fail "no native read frame: $(grep -m5 '^#' "$T/cs.out")"
+wait "$PYPID" 2>/dev/null || true
+
+# threads running Python: stopped, their Python stacks read at the stop
+"$PY" "$TESTS_SRCDIR/progs/pysplit.py" 20 >/dev/null 2>"$T/py2.err" &
+PYPID=$!
+FIXTURE_PIDS="$FIXTURE_PIDS $PYPID"
+sleep 1
+run_csampler --dump -p "$PYPID"
+assert_eq "exit status (running)" "$CS_STATUS" 0
+kill "$PYPID" 2>/dev/null
+stacks=$(grep -c '^Python stack' "$T/cs.out")
+running=$(awk '/^Python stack/ { on = 1; last = ""; next } on && /^  File/ { last = $0; next }
+	on { if (last ~ /in (py_arith|py_text|c_json|c_hash)$/) n++; on = 0 }
+	END { if (on && last ~ /in (py_arith|py_text|c_json|c_hash)$/) n++; print n + 0 }' "$T/cs.out")
+note "running: $stacks Python stacks, $running of them in one of the fixture's functions"
+assert_eq "Python stacks of the running threads" "$stacks" 3
+grep -Eq 'File ".*pysplit\.py", line [0-9]+, in run$' "$T/cs.out" || fail "no thread in run(): $(cat "$T/cs.out")"
+[ "$running" -ge 1 ] ||
+	fail "no running thread in one of the fixture's functions: $(grep -A8 '^Python stack' "$T/cs.out")"
+exit 0
