@@ -3,7 +3,7 @@
  * mapped at a fixed address (reads outside it fail) whose first 8 bytes
  * are also the runtime's address and the next 4 a thread id; the chain of
  * that thread is read with 3.11's layout, and each frame's code object
- * with it. The read must end (loops are cut), stay within the frames
+ * with it (and the count of thread states made, as a capture reads it). The read must end (loops are cut), stay within the frames
  * asked for, and make names that are NUL-terminated within their size.
  * Built and run by make fuzz; replayed over corpus/pyframes/ by make
  * check. */
@@ -50,6 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct py_layout *l = pyframes_layout(3, 11);
 	struct py_frame frames[16];
 	bool cut;
+	uint64_t made;
+	(void)pyframes_threads_made(l, read_image, &im, runtime, &made);
 	int n = pyframes_thread(l, read_image, &im, runtime, tid, frames, 16, &cut);
 	if (n > 16 || n < -1)
 		abort();
