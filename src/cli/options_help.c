@@ -70,8 +70,8 @@ void options_print_help(FILE *out)
 "      --label=KEY=VALUE    a label on every sample (pprof), in the SVG's and\n"
 "                           text report's title: service=api (repeatable)\n"
 "      --no-inline          do not show inlined functions as frames of their own\n"
-"      --no-python          do not read CPython 3.11's frames: show its interpreter's\n"
-"                           C functions (_PyEval_EvalFrameDefault) in their place\n"
+"      --no-python          do not read CPython 3.11's frames: show the\n"
+"                           interpreter's C functions in their place\n"
 "      --addresses          keep raw addresses, do not symbolize\n"
 "      --annotate           folded output: mark inlined frames _[i], JIT _[j]\n"
 "\n",
