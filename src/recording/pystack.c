@@ -17,7 +17,8 @@
 #define CHUNK_READ_MAX (64u * 1024)     /* bytes of the frame stack chunk copied */
 #define TSTATE_READ_MAX 1024u
 #define CODE_SPAN_MAX 256u
-#define CODES_MAX 65536u                /* code objects named at once (then forgotten) */
+#define CODES_FIRST 1024u               /* slots of code objects named, at first */
+#define CODES_MAX 65536u                /* at most (then all are forgotten) */
 #define MEMO 4u                         /* (unit, id) pairs kept per code object */
 #define IOV_BATCH 64u
 
@@ -52,7 +53,7 @@ struct pystack {
 	uint32_t cut_id;                /* PYSTACK_CUT_NAME's frame */
 	struct thread_slot threads[THREAD_SLOTS];
 	struct code_entry *codes;       /* open addressing by address */
-	size_t ncodes;
+	size_t ncodes, code_slots;      /* (code_slots a power of two) */
 	uint8_t tstate[TSTATE_READ_MAX];
 	uint8_t *chunk;                 /* CHUNK_READ_MAX */
 	uint8_t *headers;               /* PYSTACK_MAX_FRAMES * CODE_SPAN_MAX */
@@ -167,7 +168,8 @@ struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms, struc
 	ps->names = names;
 	ps->chunk = malloc(CHUNK_READ_MAX);
 	ps->headers = malloc((size_t)PYSTACK_MAX_FRAMES * CODE_SPAN_MAX);
-	ps->codes = calloc(CODES_MAX, sizeof *ps->codes);
+	ps->codes = calloc(CODES_FIRST, sizeof *ps->codes);
+	ps->code_slots = CODES_FIRST;
 	const char *cut = pynames_string(names, PYSTACK_CUT_NAME), *none = pynames_string(names, "");
 	ps->cut_id = pynames_frame(names, cut, none, 0, 0);
 	if (!ps->chunk || !ps->headers || !ps->codes || ps->cut_id == PYNAMES_FULL) {
@@ -180,9 +182,9 @@ struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms, struc
 
 static void forget_codes(struct pystack *ps)
 {
-	for (size_t i = 0; i < CODES_MAX; i++)
+	for (size_t i = 0; i < ps->code_slots; i++)
 		free(ps->codes[i].table);
-	memset(ps->codes, 0, CODES_MAX * sizeof *ps->codes);
+	memset(ps->codes, 0, ps->code_slots * sizeof *ps->codes);
 	ps->ncodes = 0;
 }
 
@@ -253,10 +255,33 @@ static bool copy_thread(struct pystack *ps, uint64_t ts)
 
 static struct code_entry *code_slot(struct pystack *ps, uint64_t code)
 {
-	size_t j = (size_t)hash_u64(code) & (CODES_MAX - 1);
+	size_t mask = ps->code_slots - 1, j = (size_t)hash_u64(code) & mask;
 	while (ps->codes[j].code && ps->codes[j].code != code)
-		j = (j + 1) & (CODES_MAX - 1);
+		j = (j + 1) & mask;
 	return &ps->codes[j];
+}
+
+/* Room for a capture's code objects (PYSTACK_MAX_FRAMES more) within
+ * three quarters of the slots: the table doubled, up to CODES_MAX, then
+ * emptied (a program that makes code without end names it again). */
+static void make_code_room(struct pystack *ps)
+{
+	if ((ps->ncodes + PYSTACK_MAX_FRAMES) * 4 <= ps->code_slots * 3)
+		return;
+	size_t n = ps->code_slots * 2;
+	struct code_entry *grown = n <= CODES_MAX ? calloc(n, sizeof *grown) : NULL;
+	if (!grown) {
+		forget_codes(ps);
+		return;
+	}
+	struct code_entry *old = ps->codes;
+	size_t old_slots = ps->code_slots;
+	ps->codes = grown;
+	ps->code_slots = n;
+	for (size_t i = 0; i < old_slots; i++)
+		if (old[i].code)
+			*code_slot(ps, old[i].code) = old[i];
+	free(old);
 }
 
 /* CODE's header in HEADER is the one E was named from. */
@@ -359,8 +384,7 @@ unsigned pystack_capture(struct pystack *ps, pid_t tid, const uint8_t *stack, ui
 {
 	if (max < 2)
 		return 0;
-	if (ps->ncodes > CODES_MAX / 4 * 3)
-		forget_codes(ps);
+	make_code_room(ps);
 	bool cut = false;
 	size_t room = max - 1 < PYSTACK_MAX_FRAMES ? max - 1 : PYSTACK_MAX_FRAMES;
 	int n = read_chain(ps, tid, stack, stack_start, len, room, &cut);
