@@ -61,6 +61,17 @@ int pm_open_in_root(int root_fd, const char *path, int flags)
 	return openat(root_fd, path, flags | O_CLOEXEC);
 }
 
+int procmaps_open_regular(const struct procmaps *pm, const char *path)
+{
+	int fd = pm->root_fd >= 0 ? pm_open_in_root(pm->root_fd, path, O_RDONLY | O_NONBLOCK) : -1;
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 static void read_status(struct procmaps *pm, const char *status)
 {
 	pm->nspid = pm->pid;

@@ -123,6 +123,10 @@ pid_t procmaps_pid(const struct procmaps *pm);
 
 /* Descriptor of the target's root directory (O_PATH), or -1. */
 int procmaps_root_fd(const struct procmaps *pm);
+/* The regular file PATH as the target sees it (resolved inside its root),
+ * opened read-only; -1 if it is not one (a FIFO or device is never
+ * opened to wait on). */
+int procmaps_open_regular(const struct procmaps *pm, const char *path);
 /* The vdso image copied at the first refresh that saw it, or NULL. */
 const void *procmaps_vdso_image(const struct procmaps *pm, size_t *len, uint64_t *start);
 

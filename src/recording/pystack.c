@@ -47,7 +47,8 @@ struct region {
 
 struct pystack {
 	pid_t pid;
-	const struct py_layout *l;
+	struct py_layout layout;        /* as checked at attach */
+	const struct py_layout *l;      /* &layout */
 	struct pystack_symbols syms;
 	struct pynames *names;
 	uint32_t cut_id;                /* PYSTACK_CUT_NAME's frame */
@@ -134,20 +135,27 @@ static void add_region(struct pystack *ps, uint64_t start, const uint8_t *bytes,
 
 /* ---- life ------------------------------------------------------------------------ */
 
-struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms, struct pynames *names,
-			    enum pystack_status *status, unsigned *major, unsigned *minor)
+bool pystack_version(pid_t pid, const struct pystack_symbols *syms, unsigned *major,
+		     unsigned *minor)
 {
 	uint64_t version = 0;
 	*major = *minor = 0;
-	*status = PYSTACK_OLD;
-	if (!syms->version)
-		return NULL;
-	*status = PYSTACK_MISMATCH;
-	if (read_remote(pid, syms->version, &version, sizeof version) < 0)
-		return NULL;
+	if (!syms->version || read_remote(pid, syms->version, &version, sizeof version) < 0)
+		return false;
 	*major = (unsigned)(version >> 24) & 0xff;
 	*minor = (unsigned)(version >> 16) & 0xff;
-	const struct py_layout *l = pyframes_layout(*major, *minor);
+	return true;
+}
+
+struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
+			    const struct py_layout *layout, struct pynames *names,
+			    enum pystack_status *status, unsigned *major, unsigned *minor)
+{
+	*status = syms->version ? PYSTACK_MISMATCH : PYSTACK_OLD;
+	if (!pystack_version(pid, syms, major, minor))
+		return NULL;
+	const struct py_layout *l = layout && layout->major == *major && layout->minor == *minor
+				    ? layout : pyframes_layout(*major, *minor);
 	if (!l) {
 		*status = PYSTACK_UNKNOWN_VERSION;
 		return NULL;
@@ -163,7 +171,8 @@ struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms, struc
 	if (!ps)
 		return NULL;
 	ps->pid = pid;
-	ps->l = l;
+	ps->layout = *l;
+	ps->l = &ps->layout;
 	ps->syms = *syms;
 	ps->names = names;
 	ps->chunk = malloc(CHUNK_READ_MAX);

@@ -56,12 +56,19 @@ enum pystack_status {
 };
 
 struct pystack;
+struct py_layout;
 
+/* The version of process PID's interpreter at SYMS (its Py_Version): false
+ * if it has none (before 3.11) or it cannot be read. */
+bool pystack_version(pid_t pid, const struct pystack_symbols *syms, unsigned *major,
+		     unsigned *minor);
 /* Process PID's interpreter at SYMS, its frames named in NAMES (which
- * must outlive it). *STATUS says whether its frames can be read; NULL
- * unless PYSTACK_ON (or out of memory). *MAJOR, *MINOR: its version, when
- * read. */
-struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms, struct pynames *names,
+ * must outlive it), laid out as LAYOUT says (its debug information's:
+ * pydwarf.h) when that is of its version, else as csampler's table of its
+ * version does. *STATUS says whether its frames can be read; NULL unless
+ * PYSTACK_ON (or out of memory). *MAJOR, *MINOR: its version, when read. */
+struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
+			    const struct py_layout *layout, struct pynames *names,
 			    enum pystack_status *status, unsigned *major, unsigned *minor);
 void pystack_free(struct pystack *ps);
 /* The evaluation loop's code: [*START, *END). */

@@ -549,6 +549,10 @@ static void tell_python(struct recorder *r, struct recorder_process *p, bool ker
 	if (!unwind_python(p->unwinder, &status, &major, &minor))
 		return;
 	p->python_told = true;
+	if (status == PYSTACK_ON && r->cfg.verbose && !kernel_copy)
+		warn("process %d runs CPython %u.%u: its Python frames are read, laid out as %s",
+		     (int)p->pid, major, minor, unwind_python_layout_from_dwarf(p->unwinder)
+		     ? "its debug information says" : "csampler's table of that version says");
 	unsigned reason = kernel_copy && r->cfg.python ? 4u : (unsigned)status;
 	if (reason == PYSTACK_ON || (r->python_said & (1u << reason)))
 		return;

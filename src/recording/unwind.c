@@ -364,9 +364,14 @@ static void forget_python(struct unwinder *u)
 {
 	pystack_free(u->py);
 	u->py = NULL;
-	u->py_found = false;
+	u->py_found = u->py_layout_dwarf = false;
 	u->py_status = PYSTACK_ON;
 	u->py_eval_start = u->py_eval_end = 0;
+}
+
+bool unwind_python_layout_from_dwarf(const struct unwinder *u)
+{
+	return u->py_layout_dwarf;
 }
 
 bool unwind_python(const struct unwinder *u, enum pystack_status *status, unsigned *major,

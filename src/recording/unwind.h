@@ -112,6 +112,9 @@ void unwind_flush(struct unwinder *u);
 #include "pystack.h"
 bool unwind_python(const struct unwinder *u, enum pystack_status *status, unsigned *major,
 		   unsigned *minor);
+/* Whether the frames of U's interpreter are read with the layout of its own
+ * debug information (pydwarf.h), not csampler's table. */
+bool unwind_python_layout_from_dwarf(const struct unwinder *u);
 
 const char *unwind_result_name(enum unwind_result r);
 

@@ -79,6 +79,7 @@ struct unwinder {
 	enum pystack_status py_status;
 	unsigned py_major, py_minor;
 	struct pystack *py;      /* its frames' reader, when PYSTACK_ON */
+	bool py_layout_dwarf;    /* its layout from its debug information */
 	uint64_t py_eval_start, py_eval_end;
 	uint64_t *py_native;     /* max_depth: a walk before the splice */
 

@@ -7,12 +7,15 @@
 
 #include <dwarf.h>
 #include <gelf.h>
+#include <elfutils/libdwelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "array.h"
 #include "gopclntab.h"
+#include "pydwarf.h"
 #include "unwind_internal.h"
 
 /* ---- modules: .eh_frame_hdr tables -------------------------------------- */
@@ -290,16 +293,55 @@ static bool may_be_python(const char *path)
 
 /* M's file holds a CPython interpreter: check it once (pystack_new), and
  * read its frames from then on if it is one csampler knows. */
+/* The layout of interpreter version MAJOR.MINOR from the debug
+ * information of ELF: its own, else its debug file by build-id as the
+ * target sees it (/usr/lib/debug/.build-id/XX/REST.debug: Debian's
+ * pythonX.Y-dbg installs it). */
+static bool python_dwarf_layout(struct unwinder *u, Elf *elf, unsigned major, unsigned minor,
+				struct py_layout *out)
+{
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	bool ok = dw && pydwarf_layout(dw, major, minor, out);
+	if (dw)
+		dwarf_end(dw);
+	const unsigned char *id;
+	ssize_t n = ok ? 0 : dwelf_elf_gnu_build_id(elf, (const void **)&id);
+	if (n < 2 || n > 64)
+		return ok;
+	char path[64 + 2 * 64] = "/usr/lib/debug/.build-id/";
+	size_t k = strlen(path);
+	for (ssize_t i = 0; i < n; i++) {
+		k += (size_t)snprintf(path + k, sizeof path - k, "%02x", id[i]);
+		if (i == 0)
+			path[k++] = '/';
+	}
+	snprintf(path + k, sizeof path - k, ".debug");
+	int fd = procmaps_open_regular(u->pm, path);
+	dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
+	ok = dw && pydwarf_layout(dw, major, minor, out);
+	if (dw)
+		dwarf_end(dw);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 static void module_load_python(struct unwinder *u, Elf *elf, const struct module_sections *secs,
 			       uint64_t bias)
 {
 	struct pystack_symbols syms;
+	struct py_layout layout;
+	unsigned major, minor;
 	if (!pystack_symbols(elf, secs->sym, secs->dyn, bias, &syms))
 		return;
 	u->py_found = true;
+	pid_t pid = procmaps_pid(u->pm);
+	bool from_dwarf = pystack_version(pid, &syms, &major, &minor) &&
+			  python_dwarf_layout(u, elf, major, minor, &layout);
 	struct pynames *names = procmaps_python_names(u->pm);
-	u->py = names ? pystack_new(procmaps_pid(u->pm), &syms, names, &u->py_status, &u->py_major,
-				    &u->py_minor) : NULL;
+	u->py = names ? pystack_new(pid, &syms, from_dwarf ? &layout : NULL, names, &u->py_status,
+				    &u->py_major, &u->py_minor) : NULL;
+	u->py_layout_dwarf = u->py && from_dwarf;
 	if (u->py)
 		pystack_eval_range(u->py, &u->py_eval_start, &u->py_eval_end);
 }

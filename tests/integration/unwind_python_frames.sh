@@ -1,12 +1,13 @@
 #!/bin/sh
 # unwind_python_frames: csampler's reader of CPython's frame chains
-# (pyframes, issue 33's second room; not yet on a sample's path) reads the
+# (pyframes, which a capture uses: pystack) reads the
 # frames of two blocked threads of Debian's python3.11 exactly as the
 # interpreter has them: qualified name, file and line of every frame,
 # innermost first (the fixture prints its own, from sys._getframe, on the
 # line where it blocks). The line comes from the code object's line table
 # (pylinetable) and the instruction the frame last ran. A thread id with no
-# thread state reads as none.
+# thread state reads as none. The table's layout is the one the
+# interpreter's debug information gives, where its debug file is there.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 PY=/usr/bin/python3.11
@@ -59,4 +60,17 @@ grep -q '^none 999999999$' "$T/read.out" || fail "a thread id without a thread s
 for f in inner middle outer '<module>' Worker.block Thread.run; do
 	grep -q "^frame [0-9]* $f|" "$T/got" || fail "no frame of $f read: $(cat "$T/got")"
 done
+
+# the table's offsets (measured with gdb) are the ones the interpreter's
+# own debug information gives (pydwarf: what a capture uses where the
+# debug file is there; Debian's python3.11-dbg installs it)
+bid=$(readelf -n "$exe" 2>/dev/null | awk '/Build ID/ { print $3 }')
+dbg=/usr/lib/debug/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).debug
+if [ -n "$bid" ] && [ -e "$dbg" ]; then
+	"$PROGS/pyframes_read" --layout "$dbg" >"$T/layout" 2>&1 || fail "no layout read from $dbg: $(cat "$T/layout")"
+	note "layout from $dbg: $(tail -1 "$T/layout")"
+	grep -qx same "$T/layout" || fail "the table differs from the debug information's layout: $(cat "$T/layout")"
+else
+	note "no debug file of $exe (python3.11-dbg): the table was not compared with its DWARF"
+fi
 exit 0

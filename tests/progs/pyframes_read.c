@@ -3,14 +3,48 @@
  * the address of its _PyRuntime, hex), innermost first, one line each:
  * "frame TID QUALNAME|FILE|LINE" (then "cut TID" if the chain was cut,
  * or "none TID" without a thread state). For tests: the reads are
- * process_vm_readv (root, or the process's user with ptrace allowed). */
+ * process_vm_readv (root, or the process's user with ptrace allowed).
+ * pyframes_read --layout DEBUGFILE: the 3.11 layout read from DEBUGFILE's
+ * DWARF (pydwarf) against csampler's table, one line per field:
+ * "FIELD DWARF TABLE", then "same" or "differ". */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/uio.h>
 
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pydwarf.h"
 #include "pyframes.h"
+
+/* --layout: the fields of a py_layout, in order (all size_t after the
+ * version). */
+static int compare_layouts(const char *file)
+{
+	int fd = open(file, O_RDONLY);
+	Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
+	struct py_layout d;
+	if (!dw || !pydwarf_layout(dw, 3, 11, &d)) {
+		printf("no layout in %s\n", file);
+		return 1;
+	}
+	const struct py_layout *t = pyframes_layout(3, 11);
+	const size_t *a = &d.runtime_interpreters_head, *b = &t->runtime_interpreters_head;
+	size_t n = (sizeof d - offsetof(struct py_layout, runtime_interpreters_head)) / sizeof(size_t);
+	bool same = true;
+	for (size_t i = 0; i < n; i++) {
+		printf("field%zu %zu %zu\n", i, a[i], b[i]);
+		same &= a[i] == b[i];
+	}
+	printf("%s\n", same ? "same" : "differ");
+	dwarf_end(dw);
+	close(fd);
+	return 0;
+}
 
 static int read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 {
@@ -21,6 +55,8 @@ static int read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "--layout") == 0)
+		return compare_layouts(argv[2]);
 	if (argc < 4) {
 		fprintf(stderr, "usage: pyframes_read PID RUNTIME TID...\n");
 		return 2;
