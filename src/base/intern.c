@@ -74,16 +74,29 @@ static int grow_slots(struct intern *t)
 	return 0;
 }
 
-int64_t intern_index(struct intern *t, const char *s, size_t len)
+int64_t intern_find(const struct intern *t, const char *s, size_t len)
 {
-	if (t->n >= UINT32_MAX - 1 || ((t->n + 1) * 2 > t->nslots && grow_slots(t) < 0))
+	if (t->nslots == 0)
 		return -1;
-	size_t mask = t->nslots - 1, j;
-	for (j = hash_bytes(s, len) & mask; t->slot[j]; j = (j + 1) & mask) {
+	size_t mask = t->nslots - 1;
+	for (size_t j = hash_bytes(s, len) & mask; t->slot[j]; j = (j + 1) & mask) {
 		const char *e = t->strs[t->slot[j] - 1];
 		if (strncmp(e, s, len) == 0 && e[len] == '\0')
 			return t->slot[j] - 1;
 	}
+	return -1;
+}
+
+int64_t intern_index(struct intern *t, const char *s, size_t len)
+{
+	int64_t known = intern_find(t, s, len);
+	if (known >= 0)
+		return known;
+	if (t->n >= UINT32_MAX - 1 || ((t->n + 1) * 2 > t->nslots && grow_slots(t) < 0))
+		return -1;
+	size_t mask = t->nslots - 1, j;
+	for (j = hash_bytes(s, len) & mask; t->slot[j]; j = (j + 1) & mask)
+		;
 	if (array_grow(&t->strs, &t->cap, t->n + 1, sizeof *t->strs, 256) < 0)
 		return -1;
 	char *copy = arena_copy(t, s, len);

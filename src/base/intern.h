@@ -28,6 +28,8 @@ struct intern {
 /* The index of S[0, LEN), added if new; -1 out of memory (or past 2^32 - 2
  * strings). */
 int64_t intern_index(struct intern *t, const char *s, size_t len);
+/* The index of S[0, LEN) if it is interned, else -1 (nothing added). */
+int64_t intern_find(const struct intern *t, const char *s, size_t len);
 /* The interned copy of S[0, LEN); NULL out of memory. */
 const char *intern_string(struct intern *t, const char *s, size_t len);
 void intern_free(struct intern *t);

@@ -167,16 +167,23 @@ int pyframes_chain(const struct py_layout *l, pyframes_read_fn read, void *ctx, 
 static bool put_utf8(char *out, size_t size, size_t *n, uint32_t c)
 {
 	char b[4];
-	size_t k = c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+	if (c == 0 || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		c = '?';    /* (no NUL in a name; no surrogate or beyond Unicode) */
+	size_t k = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
 	if (k == 1) {
 		b[0] = (char)c;
 	} else if (k == 2) {
 		b[0] = (char)(0xc0 | (c >> 6));
 		b[1] = (char)(0x80 | (c & 0x3f));
-	} else {
+	} else if (k == 3) {
 		b[0] = (char)(0xe0 | (c >> 12));
 		b[1] = (char)(0x80 | ((c >> 6) & 0x3f));
 		b[2] = (char)(0x80 | (c & 0x3f));
+	} else {
+		b[0] = (char)(0xf0 | (c >> 18));
+		b[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+		b[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+		b[3] = (char)(0x80 | (c & 0x3f));
 	}
 	if (*n + k >= size)
 		return false;
@@ -186,8 +193,8 @@ static bool put_utf8(char *out, size_t size, size_t *n, uint32_t c)
 }
 
 /* The str object at ADDR into OUT (UTF-8, at most SIZE - 1 bytes: longer
- * ones are cut at a character). A compact ASCII or 1-byte (Latin-1) string
- * only; 0, or -1. */
+ * ones are cut at a character). A compact string only (of 1, 2 or 4 bytes
+ * a character: every str a code object names is one); 0, or -1. */
 static int read_string(const struct py_layout *l, pyframes_read_fn read, void *ctx,
 		       uint64_t addr, char *out, size_t size)
 {
@@ -198,15 +205,25 @@ static int read_string(const struct py_layout *l, pyframes_read_fn read, void *c
 	    read(ctx, addr + l->ascii_state, &state, sizeof state) < 0)
 		return -1;
 	unsigned kind = (state >> 2) & 7u, compact = (state >> 5) & 1u, ascii = (state >> 6) & 1u;
-	if (!compact || kind != 1)
+	if (!compact || (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1))
 		return -1;
-	uint8_t raw[PYFRAMES_MAX_STRING];
-	size_t take = length < sizeof raw ? (size_t)length : sizeof raw;
-	if (take && read(ctx, addr + (ascii ? l->ascii_data : l->compact_data), raw, take) < 0)
+	uint8_t raw[PYFRAMES_MAX_STRING * 4];
+	size_t take = length < PYFRAMES_MAX_STRING ? (size_t)length : PYFRAMES_MAX_STRING;
+	if (take && read(ctx, addr + (ascii ? l->ascii_data : l->compact_data), raw, take * kind) < 0)
 		return -1;
 	size_t n = 0;
-	for (size_t i = 0; i < take && put_utf8(out, size, &n, raw[i] ? raw[i] : '?'); i++)
-		;
+	for (size_t i = 0; i < take; i++) {
+		uint32_t c = raw[i];
+		if (kind == 2) {
+			uint16_t u;
+			memcpy(&u, raw + 2 * i, 2);
+			c = u;
+		} else if (kind == 4) {
+			memcpy(&c, raw + 4 * i, 4);
+		}
+		if (!put_utf8(out, size, &n, c))
+			break;
+	}
 	out[n] = '\0';
 	return 0;
 }

@@ -15,6 +15,7 @@ struct pynames {
 	size_t n, cap;
 	uint32_t *slot;                 /* id + 1, 0 = empty; nslots a power of two */
 	size_t nslots;
+	size_t string_bytes;            /* of the distinct strings interned */
 };
 
 struct pynames *pynames_new(void)
@@ -34,7 +35,16 @@ void pynames_free(struct pynames *t)
 
 const char *pynames_string(struct pynames *t, const char *s)
 {
-	return intern_string(&t->strings, s, strlen(s));
+	size_t len = strlen(s), before = t->strings.n;
+	if (t->string_bytes + len + 1 > PYNAMES_MAX_BYTES) {
+		/* (only a string already there, then) */
+		int64_t i = intern_find(&t->strings, s, len);
+		return i < 0 ? NULL : t->strings.strs[i];
+	}
+	const char *copy = intern_string(&t->strings, s, len);
+	if (copy && t->strings.n != before)
+		t->string_bytes += len + 1;
+	return copy;
 }
 
 static uint64_t frame_hash(const char *qualname, const char *filename, int first_line, int line)

@@ -5,14 +5,16 @@
  * native address once. Code objects are named when sampled (pystack.h):
  * one freed after the sample still has its frames here. Strings are
  * interned (raw bytes of the target: writers escape). At most
- * PYNAMES_MAX frames (a program that makes code without end cannot grow
- * it past that: later frames get PYNAMES_FULL). Pure, unit-tested. */
+ * PYNAMES_MAX frames and PYNAMES_MAX_BYTES of strings (a program that
+ * makes code without end, or hostile names, cannot grow it past that:
+ * later frames get PYNAMES_FULL, later strings NULL). Pure, unit-tested. */
 #ifndef CSAMPLER_PYNAMES_H
 #define CSAMPLER_PYNAMES_H
 #include <stddef.h>
 #include <stdint.h>
 
 #define PYNAMES_MAX (1u << 20)
+#define PYNAMES_MAX_BYTES (64u << 20)
 #define PYNAMES_FULL UINT32_MAX
 
 struct pyname {
@@ -27,8 +29,9 @@ struct pynames;
 struct pynames *pynames_new(void);
 void pynames_free(struct pynames *t);
 
-/* The interned copy of S (NUL-terminated), NULL out of memory: what
- * pynames_frame takes, the same pointer for the same text. */
+/* The interned copy of S (NUL-terminated), NULL out of memory or past
+ * PYNAMES_MAX_BYTES: what pynames_frame takes, the same pointer for the
+ * same text. */
 const char *pynames_string(struct pynames *t, const char *s);
 /* The id of the frame (QUALNAME, FILENAME: pynames_string's), added if
  * new; PYNAMES_FULL when full or out of memory. */

@@ -20,6 +20,7 @@
 #define CODES_FIRST 1024u               /* slots of code objects named, at first */
 #define CODES_MAX 65536u                /* at most (then all are forgotten) */
 #define MEMO 4u                         /* (unit, id) pairs kept per code object */
+#define TABLE_BYTES_MAX (32u << 20)     /* line tables kept, at most (then forgotten) */
 #define IOV_BATCH 64u
 
 struct code_entry {
@@ -55,6 +56,7 @@ struct pystack {
 	struct thread_slot threads[THREAD_SLOTS];
 	struct code_entry *codes;       /* open addressing by address */
 	size_t ncodes, code_slots;      /* (code_slots a power of two) */
+	size_t table_bytes;             /* of the line tables kept */
 	uint8_t tstate[TSTATE_READ_MAX];
 	uint8_t *chunk;                 /* CHUNK_READ_MAX */
 	uint8_t *headers;               /* PYSTACK_MAX_FRAMES * CODE_SPAN_MAX */
@@ -195,6 +197,7 @@ static void forget_codes(struct pystack *ps)
 		free(ps->codes[i].table);
 	memset(ps->codes, 0, ps->code_slots * sizeof *ps->codes);
 	ps->ncodes = 0;
+	ps->table_bytes = 0;
 }
 
 void pystack_free(struct pystack *ps)
@@ -275,6 +278,10 @@ static struct code_entry *code_slot(struct pystack *ps, uint64_t code)
  * emptied (a program that makes code without end names it again). */
 static void make_code_room(struct pystack *ps)
 {
+	if (ps->table_bytes > TABLE_BYTES_MAX / 2) {
+		forget_codes(ps);   /* (a program whose code is all large: named again) */
+		return;
+	}
 	if ((ps->ncodes + PYSTACK_MAX_FRAMES) * 4 <= ps->code_slots * 3)
 		return;
 	size_t n = ps->code_slots * 2;
@@ -317,10 +324,18 @@ static bool name_code(struct pystack *ps, struct code_entry *e, uint64_t code)
 		free(table);
 		return false;
 	}
-	if (e->code)
+	if (table && ps->table_bytes + len > TABLE_BYTES_MAX) {
+		free(table);     /* (no room for its lines: the frames get none) */
+		table = NULL;
+		len = 0;
+	}
+	ps->table_bytes += len;
+	if (e->code) {
+		ps->table_bytes -= e->table_len;
 		free(e->table);
-	else
+	} else {
 		ps->ncodes++;
+	}
 	*e = (struct code_entry){ .code = code, .header = h, .qualname = qualname,
 				  .filename = filename, .table = table, .table_len = len };
 	for (unsigned i = 0; i < MEMO; i++)

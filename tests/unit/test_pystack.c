@@ -194,6 +194,37 @@ static void test_pynames(void **state)
 	pynames_free(t);
 }
 
+/* Strings past PYNAMES_MAX_BYTES are refused; those already there are
+ * still found. */
+static void test_pynames_bytes_bounded(void **state)
+{
+	(void)state;
+	struct pynames *t = pynames_new();
+	size_t len = 64 * 1024;
+	char *s = malloc(len + 1);
+	assert_non_null(s);
+	memset(s, 'q', len);
+	s[len] = '\0';
+	const char *first = NULL;
+	size_t kept = 0;
+	for (size_t i = 0; i < PYNAMES_MAX_BYTES / len + 2; i++) {
+		snprintf(s, 24, "%020zu", i);
+		s[20] = 'q';
+		const char *c = pynames_string(t, s);
+		if (!c)
+			break;
+		first = first ? first : c;
+		kept++;
+	}
+	assert_true(kept > 0 && kept < PYNAMES_MAX_BYTES / len + 2);
+	assert_true(kept * (len + 1) <= PYNAMES_MAX_BYTES);
+	snprintf(s, 24, "%020zu", (size_t)0);
+	s[20] = 'q';
+	assert_ptr_equal(pynames_string(t, s), first);
+	free(s);
+	pynames_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_python_address_not_a_loop),
 		cmocka_unit_test(test_pynames),
+		cmocka_unit_test(test_pynames_bytes_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,48 @@
+#!/bin/sh
+# python_names: Python function names are the target's to choose, so
+# csampler reads every kind of CPython string (1, 2 and 4 bytes a
+# character: Latin-1, Cyrillic and CJK, beyond the BMP) into UTF-8, and a
+# name made of the separators and markup of the output formats (; newline
+# < & " and a control character, set with code.replace) is escaped in each:
+# the folded stacks keep one frame per name and one stack per line, the SVG
+# is well-formed XML, the speedscope file is JSON with the name as it
+# was, and go tool pprof reads the profile (tests/progs/pynames.py).
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+PY=/usr/bin/python3.11
+[ -x "$PY" ] || skip "no $PY (Debian bookworm's python3.11): the layout known is 3.11's"
+
+run_csampler -F 199 -o "$T/n.folded" -o "$T/n.svg" -o "$T/n.speedscope.json" -o "$T/n.pb.gz" -- \
+	"$PY" "$TESTS_SRCDIR/progs/pynames.py" 2
+assert_eq "exit status" "$CS_STATUS" 0
+total=$(folded_total "$T/n.folded")
+# the four names of other kinds of string, in the order of the calls
+chain=$(folded_count "$T/n.folded" ';wide_😀;latin_é;函数;привет_мир(;|$)')
+note "samples through the whole chain of names: $chain of $total"
+[ $((chain * 2)) -ge "$total" ] || fail "the names were not read: $(sort -t' ' -k2 -nr "$T/n.folded" | head -3)"
+# the hostile name: one frame, escaped, before the others
+awk '{ n = $NF; sub(/ [0-9]+$/, ""); if ($0 ~ /wide_/ && $0 !~ /;evil[^;]*name[^;]*<script>&"x[^;]*;wide_/) bad++ }
+	END { exit bad > 0 }' "$T/n.folded" || fail "the hostile name is not one frame: $(grep -m2 wide_ "$T/n.folded")"
+# every line a stack and a count (no newline let through)
+awk 'NF < 2 || $NF !~ /^[0-9]+$/ { bad++ } END { exit bad > 0 }' "$T/n.folded" ||
+	fail "a folded line is not 'stack count': $(awk 'NF < 2 || $NF !~ /^[0-9]+$/' "$T/n.folded" | head -3)"
+# the SVG and the speedscope file parse, with the names as they were
+"$PY" - "$T/n.svg" "$T/n.speedscope.json" >"$T/parse" 2>&1 <<'PYEOF' || fail "an output does not parse: $(cat "$T/parse")"
+import json, sys, xml.etree.ElementTree as ET
+ET.parse(sys.argv[1])
+names = {f["name"] for f in json.load(open(sys.argv[2]))["shared"]["frames"]}
+want = {"evil;name\n<script>&\"x\x01", "wide_\U0001F600", "latin_é", "函数", "привет_мир"}
+missing = want - names
+if missing:
+    sys.exit("speedscope lacks %r" % sorted(missing))
+files = {f.get("file") for f in json.load(open(sys.argv[2]))["shared"]["frames"]}
+if "/tmp/a;b\nc.py" not in files:
+    sys.exit("speedscope lacks the hostile file name")
+print("ok")
+PYEOF
+if command -v go >/dev/null 2>&1; then
+	need_go
+	"$GO" tool pprof -raw "$T/n.pb.gz" >"$T/raw" 2>"$T/pprof.err" || fail "go tool pprof -raw: $(cat "$T/pprof.err")"
+	grep -q ' привет_мир ' "$T/raw" || fail "pprof lacks привет_мир: $(grep -m3 M= "$T/raw")"
+fi
+exit 0

@@ -1,0 +1,40 @@
+# pynames: Python functions with names csampler must read and write
+# safely. Their code objects name them in the three kinds of str CPython
+# has (1 byte a character: ASCII and Latin-1; 2 bytes: Cyrillic, CJK;
+# 4 bytes: beyond the BMP), and one (a code object made with replace) has
+# a qualified name and file name with the separators and markup of every
+# output format: ; newline < & " and a control character. The innermost
+# function loops for SECONDS.
+import sys
+import time
+
+
+def привет_мир(n):
+    s = 0
+    for i in range(n):
+        s += i
+    return s
+
+
+def 函数(n):
+    return привет_мир(n)
+
+
+def latin_é(n):
+    return 函数(n)
+
+
+def wide(n):
+    return latin_é(n)
+
+
+def plain(n):
+    return wide(n)
+
+
+wide.__code__ = wide.__code__.replace(co_qualname="wide_\U0001F600")
+plain.__code__ = plain.__code__.replace(co_qualname="evil;name\n<script>&\"x\x01",
+                                        co_filename="/tmp/a;b\nc.py")
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    plain(100000)
