@@ -7,7 +7,7 @@
 # is named again when the header at its address is not the one it named),
 # never by the one that was there before. Every gen_N location of the
 # pprof profile has gen_N's file and one of gen_N's lines, and thousands
-# of code objects were named (the table of them grows). In time order (the
+# of code objects were named (more than 300: the table of them grows). In time order (the
 # speedscope timeline), the gen_N sampled only go up: a frame named by a
 # code object freed before would name an older one.
 . "$TESTS_SRCDIR/lib.sh"
@@ -16,7 +16,7 @@ PY=/usr/bin/python3.11
 [ -x "$PY" ] || skip "no $PY (Debian bookworm's python3.11): the layout known is 3.11's"
 need_go
 
-run_csampler -F 499 -o "$T/churn.pb.gz" -o "$T/churn.speedscope.json" -- "$PY" "$TESTS_SRCDIR/progs/pycodechurn.py" 4
+run_csampler -F 999 -o "$T/churn.pb.gz" -o "$T/churn.speedscope.json" -- "$PY" "$TESTS_SRCDIR/progs/pycodechurn.py" 4
 assert_eq "exit status" "$CS_STATUS" 0
 made=$(sed -n 's/^made //p' "$T/cs.out")
 [ -n "$made" ] || fail "pycodechurn did not finish: $(cat "$T/cs.out" "$T/cs.err")"
@@ -31,8 +31,10 @@ awk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 }
 	END { k = 0; for (x in names) k++; print "seen " seen + 0 " names " k " bad " bad + 0 }' "$T/raw" >"$T/check"
 note "$made functions made; $(tail -1 "$T/check")"
 grep -q ' bad 0$' "$T/check" || fail "a gen_N frame has another function's file or line: $(cat "$T/check")"
+# (past 256 code objects named, the table grows beyond its first 1024
+# slots; a loaded machine runs fewer functions, so no more is asked)
 names=$(awk '/^seen/ { print $4 }' "$T/check")
-[ "$names" -ge 500 ] || fail "only $names gen_N functions sampled (expected hundreds: $made made)"
+[ "$names" -ge 300 ] || fail "only $names gen_N functions sampled (expected hundreds: $made made)"
 # in time order, the functions sampled only go up
 "$PY" - "$T/churn.speedscope.json" >"$T/order" <<'PYEOF' || fail "the speedscope file cannot be read: $(cat "$T/order")"
 import json, re, sys
