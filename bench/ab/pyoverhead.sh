@@ -6,9 +6,12 @@
 # seconds at RATE Hz; csampler's CPU (every thread's, schedstat) is read
 # just before the end, so symbolizing and writing are not in it; the
 # samples and the pause come from its -v line.
-# usage: bench/ab/pyoverhead.sh [CSAMPLER] (as root); REPS, RATE, DURATION.
+# usage: bench/ab/pyoverhead.sh [CSAMPLER [OLD_CSAMPLER]] (as root); REPS,
+# RATE, DURATION. With OLD_CSAMPLER (a build from before Python frames),
+# a third configuration, "old", runs it as it is.
 set -eu
 CS=${1:-build/src/csampler}
+OLD=${2:-}
 REPS=${REPS:-5}
 RATE=${RATE:-499}
 DURATION=${DURATION:-6}
@@ -25,8 +28,10 @@ cpu_ns() {
 one() {
 	mode=$1
 	flag=
+	cs_bin=$CS
 	[ "$mode" = off ] && flag=--no-python
-	"$CS" -p "$PYPID" -d "$DURATION" -F "$RATE" -v $flag -o "$T/out.folded" 2>"$T/err" &
+	[ "$mode" = old ] && cs_bin=$OLD
+	"$cs_bin" -p "$PYPID" -d "$DURATION" -F "$RATE" -v $flag -o "$T/out.folded" 2>"$T/err" &
 	cs=$!
 	sleep "$(echo "$DURATION - 0.3" | bc)"
 	ns=$(cpu_ns $cs)
@@ -40,4 +45,5 @@ one() {
 }
 for r in $(seq "$REPS"); do
 	if [ $((r % 2)) = 1 ]; then one on; one off; else one off; one on; fi
+	[ -n "$OLD" ] && one old
 done

@@ -1,8 +1,8 @@
 /* pydwarf: a CPython interpreter's layout (pyframes.h's py_layout) read
  * from its own debug information, where it has some: the offsets of the
  * fields a stop reads, each from its structure's DWARF (dwarfstruct),
- * rather than csampler's table, so another build of a known version
- * (other options, another compiler) is read as it is laid out. Only the
+ * where csampler's table does not fit (another build of a known version:
+ * other options, another compiler), so it is read as it is laid out. Only the
  * structure and member names of 3.11 are known (3.12 renamed the frame's
  * fields); false when any one is missing. Pure on libdw. */
 #ifndef CSAMPLER_PYDWARF_H

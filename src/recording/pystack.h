@@ -64,8 +64,8 @@ bool pystack_version(pid_t pid, const struct pystack_symbols *syms, unsigned *ma
 		     unsigned *minor);
 /* Process PID's interpreter at SYMS, its frames named in NAMES (which
  * must outlive it), laid out as LAYOUT says (its debug information's:
- * pydwarf.h) when that is of its version, else as csampler's table of its
- * version does. *STATUS says whether its frames can be read; NULL unless
+ * pydwarf.h) when that is of its version, else (LAYOUT NULL) as
+ * csampler's table of its version does. *STATUS says whether its frames can be read; NULL unless
  * PYSTACK_ON (or out of memory). *MAJOR, *MINOR: its version, when read. */
 struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
 			    const struct py_layout *layout, struct pynames *names,

@@ -336,12 +336,22 @@ static void module_load_python(struct unwinder *u, Elf *elf, const struct module
 		return;
 	u->py_found = true;
 	pid_t pid = procmaps_pid(u->pm);
-	bool from_dwarf = pystack_version(pid, &syms, &major, &minor) &&
-			  python_dwarf_layout(u, elf, major, minor, &layout);
 	struct pynames *names = procmaps_python_names(u->pm);
-	u->py = names ? pystack_new(pid, &syms, from_dwarf ? &layout : NULL, names, &u->py_status,
-				    &u->py_major, &u->py_minor) : NULL;
-	u->py_layout_dwarf = u->py && from_dwarf;
+	if (!names)
+		return;
+	/* csampler's table of the version first, checked against the
+	 * interpreter; its debug information where the table does not fit
+	 * (another build) or has no layout of that version: reading it
+	 * costs 0.1 s of CPU (Debian's python3.11: its debug file's
+	 * sections decompressed), for a layout the table has given on every
+	 * build tried (unwind_python_frames compares them) */
+	u->py = pystack_new(pid, &syms, NULL, names, &u->py_status, &u->py_major, &u->py_minor);
+	if (!u->py && u->py_status != PYSTACK_OLD && pystack_version(pid, &syms, &major, &minor) &&
+	    python_dwarf_layout(u, elf, major, minor, &layout)) {
+		u->py = pystack_new(pid, &syms, &layout, names, &u->py_status, &u->py_major,
+				    &u->py_minor);
+		u->py_layout_dwarf = u->py != NULL;
+	}
 	if (u->py)
 		pystack_eval_range(u->py, &u->py_eval_start, &u->py_eval_end);
 }

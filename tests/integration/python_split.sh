@@ -15,8 +15,8 @@
 # - the pprof profile, read by go tool pprof, has the Python frames in a
 #   mapping of their own, [python], with file and line;
 # - --no-python shows the evaluation loop and no Python function;
-# - -v says the layout came from the interpreter's debug information when
-#   its debug file is there, else from csampler's table.
+# - -v says the layout came from csampler's table (it fits Debian's
+#   build; its debug information is read only where it does not).
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 PY=/usr/bin/python3.11
@@ -27,17 +27,10 @@ run_csampler -v -F 499 -o "$F" -o "$T/py.pb.gz" -- "$PY" "$TESTS_SRCDIR/progs/py
 assert_eq "exit status" "$CS_STATUS" 0
 grep -q '^cpu py_arith [1-9]' "$T/cs.out" || fail "pysplit did not finish: $(cat "$T/cs.out" "$T/cs.err")"
 note "$(grep -E '^csampler: [0-9]+ samples' "$T/cs.err" | head -1)"
-# -v says where the layout came from: the interpreter's debug file when
-# it is there (python3.11-dbg), else csampler's table
-layout=$(grep -c 'runs CPython 3\.11: its Python frames are read, laid out as' "$T/cs.err")
-assert_eq "lines saying how the interpreter's frames are read" "$layout" 1
-bid=$(readelf -n "$PY" 2>/dev/null | awk '/Build ID/ { print $3 }')
-if [ -n "$bid" ] && [ -e "/usr/lib/debug/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).debug" ]; then
-	grep -q 'laid out as its debug information says' "$T/cs.err" ||
-		fail "the debug file is there, but its layout was not used: $(grep CPython "$T/cs.err")"
-else
-	grep -q "laid out as csampler's table" "$T/cs.err" || fail "no layout named: $(grep CPython "$T/cs.err")"
-fi
+# -v says where the layout came from: csampler's table, which fits
+# Debian's build (its debug information is read only where it does not)
+layout=$(grep -c "runs CPython 3\.11: its Python frames are read, laid out as csampler's table" "$T/cs.err")
+assert_eq "lines saying the interpreter's frames are read with the table" "$layout" 1
 total=$(folded_total "$F")
 funcs='(py_arith|py_text|c_json|c_hash)'
 through=$(folded_count "$F" "(^|;)($funcs|_PyEval_EvalFrameDefault)(;|\$)")

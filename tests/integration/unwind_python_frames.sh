@@ -73,4 +73,11 @@ if [ -n "$bid" ] && [ -e "$dbg" ]; then
 else
 	note "no debug file of $exe (python3.11-dbg): the table was not compared with its DWARF"
 fi
+# and Debian's debug build of the interpreter (its DWARF in itself)
+if [ -x /usr/bin/python3.11d ]; then
+	"$PROGS/pyframes_read" --layout /usr/bin/python3.11d >"$T/layout.d" 2>&1 ||
+		fail "no layout read from python3.11d: $(cat "$T/layout.d")"
+	note "layout from python3.11d: $(tail -1 "$T/layout.d")"
+	grep -qx same "$T/layout.d" || fail "the table differs from python3.11d's layout: $(cat "$T/layout.d")"
+fi
 exit 0
