@@ -6,7 +6,8 @@
 # < & " and a control character, set with code.replace) is escaped in each:
 # the folded stacks keep one frame per name and one stack per line, the SVG
 # is well-formed XML, the speedscope file is JSON with the name as it
-# was, and go tool pprof reads the profile (tests/progs/pynames.py).
+# was, and go tool pprof reads the profile (tests/progs/pynames.py). A
+# chain deeper than 512 frames ends with its mark, [python: frames cut].
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 PY=/usr/bin/python3.11
@@ -45,4 +46,28 @@ if command -v go >/dev/null 2>&1; then
 	"$GO" tool pprof -raw "$T/n.pb.gz" >"$T/raw" 2>"$T/pprof.err" || fail "go tool pprof -raw: $(cat "$T/pprof.err")"
 	grep -q ' привет_мир ' "$T/raw" || fail "pprof lacks привет_мир: $(grep -m3 M= "$T/raw")"
 fi
+# a chain deeper than csampler reads (512 frames): its innermost 511 and
+# the mark that the rest was cut, [python: frames cut], in their place
+cat >"$T/deep.py" <<'PYEOF'
+import sys, time
+sys.setrecursionlimit(5000)
+def down(n):
+    if n == 0:
+        end = time.time() + 1.5
+        while time.time() < end:
+            pass
+        return 0
+    return down(n - 1)
+down(700)
+PYEOF
+run_csampler -F 199 -o "$T/deep.folded" -- "$PY" "$T/deep.py"
+assert_eq "exit status (deep)" "$CS_STATUS" 0
+awk '{ c = $NF; sub(/ [0-9]+$/, ""); n = split($0, f, ";"); d = 0; m = 0
+	for (i = 1; i <= n; i++) { if (f[i] == "down") d++; if (f[i] == "[python: frames cut]" && i < n && f[i + 1] == "down") m++ }
+	if (d > 0) { deep += c; if (d == 511 && m == 1) ok += c } }
+	END { printf "%d %d\n", deep, ok }' "$T/deep.folded" >"$T/deep"
+note "deep stacks: $(cut -d' ' -f1 "$T/deep"); with 511 frames of down under the cut mark: $(cut -d' ' -f2 "$T/deep")"
+read -r deep ok <"$T/deep"
+[ "$deep" -gt 0 ] && [ $((ok * 100)) -ge $((deep * 95)) ] ||
+	fail "a deep chain is not cut at 511 frames under its mark: $(sort -t' ' -k2 -nr "$T/deep.folded" | head -2 | cut -c1-300)"
 exit 0
