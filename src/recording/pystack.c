@@ -13,7 +13,7 @@
 #include "pylinetable.h"
 #include "pystack.h"
 
-#define THREAD_SLOTS 256u               /* thread states kept, by tid modulo */
+#define THREAD_SLOTS 4096u              /* thread states kept, by tid modulo */
 #define CHUNK_READ_MAX (64u * 1024)     /* bytes of the frame stack chunk copied */
 #define TSTATE_READ_MAX 1024u
 #define CODE_SPAN_MAX 256u

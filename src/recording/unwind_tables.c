@@ -291,8 +291,9 @@ static bool may_be_python(const char *path)
 	return base && (strncmp(base, "python3", 7) == 0 || strncmp(base, "libpython3", 10) == 0);
 }
 
-/* M's file holds a CPython interpreter: check it once (pystack_new), and
- * read its frames from then on if it is one csampler knows. */
+/* M's file may hold a CPython interpreter (NAMED_PYTHON: its name says
+ * so): check it once (pystack_new), and read its frames from then on if
+ * it is one csampler knows. */
 /* The layout of interpreter version MAJOR.MINOR from the debug
  * information of ELF: its own, else its debug file by build-id as the
  * target sees it (/usr/lib/debug/.build-id/XX/REST.debug: Debian's
@@ -327,12 +328,13 @@ static bool python_dwarf_layout(struct unwinder *u, Elf *elf, unsigned major, un
 }
 
 static void module_load_python(struct unwinder *u, Elf *elf, const struct module_sections *secs,
-			       uint64_t bias)
+			       uint64_t bias, bool named_python)
 {
 	struct pystack_symbols syms;
 	struct py_layout layout;
 	unsigned major, minor;
-	if (!pystack_symbols(elf, secs->sym, secs->dyn, bias, &syms))
+	/* (the whole symbol table only of a file named for Python) */
+	if (!pystack_symbols(elf, named_python ? secs->sym : NULL, secs->dyn, bias, &syms))
 		return;
 	u->py_found = true;
 	pid_t pid = procmaps_pid(u->pm);
@@ -395,8 +397,11 @@ static void module_load_elf(struct unwinder *u, struct module *m, Elf *elf, int 
 	bool file = !image && module_find_sections(elf, &secs);
 	if (file && secs.go)
 		module_load_go_marks(u, m, elf, secs.go, secs.text, bias);
-	if (file && u->python && !u->py_found && may_be_python(path))
-		module_load_python(u, elf, &secs, bias);
+	/* a python3.x or libpython3.x file, or the program itself (the first
+	 * module built: load_program_module), which may embed the interpreter
+	 * (its dynamic symbols then name it: extension modules need them) */
+	if (file && u->python && !u->py_found && (may_be_python(path) || u->nmodules == 0))
+		module_load_python(u, elf, &secs, bias, may_be_python(path));
 	if (!have_eh || eh.p_filesz < 4 || eh.p_filesz > EH_FRAME_HDR_MAX) {
 		if (file)
 			module_load_funcs(m, &secs, bias);

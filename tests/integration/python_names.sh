@@ -7,7 +7,9 @@
 # the folded stacks keep one frame per name and one stack per line, the SVG
 # is well-formed XML, the speedscope file is JSON with the name as it
 # was, and go tool pprof reads the profile (tests/progs/pynames.py). A
-# chain deeper than 512 frames ends with its mark, [python: frames cut].
+# chain deeper than 512 frames ends with its mark, [python: frames cut]. A
+# program with the interpreter in it under another name is found by its
+# dynamic symbols.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 PY=/usr/bin/python3.11
@@ -70,4 +72,13 @@ note "deep stacks: $(cut -d' ' -f1 "$T/deep"); with 511 frames of down under the
 read -r deep ok <"$T/deep"
 [ "$deep" -gt 0 ] && [ $((ok * 100)) -ge $((deep * 95)) ] ||
 	fail "a deep chain is not cut at 511 frames under its mark: $(sort -t' ' -k2 -nr "$T/deep.folded" | head -2 | cut -c1-300)"
+# a program that embeds the interpreter under a name of its own (here a
+# copy of python3.11 called myapp) is found by its dynamic symbols
+cp "$PY" "$T/myapp"
+run_csampler -F 199 -o "$T/app.folded" -- "$T/myapp" "$TESTS_SRCDIR/progs/pynames.py" 1
+assert_eq "exit status (myapp)" "$CS_STATUS" 0
+app=$(folded_count "$T/app.folded" '(^|;)привет_мир(;|$)')
+loop=$(folded_count "$T/app.folded" '(^|;)_PyEval_EvalFrameDefault(;|$)')
+note "myapp: привет_мир in $app of $(folded_total "$T/app.folded") samples, the evaluation loop left in $loop"
+[ "$app" -gt 0 ] && [ "$loop" -eq 0 ] || fail "the embedded interpreter's frames were not read: $(head -2 "$T/app.folded")"
 exit 0
