@@ -9,9 +9,11 @@
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 
-# (a program still in ld.so: its _start and _dl_start_user have no symbol,
-# the outermost frame is ld-linux-x86-64.so.2+0xOFF)
-ROOTS="main start_thread __libc_start_call_main _start _dl_start clone3 clone"
+# (a program still in ld.so: its entry code, _start falling through to
+# _dl_start_user, which runs the libraries' initializers (_dl_init), is
+# the outermost frame, named by its code, or ld-linux-x86-64.so.2+0xOFF
+# where it is not)
+ROOTS="main start_thread __libc_start_call_main _start _dl_start _dl_start_user clone3 clone"
 
 # check_stacks WHAT MIN_COMPLETE_PERCENT: $T/out.folded and $T/cs.err
 check_stacks() {
