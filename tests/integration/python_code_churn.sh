@@ -16,7 +16,7 @@ PY=/usr/bin/python3.11
 [ -x "$PY" ] || skip "no $PY (Debian bookworm's python3.11): the layout known is 3.11's"
 need_go
 
-run_csampler -F 999 -o "$T/churn.pb.gz" -o "$T/churn.speedscope.json" -- "$PY" "$TESTS_SRCDIR/progs/pycodechurn.py" 4
+run_csampler -F 499 -o "$T/churn.pb.gz" -o "$T/churn.speedscope.json" -- "$PY" "$TESTS_SRCDIR/progs/pycodechurn.py" 4
 assert_eq "exit status" "$CS_STATUS" 0
 made=$(sed -n 's/^made //p' "$T/cs.out")
 [ -n "$made" ] || fail "pycodechurn did not finish: $(cat "$T/cs.out" "$T/cs.err")"
