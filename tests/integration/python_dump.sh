@@ -8,13 +8,15 @@
 # csampler by its qualified name, whose last part is that name), outermost
 # first. Then threads that run Python (pysplit.py working): each is
 # stopped, and its Python stack shows the function it runs under run().
+# (its fixtures at the quick group's nice, as start_fixture's: busy ones
+# take the CPU the other tests leave)
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 PY=/usr/bin/python3.11
 [ -x "$PY" ] || skip "no $PY (Debian bookworm's python3.11): the layout known is 3.11's"
 
 mkfifo "$T/in"
-"$PY" "$TESTS_SRCDIR/progs/pysplit.py" dump <"$T/in" >"$T/py.out" 2>"$T/py.err" &
+${CSAMPLER_FIXTURE_NICE:+nice -n "$CSAMPLER_FIXTURE_NICE"} "$PY" "$TESTS_SRCDIR/progs/pysplit.py" dump <"$T/in" >"$T/py.out" 2>"$T/py.err" &
 PYPID=$!
 FIXTURE_PIDS="$FIXTURE_PIDS $PYPID"
 exec 3>"$T/in"
@@ -60,7 +62,7 @@ grep -q ' in _Py_read \| in __GI___libc_read\| in read ' "$T/cs.out" || fail "no
 wait "$PYPID" 2>/dev/null || true
 
 # threads running Python: stopped, their Python stacks read at the stop
-"$PY" "$TESTS_SRCDIR/progs/pysplit.py" 20 >/dev/null 2>"$T/py2.err" &
+${CSAMPLER_FIXTURE_NICE:+nice -n "$CSAMPLER_FIXTURE_NICE"} "$PY" "$TESTS_SRCDIR/progs/pysplit.py" 20 >/dev/null 2>"$T/py2.err" &
 PYPID=$!
 FIXTURE_PIDS="$FIXTURE_PIDS $PYPID"
 sleep 1

@@ -10,13 +10,15 @@
 # chain deeper than 512 frames ends with its mark, [python: frames cut]. A
 # program with the interpreter in it under another name is found by its
 # dynamic symbols.
+# (its programs at the quick group's nice, as start_fixture's fixtures:
+# they are busy, and take the CPU the other tests leave)
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 PY=/usr/bin/python3.11
 [ -x "$PY" ] || skip "no $PY (Debian bookworm's python3.11): the layout known is 3.11's"
 
 run_csampler -F 199 -o "$T/n.folded" -o "$T/n.svg" -o "$T/n.speedscope.json" -o "$T/n.pb.gz" -- \
-	"$PY" "$TESTS_SRCDIR/progs/pynames.py" 2
+	${CSAMPLER_FIXTURE_NICE:+nice -n "$CSAMPLER_FIXTURE_NICE"} "$PY" "$TESTS_SRCDIR/progs/pynames.py" 2
 assert_eq "exit status" "$CS_STATUS" 0
 total=$(folded_total "$T/n.folded")
 # the four names of other kinds of string, in the order of the calls
@@ -62,7 +64,7 @@ def down(n):
     return down(n - 1)
 down(700)
 PYEOF
-run_csampler -F 199 -o "$T/deep.folded" -- "$PY" "$T/deep.py"
+run_csampler -F 199 -o "$T/deep.folded" -- ${CSAMPLER_FIXTURE_NICE:+nice -n "$CSAMPLER_FIXTURE_NICE"} "$PY" "$T/deep.py"
 assert_eq "exit status (deep)" "$CS_STATUS" 0
 awk '{ c = $NF; sub(/ [0-9]+$/, ""); n = split($0, f, ";"); d = 0; m = 0
 	for (i = 1; i <= n; i++) { if (f[i] == "down") d++; if (f[i] == "[python: frames cut]" && i < n && f[i + 1] == "down") m++ }
@@ -75,7 +77,7 @@ read -r deep ok <"$T/deep"
 # a program that embeds the interpreter under a name of its own (here a
 # copy of python3.11 called myapp) is found by its dynamic symbols
 cp "$PY" "$T/myapp"
-run_csampler -F 199 -o "$T/app.folded" -- "$T/myapp" "$TESTS_SRCDIR/progs/pynames.py" 1
+run_csampler -F 199 -o "$T/app.folded" -- ${CSAMPLER_FIXTURE_NICE:+nice -n "$CSAMPLER_FIXTURE_NICE"} "$T/myapp" "$TESTS_SRCDIR/progs/pynames.py" 1
 assert_eq "exit status (myapp)" "$CS_STATUS" 0
 app=$(folded_count "$T/app.folded" '(^|;)привет_мир(;|$)')
 loop=$(folded_count "$T/app.folded" '(^|;)_PyEval_EvalFrameDefault(;|$)')
