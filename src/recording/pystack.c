@@ -50,6 +50,7 @@ struct pystack {
 	pid_t pid;
 	struct py_layout layout;        /* as checked at attach */
 	const struct py_layout *l;      /* &layout */
+	size_t tstate_span, code_span;  /* the layout's, read at each stop */
 	struct pystack_symbols syms;
 	struct pynames *names;
 	uint32_t cut_id;                /* PYSTACK_CUT_NAME's frame */
@@ -175,6 +176,8 @@ struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
 	ps->pid = pid;
 	ps->layout = *l;
 	ps->l = &ps->layout;
+	ps->tstate_span = pyframes_tstate_span(l);
+	ps->code_span = pyframes_code_span(l);
 	ps->syms = *syms;
 	ps->names = names;
 	ps->chunk = malloc(CHUNK_READ_MAX);
@@ -246,7 +249,7 @@ static uint64_t thread_state(struct pystack *ps, pid_t tid, bool again)
 static bool copy_thread(struct pystack *ps, uint64_t ts)
 {
 	const struct py_layout *l = ps->l;
-	size_t span = pyframes_tstate_span(l);
+	size_t span = ps->tstate_span;
 	if (read_remote(ps->pid, ts, ps->tstate, span) < 0)
 		return false;
 	add_region(ps, ts, ps->tstate, span);
@@ -364,7 +367,7 @@ static uint32_t frame_id(struct pystack *ps, struct code_entry *e, uint32_t unit
  * IOV_BATCH per read: how many, from the first, were read. */
 static size_t read_headers(struct pystack *ps, size_t n)
 {
-	size_t span = pyframes_code_span(ps->l);
+	size_t span = ps->code_span;
 	struct iovec local[IOV_BATCH], remote[IOV_BATCH];
 	for (size_t done = 0; done < n;) {
 		size_t k = n - done < IOV_BATCH ? n - done : IOV_BATCH;
@@ -415,7 +418,7 @@ unsigned pystack_capture(struct pystack *ps, pid_t tid, const uint8_t *stack, ui
 	if (n <= 0)
 		return 0;
 	size_t readable = read_headers(ps, (size_t)n);
-	size_t span = pyframes_code_span(ps->l);
+	size_t span = ps->code_span;
 	unsigned k = 0;
 	for (size_t i = 0; i < (size_t)n; i++) {
 		struct py_code_header h;
