@@ -335,6 +335,63 @@ check_burst() {
 		"$low" "$high"
 }
 
+# check_phases MODE RATE HOW CLOCK: the pingpong fixture in MODE (epoll,
+# socket, nap) for 4 s, sampled at RATE Hz with $PHASES_CS_ARGS (e.g. a
+# backend), launched (HOW launch) or attached to its threads already made
+# (HOW attach: they start once csampler samples); each phase's share of the
+# samples within 3 points (or 3 standard errors of that share over the
+# samples there are, if more) of the fixture's own account by CLOCK: "cpu",
+# CLOCK_THREAD_CPUTIME_ID (the kernel's account, schedstat's), or "run",
+# each thread's CPU split as its task-clock splits it (the time it was on
+# a CPU: the kernel also charges a thread woken on an idle CPU the CPU's
+# exit from idle before it runs, which no sampler sees).
+check_phases() {
+	local mode=$1 rate=$2 how=$3 clock=$4 F="$T/phases-$1-$2-$3.folded" truth cs i
+	if [ "$how" = launch ]; then
+		run_csampler ${PHASES_CS_ARGS:-} -F "$rate" -o "$F" -- "$PROGS/pingpong" "$mode" 4
+		truth=$T/cs.out
+	else
+		start_fixture pingpong "$mode" 4 wait
+		truth=$T/pingpong.out
+		${CSAMPLER_WRAPPER:-} "$CSAMPLER" ${PHASES_CS_ARGS:-} -F "$rate" -o "$F" -p "$FIXTURE_PID" \
+			>"$T/cs.out" 2>"$T/cs.err" &
+		cs=$!
+		for i in $(seq 1 400); do
+			grep -q '^csampler: sampling' "$T/cs.err" && break
+			kill -0 "$cs" 2>/dev/null || break
+			sleep 0.05
+		done
+		grep -q '^csampler: sampling' "$T/cs.err" || fail "csampler never sampled: $(cat "$T/cs.err")"
+		kill -USR2 "$FIXTURE_PID"
+		CS_STATUS=0
+		wait "$cs" || CS_STATUS=$?
+	fi
+	assert_eq "pingpong $mode at $rate Hz ($how): exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+	grep -q '^total ' "$truth" || fail "pingpong $mode: no account: $(cat "$truth" "$T/cs.err")"
+	local total
+	total=$(folded_total "$F")
+	[ "$total" -gt 0 ] || fail "pingpong $mode at $rate Hz: no samples"
+	note "pingpong $mode at $rate Hz ($how): $(grep -E '^csampler: [0-9]+ samples' "$T/cs.err")"
+	# each phase: NAME its own share (by CLOCK)
+	awk -v clock="$clock" '
+		$1 == "phase" { n++; name[n] = $2; cpu[n] = $3; run[n] = $4 }
+		$1 == "thread" { tcpu[$2] = $3; trun[$2] = $4 }
+		$1 == "total" { all = $2 }
+		END { for (i = 1; i <= n; i++) { th = name[i]; sub(/_.*/, "", th)
+			if (clock == "run") s = (trun[th] > 0) ? tcpu[th] / all * run[i] / trun[th] : 0
+			else s = cpu[i] / all
+			printf "%s %.1f\n", name[i], 100 * s } }' "$truth" >"$T/phases.want"
+	local name want got tol
+	while read -r name want; do
+		got=$(pct "$(folded_count "$F" ";$name(;|\$)")" "$total")
+		tol=$(share_se 3 "$want" "$total")
+		tol=$(awk -v se="$tol" 'BEGIN { print (se > 3) ? se : 3 }')
+		assert_within "$mode at $rate Hz ($how): $name (own account, $clock clock: $want +- $tol)" "$got" \
+			"$(awk -v w="$want" -v t="$tol" 'BEGIN { print w - t }')" \
+			"$(awk -v w="$want" -v t="$tol" 'BEGIN { print w + t }')"
+	done <"$T/phases.want"
+}
+
 # pct PART WHOLE: PART as a percentage of WHOLE, one decimal (0 if WHOLE is 0)
 pct() { awk -v p="$1" -v w="$2" 'BEGIN { printf "%.1f\n", (w > 0) ? 100 * p / w : 0 }'; }
 

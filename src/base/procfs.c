@@ -278,6 +278,18 @@ pid_t procfs_dir_next(struct procfs_dir *d)
 	return 0;
 }
 
+size_t procfs_open_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	size_t n = 0;
+	if (!dir)
+		return 0;
+	for (struct dirent *de; n < PROCFS_SCAN_MAX && (de = readdir(dir));)
+		n += de->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
 void procfs_dir_close(struct procfs_dir *d)
 {
 	if (d->dir)

@@ -91,6 +91,10 @@ bool procfs_dir_open(struct procfs_dir *d, pid_t pid);
 pid_t procfs_dir_next(struct procfs_dir *d);
 void procfs_dir_close(struct procfs_dir *d);
 
+/* How many descriptors csampler has open (/proc/self/fd, at most
+ * PROCFS_SCAN_MAX counted). */
+size_t procfs_open_fds(void);
+
 /* The parent of process PID (its stat's field 4), or 0 when it is gone. */
 pid_t procfs_parent(pid_t pid);
 /* How many processes have PID as their parent now. */

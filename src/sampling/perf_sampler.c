@@ -1,18 +1,41 @@
 /* perf_sampler: see perf_sampler.h.
  *
- * One software cpu-clock event per CPU (pid -1), sampling every 1/rate s of
- * that CPU's time whatever runs there, each with its own ring. A BPF
- * program of the perf_event kind runs at each period and lets the sample be
- * written only when the task on the CPU belongs to a followed process (a
- * hash map of their ids, kept by the target events), so other processes
- * pay the timer tick but no copy.
+ * Two clocks, one period. A software cpu-clock event per CPU (pid -1)
+ * samples every 1/rate s of that CPU's time whatever runs there, each with
+ * its own ring. A BPF program of the perf_event kind runs at each of its
+ * periods and lets the sample be written only when the task on the CPU is
+ * a thread of a followed process (a hash map of their ids, kept by the
+ * target events) that has no clock of its own (a second map, of tids), so
+ * other processes pay the timer tick but no copy.
  *
- * Why not one event per thread (perf record -p's way, which needs no
- * privilege at kernel.perf_event_paranoid <= 1): each thread's event counts
- * its own periods from its start, so a thread that runs less than one
- * period is never sampled and every thread loses the part of a period it
- * ends with; short-lived threads vanish from the profile. It also takes a
- * descriptor per thread and CPU. A CPU's clock has no such phase.
+ * A thread sampled STACKMAP_SCALE_MIN times gets its own clocks: a
+ * cpu-clock event per CPU bound to the thread (perf record -p's way), whose
+ * time runs only while the thread runs there, written into that CPU's ring
+ * (PERF_EVENT_IOC_SET_OUTPUT); its tid then goes into the second map and
+ * the CPU's clock leaves it to them. Why both:
+ *  - a CPU's clock loses the periods that end while a thread switches out
+ *    to sleep (interrupts off: the tick fires once they are back on, on the
+ *    task that runs next): a thread that sleeps and wakes thousands of
+ *    times a second loses the CPU of its switches and wake-ups (an epoll
+ *    ping-pong server: epoll_wait sampled at 6% where its own account says
+ *    12% and a thread's clock 13%). A thread's clock is stopped with the
+ *    thread and restarted where it left off.
+ *  - a thread's clock starts a whole period at the thread's start (the
+ *    kernel gives it no phase of its own), so a thread that runs less than
+ *    one period is never sampled, and every one loses the part of a period
+ *    it ends with: short-lived threads would vanish. A CPU's clock has a
+ *    random phase for each thread, so a thread of a tenth of a period is
+ *    sampled once in ten, unbiased.
+ * So a thread starts on the CPUs' clocks, which are right for the short
+ * ones; one that reached STACKMAP_SCALE_MIN samples is long-lived, and its
+ * count is scaled to the kernel's account of its CPU anyway (schedstat,
+ * stackmap_key_total), which absorbs what the hand-over and its clocks'
+ * last periods leave out; its own clocks give it the split of a thread's
+ * time. Opening a thread's events costs one system call per CPU, once per
+ * thread that runs (a thread asleep costs nothing: 10,000 threads attach as
+ * fast as 10), and a descriptor each: within the open-file limit, which
+ * csampler raises to the hard one; beyond it a thread stays on the CPUs'
+ * clocks, said once.
  *
  * The records are read by perf_record (pure, fuzzed). */
 #include "config.h"
@@ -26,6 +49,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -35,6 +59,7 @@
 #include "perf_record.h"
 #include "perf_sampler.h"
 #include "procfs.h"
+#include "stackmap.h"
 #include "tidmap.h"
 #include "unwind.h"
 
@@ -49,10 +74,19 @@
 #define MAX_STACK_USER 65528u
 /* processes the filter can follow at once */
 #define FILTER_MAX_PROCESSES 65536u
+/* threads that can have clocks of their own at once */
+#define FILTER_MAX_OWN_THREADS 262144u
+/* descriptors left for the rest of csampler (its /proc and mapped files)
+ * when the budget of the threads' own events is drawn */
+#define OWN_FD_RESERVE 256u
 
 /* Names change (pthread_setname_np): a sampled thread's name is read again
  * after this long. */
 #define RENAME_CHECK_NS 1000000000u
+/* A sampled thread's run time is read again at a sample this long after the
+ * last read: a thread that ends is accounted up to about its last sample
+ * (its end is seen once its /proc entry is gone). */
+#define ACCOUNT_EVERY_NS 2000000u
 
 struct ring {
 	int fd;                         /* the CPU's event, -1: CPU offline */
@@ -66,8 +100,15 @@ struct ring {
  * the recorder's registry (which holds its pid, tid, process and key). */
 struct thread_row {
 	uint64_t named_ns;              /* when comm was read */
+	uint64_t read_ns;               /* when schedstat was read */
 	uint64_t runtime_ns;            /* schedstat's run time at the last read */
+	uint64_t unaccounted_ns;        /* run time read before the thread had a key */
+	int schedstat_fd;               /* kept open within the descriptor budget, or -1 */
 	bool have_runtime;
+	bool own;                       /* its own clocks are open (own_fds) */
+	bool own_refused;               /* they could not be: the CPUs' clocks only */
+	uint32_t samples;               /* samples before its own clocks (up to
+	                                 * STACKMAP_SCALE_MIN) */
 };
 
 struct perf_sampler {
@@ -77,8 +118,12 @@ struct perf_sampler {
 	unsigned ncpus;
 	struct ring *rings;
 	int filter_map;                 /* BPF hash: followed process id -> 1 */
+	int owned_map;                  /* BPF hash: tid with clocks of its own -> 1 */
 	struct thread_row *rows;        /* by the recorder's slot */
+	int *own_fds;                   /* ncpus a row, by slot: its own events (-1) */
 	size_t rows_cap;                /* as many as the recorder has slots */
+	size_t own_fd_budget;           /* descriptors the threads' events may still take */
+	bool warned_own;
 	bool warned_filter;
 	uint8_t *scratch;               /* a record that wraps (PERF_RECORD_MAX) */
 	struct unwind_snapshot snap;
@@ -97,57 +142,79 @@ static int bpf(int cmd, union bpf_attr *a)
 
 /* ---- the filter ------------------------------------------------------------------------ */
 
-static int filter_map_new(void)
+/* A BPF hash of u32 -> u32 with room for MAX keys. */
+static int filter_map_new(uint32_t max)
 {
 	union bpf_attr a;
 	memset(&a, 0, sizeof a);
 	a.map_type = BPF_MAP_TYPE_HASH;
 	a.key_size = sizeof(uint32_t);
 	a.value_size = sizeof(uint32_t);
-	a.max_entries = FILTER_MAX_PROCESSES;
+	a.max_entries = max;
 	a.map_flags = BPF_F_NO_PREALLOC;
 	return bpf(BPF_MAP_CREATE, &a);
+}
+
+/* KEY in MAP (or out of it: IN false). 0, or -1 with errno. */
+static int filter_map_set(int map, uint32_t key, bool in)
+{
+	uint32_t one = 1;
+	union bpf_attr a;
+	memset(&a, 0, sizeof a);
+	a.map_fd = (uint32_t)map;
+	a.key = (uint64_t)(uintptr_t)&key;
+	if (!in)
+		return bpf(BPF_MAP_DELETE_ELEM, &a);
+	a.value = (uint64_t)(uintptr_t)&one;
+	a.flags = BPF_ANY;
+	return bpf(BPF_MAP_UPDATE_ELEM, &a);
 }
 
 /* Follow process PID (or stop: FOLLOW false). */
 static void filter_set(struct perf_sampler *ps, pid_t pid, bool follow)
 {
-	uint32_t key = (uint32_t)pid, one = 1;
-	union bpf_attr a;
-	memset(&a, 0, sizeof a);
-	a.map_fd = (uint32_t)ps->filter_map;
-	a.key = (uint64_t)(uintptr_t)&key;
-	if (!follow) {
-		(void)bpf(BPF_MAP_DELETE_ELEM, &a);
-		return;
-	}
-	a.value = (uint64_t)(uintptr_t)&one;
-	a.flags = BPF_ANY;
-	if (bpf(BPF_MAP_UPDATE_ELEM, &a) < 0 && !ps->warned_filter) {
+	if (filter_map_set(ps->filter_map, (uint32_t)pid, follow) < 0 && follow &&
+	    !ps->warned_filter) {
 		ps->warned_filter = true;
 		warn_errno("cannot follow process %d with perf events: it is not sampled", (int)pid);
 	}
 }
 
-/* r0 = the tgid of the task on the CPU; the sample is written (1) only if
- * it is in MAP. Ids are those of the initial pid namespace, where we run. */
-static int filter_load(int map)
+/* The CPUs' clocks' filter: the sample is written (r0 = 1) only if the
+ * task on the CPU is a thread of a process in PROCS (its tgid) and not in
+ * OWNED (its tid: it has clocks of its own). Ids are those of the initial
+ * pid namespace, where we run. */
+static int filter_load(int procs, int owned)
 {
 	struct bpf_insn insns[] = {
+		/* r7 = tgid << 32 | tid */
 		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_current_pid_tgid },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_7, .src_reg = BPF_REG_0 },
+		/* procs[tgid]? */
 		{ .code = BPF_ALU64 | BPF_RSH | BPF_K, .dst_reg = BPF_REG_0, .imm = 32 },
 		{ .code = BPF_STX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_0,
 		  .off = -4 },
 		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = BPF_REG_1,
-		  .src_reg = BPF_PSEUDO_MAP_FD, .imm = map },
+		  .src_reg = BPF_PSEUDO_MAP_FD, .imm = procs },
 		{ 0 },
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_2, .src_reg = BPF_REG_10 },
 		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_2, .imm = -4 },
 		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_map_lookup_elem },
+		{ .code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = BPF_REG_0, .off = 9, .imm = 0 },
+		/* owned[tid]? (the low half of r7) */
+		{ .code = BPF_STX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_7,
+		  .off = -8 },
+		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = BPF_REG_1,
+		  .src_reg = BPF_PSEUDO_MAP_FD, .imm = owned },
+		{ 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_2, .src_reg = BPF_REG_10 },
+		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_2, .imm = -8 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_map_lookup_elem },
 		{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = BPF_REG_0, .off = 2, .imm = 0 },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 1 },
+		{ .code = BPF_JMP | BPF_EXIT },
+		/* not the target's, or on its own clocks */
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 	union bpf_attr a;
@@ -170,11 +237,12 @@ bool perf_sampler_permitted(void)
 {
 	if (!in_initial_pid_ns())
 		return false;
-	int map = filter_map_new();
-	if (map < 0)
-		return false;
-	int prog = filter_load(map);
-	close(map);
+	int procs = filter_map_new(1), owned = filter_map_new(1);
+	int prog = procs >= 0 && owned >= 0 ? filter_load(procs, owned) : -1;
+	if (procs >= 0)
+		close(procs);
+	if (owned >= 0)
+		close(owned);
 	if (prog < 0)
 		return false;
 	struct perf_event_attr attr = {
@@ -278,41 +346,162 @@ static struct thread_row *row_make(struct perf_sampler *ps, struct recorder_proc
 		struct thread_row *rows = realloc(ps->rows, cap * sizeof *rows);
 		if (!rows)
 			return NULL;
+		memset(rows + ps->rows_cap, 0, (cap - ps->rows_cap) * sizeof *rows);
 		ps->rows = rows;
+		int *fds = realloc(ps->own_fds, cap * ps->ncpus * sizeof *fds);
+		if (!fds)
+			return NULL;
+		for (size_t i = ps->rows_cap * ps->ncpus; i < cap * ps->ncpus; i++)
+			fds[i] = -1;
+		ps->own_fds = fds;
 		ps->rows_cap = cap;
 	}
 	uint32_t slot = recorder_follow_thread(ps->rec, p, tid);
 	if (slot == RECORDER_NO_SLOT)
 		return NULL;
-	ps->rows[slot] = (struct thread_row){ 0 };
+	ps->rows[slot] = (struct thread_row){ .schedstat_fd = -1 };
 	return &ps->rows[slot];
 }
 
 /* Tell the recorder the CPU ROW's thread used since the last read (its
  * schedstat run time): each thread's total in the outputs is then the
- * kernel's account of it (stackmap_key_total), as with ptrace. Read with its
- * name (once a second while it is sampled), at its exit and at the end. */
-static void row_account(struct perf_sampler *ps, struct thread_row *row)
+ * kernel's account of it (stackmap_key_total), as with ptrace. Read at its
+ * samples (at most every ACCOUNT_EVERY_NS), at its exit and at the end; a
+ * thread gone before a read is accounted up to the last one. */
+static void row_account(struct perf_sampler *ps, struct thread_row *row, uint64_t now)
 {
 	char buf[128];
 	struct procfs_schedstat ss;
 	const struct recorder_followed *id = row_id(ps, row);
-	if (procfs_read_file(id->pid, id->tid, "schedstat", buf, sizeof buf) <= 0 ||
-	    !procfs_parse_schedstat(buf, &ss)) {
-		/* gone: what it ran since the last read is unknown */
-		if (row->have_runtime && id->key != UINT32_MAX)
-			recorder_account_cpu(ps->rec, id->key, STACKMAP_CPU_UNKNOWN);
-		return;
+	row->read_ns = now;
+	if (row->schedstat_fd < 0 && ps->own_fd_budget > 0) {
+		row->schedstat_fd = procfs_open_task_file(-1, id->pid, id->tid, "schedstat");
+		ps->own_fd_budget -= row->schedstat_fd >= 0;
 	}
-	if (row->have_runtime && id->key != UINT32_MAX && ss.runtime_ns > row->runtime_ns)
-		recorder_account_cpu(ps->rec, id->key, ss.runtime_ns - row->runtime_ns);
+	if (row->schedstat_fd >= 0 ? !procfs_read_schedstat(row->schedstat_fd, &ss)
+				   : procfs_read_file(id->pid, id->tid, "schedstat", buf, sizeof buf) <= 0 ||
+				     !procfs_parse_schedstat(buf, &ss))
+		return;
+	if (row->have_runtime && ss.runtime_ns > row->runtime_ns)
+		row->unaccounted_ns += ss.runtime_ns - row->runtime_ns;
 	row->runtime_ns = ss.runtime_ns;
 	row->have_runtime = true;
+	if (row->unaccounted_ns && id->key != UINT32_MAX) {
+		recorder_account_cpu(ps->rec, id->key, row->unaccounted_ns);
+		row->unaccounted_ns = 0;
+	}
+}
+
+/* ---- a thread's own clocks -------------------------------------------------- */
+
+static int *row_own_fds(struct perf_sampler *ps, const struct thread_row *row)
+{
+	return &ps->own_fds[(size_t)(row - ps->rows) * ps->ncpus];
+}
+
+/* ROW's own clocks closed (what they wrote stays in the rings), the CPUs'
+ * clocks given it back. */
+static void own_close(struct perf_sampler *ps, struct thread_row *row)
+{
+	if (!row->own)
+		return;
+	int *fds = row_own_fds(ps, row);
+	for (unsigned c = 0; c < ps->ncpus; c++)
+		if (fds[c] >= 0) {
+			close(fds[c]);
+			fds[c] = -1;
+			ps->own_fd_budget++;
+		}
+	(void)filter_map_set(ps->owned_map, (uint32_t)row_id(ps, row)->tid, false);
+	row->own = false;
+	ps->stats.own_threads_now--;
+}
+
+/* Say once that thread TID and others stay on the CPUs' clocks. */
+static void own_refused(struct perf_sampler *ps, pid_t tid, int err)
+{
+	ps->stats.own_refused++;
+	if (ps->warned_own)
+		return;
+	ps->warned_own = true;
+	struct rlimit rl;
+	if ((err == EMFILE || err == 0) && getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		warn("the open-file limit (%llu) holds no more perf events for threads (one a CPU): "
+		     "thread %d and later ones are sampled by the CPUs' clocks, which miss part of "
+		     "the CPU of threads that sleep and wake thousands of times a second; raise "
+		     "'ulimit -n' (the hard limit too) for a truer profile",
+		     (unsigned long long)rl.rlim_cur, (int)tid);
+	else
+		warn("cannot give thread %d a perf event of its own (%s): it and any other refused "
+		     "are sampled by the CPUs' clocks, which miss part of the CPU of threads that "
+		     "sleep and wake thousands of times a second", (int)tid, strerror(err));
+}
+
+/* Give ROW's thread its own clocks: an event per CPU bound to it, written
+ * into that CPU's ring; then the CPUs' clocks leave it (the owned map).
+ * A thread gone meanwhile is left as it is. */
+static void own_open(struct perf_sampler *ps, struct thread_row *row)
+{
+	pid_t tid = row_id(ps, row)->tid;
+	int *fds = row_own_fds(ps, row);
+	unsigned rings = 0;
+	for (unsigned c = 0; c < ps->ncpus; c++)
+		rings += ps->rings[c].fd >= 0;
+	if (ps->own_fd_budget < rings) {
+		row->own_refused = true;
+		own_refused(ps, tid, 0);
+		return;
+	}
+	int err = 0;
+	for (unsigned c = 0; c < ps->ncpus && !err; c++) {
+		if (ps->rings[c].fd < 0)
+			continue;
+		fds[c] = perf_event_open(&ps->attr, tid, (int)c, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fds[c] < 0 || ioctl(fds[c], PERF_EVENT_IOC_SET_OUTPUT, ps->rings[c].fd) < 0)
+			err = errno;
+	}
+	if (!err && filter_map_set(ps->owned_map, (uint32_t)tid, true) < 0)
+		err = errno;
+	if (err) {
+		for (unsigned c = 0; c < ps->ncpus; c++)
+			if (fds[c] >= 0) {
+				close(fds[c]);
+				fds[c] = -1;
+			}
+		if (err == ESRCH)
+			return;   /* the thread ended: its exit event releases the row */
+		row->own_refused = true;
+		own_refused(ps, tid, err);
+		return;
+	}
+	ps->own_fd_budget -= rings;
+	row->own = true;
+	ps->stats.own_threads++;
+	ps->stats.own_threads_now++;
+}
+
+/* The open-file limit less what is open and a reserve: the descriptors the
+ * threads' own events may take. */
+static size_t own_fd_budget(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 0;
+	size_t limit = rl.rlim_cur == RLIM_INFINITY ? SIZE_MAX / 2 : (size_t)rl.rlim_cur;
+	size_t open = procfs_open_fds();
+	size_t used = open + OWN_FD_RESERVE;
+	return limit > used ? limit - used : 0;
 }
 
 static void row_release(struct perf_sampler *ps, struct thread_row *row)
 {
-	row_account(ps, row);
+	own_close(ps, row);
+	row_account(ps, row, clock_monotonic_ns());
+	if (row->schedstat_fd >= 0) {
+		close(row->schedstat_fd);
+		row->schedstat_fd = -1;
+		ps->own_fd_budget++;
+	}
 	recorder_unfollow_thread(ps->rec, (uint32_t)(row - ps->rows));
 }
 
@@ -326,32 +515,29 @@ static void rows_of_process_release(struct perf_sampler *ps, pid_t pid)
 }
 
 /* ROW's key, made at its first sample and again when its name changed
- * (read from /proc at most once a second). UINT32_MAX out of memory. */
+ * (read from /proc at most once a second); its CPU told at most every
+ * ACCOUNT_EVERY_NS. UINT32_MAX out of memory. */
 static uint32_t row_key(struct perf_sampler *ps, struct thread_row *row)
 {
 	const struct recorder_followed *id = row_id(ps, row);
+	uint32_t key = id->key;
 	uint64_t now = clock_monotonic_ns();
-	if (id->key != UINT32_MAX && now - row->named_ns < RENAME_CHECK_NS)
-		return id->key;
-	row->named_ns = now;
-	char comm[16];
-	if (procfs_read_file(id->pid, id->tid, "comm", comm, sizeof comm) > 0)
-		comm[strcspn(comm, "\n")] = '\0';
-	else if (id->key == UINT32_MAX)  /* gone before its first sample was read */
-		memcpy(comm, id->proc->comm, sizeof comm - 1);
-	else
-		return id->key;
-	comm[sizeof comm - 1] = '\0';
-	return recorder_name_thread(ps->rec, (uint32_t)(row - ps->rows), comm);
-}
-
-/* ROW's key as row_key, its CPU told at the same reads. */
-static uint32_t row_key_accounted(struct perf_sampler *ps, struct thread_row *row)
-{
-	uint64_t named = row->named_ns;
-	uint32_t key = row_key(ps, row);
-	if (row->named_ns != named)
-		row_account(ps, row);
+	if (key == UINT32_MAX || now - row->named_ns >= RENAME_CHECK_NS) {
+		row->named_ns = now;
+		char comm[16];
+		bool named = true;
+		if (procfs_read_file(id->pid, id->tid, "comm", comm, sizeof comm) > 0)
+			comm[strcspn(comm, "\n")] = '\0';
+		else if (key == UINT32_MAX)  /* gone before its first sample was read */
+			memcpy(comm, id->proc->comm, sizeof comm - 1);
+		else
+			named = false;   /* gone: keeps its name */
+		comm[sizeof comm - 1] = '\0';
+		if (named)
+			key = recorder_name_thread(ps->rec, (uint32_t)(row - ps->rows), comm);
+	}
+	if (key != UINT32_MAX && (!row->have_runtime || now - row->read_ns >= ACCOUNT_EVERY_NS))
+		row_account(ps, row, now);
 	return key;
 }
 
@@ -382,9 +568,13 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 		if (!row)
 			return;
 	}
-	uint32_t key = row_key_accounted(ps, row);
+	uint32_t key = row_key(ps, row);
 	if (key == UINT32_MAX)
 		return;
+	/* a thread sampled STACKMAP_SCALE_MIN times is long-lived: its own
+	 * clocks from now on (after this sample) */
+	if (!row->own && !row->own_refused && ++row->samples >= STACKMAP_SCALE_MIN)
+		own_open(ps, row);
 	if (!v->user) {
 		/* on a CPU without a user context (an exec between the old
 		 * program and the new, a thread between its birth and its first
@@ -488,7 +678,7 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 	}
 	ps->rec = rec;
 	ps->cfg = *cfg;
-	ps->filter_map = -1;
+	ps->filter_map = ps->owned_map = -1;
 	unsigned rate = cfg->rate ? cfg->rate : CLOCK_DEFAULT_RATE;
 	size_t window = cfg->stack_window < MAX_STACK_USER ? cfg->stack_window : MAX_STACK_USER;
 	ps->attr = (struct perf_event_attr){
@@ -509,12 +699,13 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 	for (unsigned c = 0; c < ps->ncpus; c++)
 		ps->rings[c].fd = -1;
 	uint64_t t0 = clock_monotonic_ns();
-	ps->filter_map = filter_map_new();
-	if (ps->filter_map < 0) {
+	ps->filter_map = filter_map_new(FILTER_MAX_PROCESSES);
+	ps->owned_map = ps->filter_map >= 0 ? filter_map_new(FILTER_MAX_OWN_THREADS) : -1;
+	if (ps->owned_map < 0) {
 		say_refused("a BPF map", errno, status);
 		goto fail;
 	}
-	int prog = filter_load(ps->filter_map);
+	int prog = filter_load(ps->filter_map, ps->owned_map);
 	if (prog < 0) {
 		say_refused("the BPF filter", errno, status);
 		goto fail;
@@ -542,9 +733,11 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 									  tl[i].pid, tl[i].pid });
 	for (size_t i = 0; i < n; i++)
 		ps->stats.threads_seen += tids_allow(ps->cfg.tids, ps->cfg.ntids, tl[i].tid);
+	ps->own_fd_budget = own_fd_budget();
 	if (cfg->verbose)
-		warn("perf events: one per CPU (%u), filtered to the target, in %.1f ms", ps->ncpus,
-		     (double)(clock_monotonic_ns() - t0) / 1e6);
+		warn("perf events: a clock per CPU (%u), filtered to the target, and a thread's own "
+		     "once it ran (descriptors for %zu), in %.1f ms", ps->ncpus,
+		     ps->own_fd_budget / ps->ncpus, (double)(clock_monotonic_ns() - t0) / 1e6);
 	*status = 0;
 	return ps;
 fail:
@@ -556,14 +749,23 @@ void perf_sampler_free(struct perf_sampler *ps)
 {
 	if (!ps)
 		return;
+	for (size_t i = 0; i < ps->rows_cap; i++)
+		if (recorder_followed(ps->rec, (uint32_t)i)->tid) {
+			own_close(ps, &ps->rows[i]);
+			if (ps->rows[i].schedstat_fd >= 0)
+				close(ps->rows[i].schedstat_fd);
+		}
 	if (ps->rings)
 		rings_close(ps);
 	if (ps->filter_map >= 0)
 		close(ps->filter_map);
+	if (ps->owned_map >= 0)
+		close(ps->owned_map);
 	free(ps->rings);
 	for (size_t i = 0; i < ps->rows_cap; i++)
 		recorder_unfollow_thread(ps->rec, (uint32_t)i);
 	free(ps->rows);
+	free(ps->own_fds);
 	free(ps->scratch);
 	free(ps);
 }
@@ -587,7 +789,12 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 		if (p)
 			recorder_process_exec(ps->rec, p);
 		else
-			recorder_add_process(ps->rec, ev->pid);
+			p = recorder_add_process(ps->rec, ev->pid);
+		/* the new image's CPU counts from here */
+		row = p && tids_allow(ps->cfg.tids, ps->cfg.ntids, ev->pid) ? row_make(ps, p, ev->pid)
+									      : NULL;
+		if (row)
+			row_account(ps, row, clock_monotonic_ns());
 		break;
 	case TARGET_EV_PROCESS_EXIT:
 		perf_sampler_drain(ps);
@@ -599,7 +806,15 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 		recorder_release_gone(ps->rec);
 		break;
 	case TARGET_EV_THREAD_NEW:
-		ps->stats.threads_seen += tids_allow(ps->cfg.tids, ps->cfg.ntids, ev->tid);
+		if (!tids_allow(ps->cfg.tids, ps->cfg.ntids, ev->tid))
+			break;
+		ps->stats.threads_seen++;
+		/* born while sampled: all its CPU counts, not only from its
+		 * first sample on */
+		p = recorder_find_process(ps->rec, ev->pid);
+		row = p && p->alive && !row_find(ps, ev->tid) ? row_make(ps, p, ev->tid) : NULL;
+		if (row)
+			row->have_runtime = true;
 		break;
 	case TARGET_EV_THREAD_EXIT:
 		/* its last samples, maybe its first ones too, are in a ring: a row
@@ -614,11 +829,14 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 
 void perf_sampler_close_threads(struct perf_sampler *ps)
 {
+	for (size_t i = 0; i < ps->rows_cap; i++)
+		own_close(ps, &ps->rows[i]);
 	perf_sampler_drain(ps);
 	rings_close(ps);
+	uint64_t now = clock_monotonic_ns();
 	for (size_t i = 0; i < ps->rows_cap; i++)
 		if (recorder_followed(ps->rec, (uint32_t)i)->tid)
-			row_account(ps, &ps->rows[i]);
+			row_account(ps, &ps->rows[i], now);
 }
 
 void perf_sampler_get_stats(const struct perf_sampler *ps, struct perf_sampler_stats *out)

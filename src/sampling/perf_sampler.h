@@ -39,6 +39,10 @@ struct perf_sampler_stats {
 	uint64_t no_user_regs;          /* samples without user registers (counted
 	                                 * without a stack) */
 	uint64_t threads_seen;
+	uint64_t own_threads;           /* threads given clocks of their own */
+	uint64_t own_threads_now;       /* ... that have them now */
+	uint64_t own_refused;           /* threads left on the CPUs' clocks (the
+	                                 * open-file limit, or refused) */
 };
 
 struct perf_sampler;

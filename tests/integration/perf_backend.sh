@@ -61,7 +61,7 @@ cpu_mark "$pid"
 run_csampler --backend=perf -v -F 499 -d 5 -o "$T/hot.folded" -p "$pid"
 cpu_window "$pid"
 assert_eq "attach: exit status" "$CS_STATUS" 0
-grep -q "perf events: one per CPU" "$T/cs.err" || fail "not sampled by perf events: $(cat "$T/cs.err")"
+grep -q "perf events: a clock per CPU" "$T/cs.err" || fail "not sampled by perf events: $(cat "$T/cs.err")"
 # (4.3 standard errors: 4 points of the 30% share at 2495 samples)
 assert_share "$T/hot.folded" ';a1;a2;a3;a4;a5;a6;a7;a8;a9;a10;leaf_a$' 50 4.3se
 assert_share "$T/hot.folded" ';b1;b2;b3;b4;b5;b6;b7;b8;b9;b10;leaf_b$' 30 4.3se

@@ -22,7 +22,7 @@ need_root
 check_churn() {
 	local on=$1 off=$2 F="$T/churn-$1-$2.folded"
 	run_burst "$F" 199 churn "$on" "$off" 1 4
-	grep -q "perf events: one per CPU" "$T/cs.err" || fail "not sampled by perf events: $(cat "$T/cs.err")"
+	grep -q "perf events: a clock per CPU" "$T/cs.err" || fail "not sampled by perf events: $(cat "$T/cs.err")"
 	local short long part
 	short=$(folded_count "$F" ';short_lived;burst_work(;|$)')
 	long=$(folded_count "$F" ';steady_work(;|$)')
