@@ -586,10 +586,12 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 	uint64_t prev_ip = s->regs.rip, prev_sp = s->regs.rsp;
 	enum unwind_result result = UNWIND_DEPTH;
 	bool at_snapshot = true;      /* the cursor stands on the captured registers */
-	if (u->go_marked &&
-	    uw_go_frame(&c, &cur, s->regs.rip, true, addrs, &n, limit, &result) == UW_GO_END) {
+	enum uw_go_step leaf = u->go_marked ? uw_go_frame(&c, &cur, s->regs.rip, true, addrs, &n,
+							  limit, &result)
+					    : UW_GO_NONE;
+	if (leaf == UW_GO_END || leaf == UW_GO_FAILED) {
 		*depth = n;
-		return UNWIND_OK;
+		return leaf == UW_GO_END ? UNWIND_OK : result;
 	}
 	/* every iteration stores a frame or ends: at most limit + 1 steps */
 	for (;;) {

@@ -151,29 +151,40 @@ bool uw_go_fp_cross(struct unwind_ctx *c, uint64_t rbp)
  * and its callers' to mstart (through an ABI wrapper), each return address
  * the first just past a direct call of the function above it (only these
  * call them; mstart's rbp is whatever the thread began with, so there is
- * no frame record to follow). Go's traceback ends
- * at mcall; these frames give the stack its root. UW_GO_END whatever is
- * found (the stack is whole from mcall on). */
+ * no frame record to follow). Go's traceback ends at mcall; these frames
+ * give the stack its root: UW_GO_END once mstart is reached. Without
+ * them (g0's saved registers were not read: the perf backend's sample,
+ * a runtime whose layout is unknown) the stack does not reach its root:
+ * UW_GO_FAILED, cut (*END). */
 #define GO_BASE_SPAN 1024u    /* mstart0's frame is a few words */
 #define GO_BASE_FRAMES 4u     /* mstart0, its ABI wrapper, mstart */
 static enum uw_go_step go_system_base(struct unwind_ctx *c, uint64_t *addrs, unsigned *n,
-				      unsigned limit)
+				      unsigned limit, enum unwind_result *end)
 {
 	const struct unwind_snapshot *s = c->s;
-	if (!s->go_base_pc || *n == limit || !uw_module_for_ip(c, s->go_base_pc - 1))
-		return UW_GO_END;
+	*end = UNWIND_BAD_FRAME;
+	if (!s->go_base_pc || !uw_module_for_ip(c, s->go_base_pc - 1))
+		return UW_GO_FAILED;
+	*end = UNWIND_DEPTH;
+	if (*n == limit)
+		return UW_GO_FAILED;
 	addrs[(*n)++] = s->go_base_pc;
 	uint64_t pc = s->go_base_pc, sp = s->go_base_sp;
-	for (unsigned i = 0; i < GO_BASE_FRAMES && *n < limit; i++) {
+	for (unsigned i = 0; i < GO_BASE_FRAMES; i++) {
+		if (*n == limit) {
+			*end = UNWIND_DEPTH;
+			return UW_GO_FAILED;
+		}
 		uint64_t start = uw_function_start(c, pc - 1);
 		if (!start || !uw_find_return_to(c, &sp, GO_BASE_SPAN, start, &pc))
 			break;
 		addrs[(*n)++] = pc;
 		const struct go_mark *gm = uw_go_mark(c, pc - 1);
 		if (gm && gm->kind == GO_ROOT)
-			break;
+			return UW_GO_END;
 	}
-	return UW_GO_END;
+	*end = UNWIND_BAD_FRAME;
+	return UW_GO_FAILED;
 }
 
 /* Where the walk meets a function Go's own traceback treats apart: the
@@ -195,15 +206,20 @@ enum uw_go_step uw_go_frame(struct unwind_ctx *c, unw_cursor_t *cur, uint64_t lo
 	if (gm->kind == GO_ROOT)
 		return UW_GO_END;
 	const struct unwind_snapshot *s = c->s;
-	if (gm->kind == GO_MCALL)
-		return leaf ? UW_GO_END : go_system_base(c, addrs, n, limit);
+	if (gm->kind == GO_MCALL) {
+		/* (interrupted in mcall itself, maybe before its switch to
+		 * the system stack: without g0's base, the walk goes on as
+		 * it can) */
+		enum uw_go_step g = go_system_base(c, addrs, n, limit, end);
+		return g == UW_GO_FAILED && leaf ? UW_GO_NONE : g;
+	}
 	if (leaf || c->crossed)
 		return UW_GO_NONE;
 	/* the goroutine that grew its stack there was descheduled since
 	 * (newstack -> gopreempt_m -> schedule): the system stack begins
 	 * afresh at morestack, as at mcall */
 	if (s->go_g0_alone)
-		return go_system_base(c, addrs, n, limit);
+		return go_system_base(c, addrs, n, limit, end);
 	if (!s->go_switch)
 		return UW_GO_NONE;
 	/* the goroutine's stack: from its saved sp, where the caller of
