@@ -335,18 +335,22 @@ check_burst() {
 		"$low" "$high"
 }
 
-# check_phases MODE RATE HOW CLOCK: the pingpong fixture in MODE (epoll,
-# socket, nap) for 4 s, sampled at RATE Hz with $PHASES_CS_ARGS (e.g. a
-# backend), launched (HOW launch) or attached to its threads already made
-# (HOW attach: they start once csampler samples); each phase's share of the
-# samples within 3 points (or 3 standard errors of that share over the
-# samples there are, if more) of the fixture's own account by CLOCK: "cpu",
-# CLOCK_THREAD_CPUTIME_ID (the kernel's account, schedstat's), or "run",
-# each thread's CPU split as its task-clock splits it (the time it was on
-# a CPU: the kernel also charges a thread woken on an idle CPU the CPU's
-# exit from idle before it runs, which no sampler sees).
+# check_phases MODE RATE HOW: the pingpong fixture in MODE (epoll, socket,
+# nap) for 4 s, sampled at RATE Hz with $PHASES_CS_ARGS (e.g. a backend),
+# launched (HOW launch) or attached to its threads already made (HOW attach:
+# they start once csampler samples); each phase's share of the samples
+# within 3 points, and 2 standard errors of that share over the samples
+# there are (the sampling's own noise), of the fixture's own account of it. The kernel keeps
+# two: its CPU clock (CLOCK_THREAD_CPUTIME_ID, schedstat's), which also
+# charges a woken thread the time from its wake-up to its switch in (an
+# idle CPU's exit from idle, or the end of the task it preempts: about 20
+# us a wake-up on this 2-CPU VM, schedstat 36 us a 100 us nap where the
+# thread's task-clock says 14 us), and its task-clock, the time the thread
+# was on a CPU, which is all a clock can sample; a thread's share then is
+# its CPU clock's total split as its task-clock splits it. Where the two
+# differ, a phase is judged against the range between them.
 check_phases() {
-	local mode=$1 rate=$2 how=$3 clock=$4 F="$T/phases-$1-$2-$3.folded" truth cs i
+	local mode=$1 rate=$2 how=$3 F="$T/phases-$1-$2-$3.folded" truth cs i
 	if [ "$how" = launch ]; then
 		run_csampler ${PHASES_CS_ARGS:-} -F "$rate" -o "$F" -- "$PROGS/pingpong" "$mode" 4
 		truth=$T/cs.out
@@ -372,23 +376,21 @@ check_phases() {
 	total=$(folded_total "$F")
 	[ "$total" -gt 0 ] || fail "pingpong $mode at $rate Hz: no samples"
 	note "pingpong $mode at $rate Hz ($how): $(grep -E '^csampler: [0-9]+ samples' "$T/cs.err")"
-	# each phase: NAME its own share (by CLOCK)
-	awk -v clock="$clock" '
+	# each phase: NAME, its share by the CPU clock, by task-clock's split
+	awk '
 		$1 == "phase" { n++; name[n] = $2; cpu[n] = $3; run[n] = $4 }
 		$1 == "thread" { tcpu[$2] = $3; trun[$2] = $4 }
 		$1 == "total" { all = $2 }
 		END { for (i = 1; i <= n; i++) { th = name[i]; sub(/_.*/, "", th)
-			if (clock == "run") s = (trun[th] > 0) ? tcpu[th] / all * run[i] / trun[th] : 0
-			else s = cpu[i] / all
-			printf "%s %.1f\n", name[i], 100 * s } }' "$truth" >"$T/phases.want"
-	local name want got tol
-	while read -r name want; do
+			r = (trun[th] > 0) ? tcpu[th] / all * run[i] / trun[th] : cpu[i] / all
+			printf "%s %.1f %.1f\n", name[i], 100 * cpu[i] / all, 100 * r } }' "$truth" >"$T/phases.want"
+	local name c r got tol
+	while read -r name c r; do
 		got=$(pct "$(folded_count "$F" ";$name(;|\$)")" "$total")
-		tol=$(share_se 3 "$want" "$total")
-		tol=$(awk -v se="$tol" 'BEGIN { print (se > 3) ? se : 3 }')
-		assert_within "$mode at $rate Hz ($how): $name (own account, $clock clock: $want +- $tol)" "$got" \
-			"$(awk -v w="$want" -v t="$tol" 'BEGIN { print w - t }')" \
-			"$(awk -v w="$want" -v t="$tol" 'BEGIN { print w + t }')"
+		tol=$(awk -v se="$(share_se 2 "$c" "$total")" 'BEGIN { print 3 + se }')
+		assert_within "$mode at $rate Hz ($how): $name (own account: $c by its CPU clock, $r by its time on a CPU; +- $tol)" \
+			"$got" "$(awk -v c="$c" -v r="$r" -v t="$tol" 'BEGIN { print ((c < r) ? c : r) - t }')" \
+			"$(awk -v c="$c" -v r="$r" -v t="$tol" 'BEGIN { print ((c > r) ? c : r) + t }')"
 	done <"$T/phases.want"
 }
 

@@ -123,7 +123,8 @@ static void perf_get_stats(const void *impl, struct backend_stats *out)
 	perf_sampler_get_stats(impl, &ps);
 	*out = (struct backend_stats){
 		.ticks = ps.drains, .threads_seen = ps.threads_seen, .lost = ps.lost,
-		.no_user_regs = ps.no_user_regs,
+		.no_user_regs = ps.no_user_regs, .own_threads = ps.own_threads,
+		.own_refused = ps.own_refused,
 	};
 }
 
@@ -131,10 +132,12 @@ static void perf_print_diagnostics(const struct backend_stats *st, const struct 
 				   const char *unwind_stops, uint64_t taken)
 {
 	fprintf(stderr,
-		"csampler: %llu samples, %llu threads seen, %llu lost (rings full), %llu "
+		"csampler: %llu samples, %llu threads seen, %llu on clocks of their own "
+		"(%llu refused), %llu lost (rings full), %llu "
 		"without user registers, unwind stops: %s, %llu truncated, thread keys %llu "
 		"held of %llu made, %llu periods taken\n",
 		(unsigned long long)rs->samples, (unsigned long long)st->threads_seen,
+		(unsigned long long)st->own_threads, (unsigned long long)st->own_refused,
 		(unsigned long long)st->lost, (unsigned long long)st->no_user_regs,
 		unwind_stops, (unsigned long long)rs->truncated,
 		(unsigned long long)rs->keys_held, (unsigned long long)rs->keys_made,
@@ -196,6 +199,8 @@ void backend_stats_add(struct backend_stats *sum, const struct backend_stats *mo
 	sum->dropped_queued += more->dropped_queued;
 	sum->lost += more->lost;
 	sum->no_user_regs += more->no_user_regs;
+	sum->own_threads += more->own_threads;
+	sum->own_refused += more->own_refused;
 }
 
 struct backend *backend_new(enum backend_kind kind, struct target *t, struct recorder *rec,

@@ -64,8 +64,9 @@ struct backend_stats {
 	uint64_t ticks, ticks_missed, threads_seen, not_captured, in_place, fd_short, late;
 	uint64_t dropped_waking, switches, dropped_queued;
 	/* the perf backend's: samples the kernel could not write (a ring was
-	 * full), samples without user registers (perf_sampler.h) */
-	uint64_t lost, no_user_regs;
+	 * full), samples without user registers, threads given clocks of
+	 * their own and threads refused them (perf_sampler.h) */
+	uint64_t lost, no_user_regs, own_threads, own_refused;
 };
 
 /* Add MORE's counters to SUM's (the sessions of one run). */

@@ -124,6 +124,7 @@ struct perf_sampler {
 	size_t rows_cap;                /* as many as the recorder has slots */
 	size_t own_fd_budget;           /* descriptors the threads' events may still take */
 	bool warned_own;
+	bool closing;                   /* sampling is over: no thread gets clocks now */
 	bool warned_filter;
 	uint8_t *scratch;               /* a record that wraps (PERF_RECORD_MAX) */
 	struct unwind_snapshot snap;
@@ -573,7 +574,7 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 		return;
 	/* a thread sampled STACKMAP_SCALE_MIN times is long-lived: its own
 	 * clocks from now on (after this sample) */
-	if (!row->own && !row->own_refused && ++row->samples >= STACKMAP_SCALE_MIN)
+	if (!row->own && !row->own_refused && !ps->closing && ++row->samples >= STACKMAP_SCALE_MIN)
 		own_open(ps, row);
 	if (!v->user) {
 		/* on a CPU without a user context (an exec between the old
@@ -829,6 +830,7 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 
 void perf_sampler_close_threads(struct perf_sampler *ps)
 {
+	ps->closing = true;
 	for (size_t i = 0; i < ps->rows_cap; i++)
 		own_close(ps, &ps->rows[i]);
 	perf_sampler_drain(ps);

@@ -1,20 +1,21 @@
 /* perf_sampler: on-CPU sampling by the kernel (--backend=perf), the
  * backend that never stops the target.
  *
- * One software cpu-clock event per CPU (as perf record -a -e cpu-clock)
- * samples every 1/rate s of each CPU's time, in kernel mode as in user
- * mode; a BPF filter lets a sample be written only when the task on the CPU
- * belongs to a process target follows, with its user registers and a copy
- * of its stack window, into that CPU's ring. No thread is stopped, nothing
- * is opened or read per thread, and a thread is sampled from its first
- * instruction with the same odds as any other: the clock is the CPU's, not
- * the thread's (but a tick the kernel holds back through a context switch
- * to idle, interrupts off, is lost: internals' debts). perf_sampler_drain (each tick) hands every sample to the
- * recorder as a snapshot counting one period; lost records are counted. A
- * thread's name is read from /proc at its first sample and once a second
- * while it is sampled. At a thread's exit, or its process's, the rings are
- * read first. Needs root (CAP_PERFMON and CAP_BPF), csampler in the initial
- * pid namespace, x86-64. */
+ * Two clocks of one period, both software cpu-clock events writing a
+ * sample (user registers and a copy of the stack window) into a ring per
+ * CPU: one per CPU (as perf record -a), whose BPF filter lets a sample be
+ * written only for a thread of a followed process that has no clock of its
+ * own; and, for a thread sampled STACKMAP_SCALE_MIN times, one per CPU
+ * bound to the thread (as perf record -p), whose time stops when it
+ * switches out: the periods that end in a switch are then not lost, as a
+ * CPU's are; a short-lived thread keeps the CPU's clock's random phase
+ * (perf_sampler.c says why both). No thread is stopped; nothing is opened
+ * or read for a thread that does not run. perf_sampler_drain (each tick)
+ * hands every sample to the recorder as a snapshot counting one period;
+ * lost records are counted. A thread's run time is read at its samples (at
+ * most every 2 ms) and its name once a second. At a thread's exit, or its
+ * process's, the rings are read first. Needs root (CAP_PERFMON and
+ * CAP_BPF), csampler in the initial pid namespace, x86-64. */
 #ifndef CSAMPLER_PERF_SAMPLER_H
 #define CSAMPLER_PERF_SAMPLER_H
 #include <stddef.h>

@@ -71,7 +71,32 @@ total=$(folded_total "$T/hot.folded")
 # first and last partial reads aside)
 assert_window_samples "attach: samples of 5 s at 499 Hz" "$total" 499 5 1 95 101
 [ "$(folded_count "$T/hot.folded" 'truncated')" = 0 ] || fail "truncated stacks: $(grep truncated "$T/hot.folded" | head -2)"
+# (the one busy thread moved to clocks of its own after its 8th sample)
+assert_eq "attach: threads on clocks of their own (-v)" \
+	"$(sed -nE 's/.* ([0-9]+) on clocks of their own \(([0-9]+) refused\).*/\1 \2/p' "$T/cs.err")" "1 0"
 assert_untraced_running "$pid"
+
+# Twelve busy threads where the open-file limit holds the events of only a
+# few: one line says so, and the others are sampled by the CPUs' clocks,
+# each thread in the profile with the CPU the kernel gave it.
+start_fixture sleepers 0 12
+busy=$FIXTURE_PID
+cpu_mark "$busy"
+st=0
+(ulimit -n 272 && exec "$CSAMPLER" --backend=perf -v -F 499 -d 3 --threads -o "$T/fd.folded" \
+	-p "$busy") >"$T/cs.out" 2>"$T/cs.err" || st=$?
+cpu_window "$busy"
+assert_eq "12 threads, ulimit -n 272: exit status ($(cat "$T/cs.err"))" "$st" 0
+assert_eq "12 threads, ulimit -n 272: lines about the limit" \
+	"$(grep -c 'holds no more perf events for threads' "$T/cs.err")" 1
+refused=$(sed -nE 's/.* on clocks of their own \(([0-9]+) refused\).*/\1/p' "$T/cs.err")
+[ -n "$refused" ] && [ "$refused" -ge 1 ] || fail "12 threads, ulimit -n 272: none refused: $(cat "$T/cs.err")"
+note "12 threads, ulimit -n 272: $(grep -o '[0-9]* on clocks of their own ([0-9]* refused)' "$T/cs.err")"
+assert_eq "12 threads, ulimit -n 272: busy threads in the profile" \
+	"$(awk '{split($1, f, ";"); print f[1]}' "$T/fd.folded" | grep -c '^busy-' | tr -d ' ')" 12
+assert_window_samples "12 threads, ulimit -n 272: samples of 3 s at 499 Hz" \
+	"$(folded_count "$T/fd.folded" 'busy_leaf$')" 499 3 12 90 102
+kill_ours KILL "$busy"
 
 # combinations
 for args in "--idle" "--attach-mode=per-sample" "--dump"; do
