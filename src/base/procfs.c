@@ -278,6 +278,20 @@ pid_t procfs_dir_next(struct procfs_dir *d)
 	return 0;
 }
 
+/* the signals whose default action is to do nothing */
+#define SIGNALS_DEFAULT_IGNORED ((1ull << (17 - 1)) | (1ull << (18 - 1)) | (1ull << (23 - 1)) | \
+				 (1ull << (28 - 1)))
+
+uint64_t procfs_signals_that_reach(const char *status, uint64_t mask)
+{
+	const char *cgt = procfs_status_field(status, "SigCgt");
+	const char *ign = procfs_status_field(status, "SigIgn");
+	if (!cgt || !ign)
+		return mask;
+	uint64_t caught = strtoull(cgt, NULL, 16), ignored = strtoull(ign, NULL, 16);
+	return mask & (caught | ~(ignored | SIGNALS_DEFAULT_IGNORED));
+}
+
 size_t procfs_open_fds(void)
 {
 	DIR *dir = opendir("/proc/self/fd");

@@ -70,6 +70,14 @@ bool procfs_parse_schedstat(const char *buf, struct procfs_schedstat *out);
 /* Read kept-open schedstat FD afresh and parse it. */
 bool procfs_read_schedstat(int fd, struct procfs_schedstat *out);
 
+/* Of the signals in MASK (bit n-1: signal n), those that would reach the
+ * thread whose status file's text is STATUS if it were not traced: caught
+ * (SigCgt), or at a default action other than nothing (not SIGCHLD,
+ * SIGURG, SIGWINCH or SIGCONT), and not ignored (SigIgn). The kernel drops
+ * the others as they come for a process that is not traced, and queues
+ * them only for its tracer. MASK itself when STATUS lacks those lines. */
+uint64_t procfs_signals_that_reach(const char *status, uint64_t mask);
+
 /* Whether fd FD of process PID is a pipe, a socket or an anonymous inode
  * (eventfd, timerfd, signalfd...): a read of it waits for a writer. */
 bool procfs_fd_waits(pid_t pid, long fd);

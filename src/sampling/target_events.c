@@ -304,8 +304,10 @@ static bool call_restartable(unsigned long long nr)
 #define X86_64_USER_CS 0x33
 #define EINTR_RET ((unsigned long long)-(long long)EINTR)
 
-/* Whether thread TID of PID has a signal pending that it does not block:
- * then the EINTR is the signal's, not ours (true when unknown). */
+/* Whether thread TID of PID has a signal pending that it does not block
+ * and that would reach it untraced (a SIGCHLD at SIG_DFL, queued only
+ * because we trace it, does not): then the EINTR is the signal's, not ours
+ * (true when unknown). */
 static bool signal_pending_unblocked(pid_t pid, pid_t tid)
 {
 	char buf[4096];
@@ -316,7 +318,17 @@ static bool signal_pending_unblocked(pid_t pid, pid_t tid)
 	if (!pnd || !shd || !blk)
 		return true;
 	unsigned long long pending = strtoull(pnd, NULL, 16) | strtoull(shd, NULL, 16);
-	return (pending & ~strtoull(blk, NULL, 16)) != 0;
+	return procfs_signals_that_reach(buf, pending & ~strtoull(blk, NULL, 16)) != 0;
+}
+
+/* Whether signal SIG, being delivered to thread TID of PID, would reach it
+ * untraced (true when unknown). */
+static bool signal_reaches(pid_t pid, pid_t tid, int sig)
+{
+	char buf[4096];
+	if (sig < 1 || sig > 64 || procfs_read_file(pid, tid, "status", buf, sizeof buf) <= 0)
+		return true;
+	return procfs_signals_that_reach(buf, 1ull << (sig - 1)) != 0;
 }
 
 /* Row I is at an interrupt-stop of ours, about to be let go. If the stop
@@ -368,16 +380,19 @@ void tg_restart_interrupted_call(struct target *t, size_t i, pid_t tid)
 		     (int)tid, r.orig_rax);
 }
 
-/* Row I reports a signal-delivery-stop. If a call was restarted for it and
- * the thread has not run it again yet, the signal would interrupt it: give
- * the thread its EINTR back, so the handler runs and the call fails as it
- * would have without us. */
+/* Row I reports a signal-delivery-stop of a signal that reaches it (not
+ * one that is ignored, or does nothing at SIG_DFL). If a call was restarted
+ * for it and the thread has not run it again yet, the signal would
+ * interrupt it: give the thread its EINTR back, so the handler runs and the
+ * call fails as it would have without us. */
 static void undo_restart(struct target *t, size_t i, pid_t tid)
 {
 	struct user_regs_struct r;
 	unsigned long long ip = t->rows[i].restart_ip;
 	t->rows[i].restart_ip = 0;
-	if (!ip || tg_ptrace(PTRACE_GETREGS, tid, 0, (unsigned long)&r) < 0 || r.rip != ip ||
+	if (!ip)
+		return;
+	if (tg_ptrace(PTRACE_GETREGS, tid, 0, (unsigned long)&r) < 0 || r.rip != ip ||
 	    r.rax != r.orig_rax)
 		return;
 	r.rax = EINTR_RET;
@@ -447,9 +462,23 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 
 	r->intr_out = false;
 	r->sample_out = false;
-	if (kind == STOP_SIGNAL)
+	if (kind == STOP_SIGNAL && !signal_reaches(t->pub[i].pid, tid, sig)) {
+		/* A signal the kernel drops as it comes for a process that is
+		 * not traced (SIGCHLD at SIG_DFL, an ignored one): queued only
+		 * because we trace it, it woke a thread that waited. It is not
+		 * delivered, and a call it ended with a bare EINTR runs again,
+		 * as if it had never come (the calls the kernel restarts, it
+		 * restarts). */
+		inject = 0;
+		unsigned long long pending_restart = r->restart_ip;
+		tg_restart_interrupted_call(t, i, tid);
+		if (!r->restart_ip)
+			r->restart_ip = pending_restart;   /* (undo_restart checks it still is) */
+	} else if (kind == STOP_SIGNAL) {
 		undo_restart(t, i, tid);
-	r->restart_ip = 0;
+	} else {
+		r->restart_ip = 0;
+	}
 	if (r->state == RS_COLLECT) {
 		if (kind == STOP_GROUP) {
 			/* Stopped by the target's own group-stop: not ours to

@@ -157,6 +157,32 @@ static void test_status(void **state)
 	assert_int_equal(procfs_status_long("", "Uid", 3), 3);
 }
 
+/* Which pending signals would reach a thread that is not traced: the
+ * kernel drops SIGCHLD, SIGURG, SIGWINCH and SIGCONT at SIG_DFL, and any
+ * ignored one, as they come; the others (caught, or terminating, stopping,
+ * dumping at SIG_DFL) reach it. */
+static void test_signals_that_reach(void **state)
+{
+	(void)state;
+	const uint64_t chld = 1ull << (17 - 1), term = 1ull << (15 - 1), usr1 = 1ull << (10 - 1);
+	const uint64_t urg = 1ull << (23 - 1), winch = 1ull << (28 - 1), cont = 1ull << (18 - 1);
+	const uint64_t rt = 1ull << (34 - 1);
+	/* nothing caught or ignored */
+	const char *dfl = "SigPnd:\t0\nSigBlk:\t0\nSigIgn:\t0000000000000000\nSigCgt:\t0000000000000000\n";
+	assert_int_equal(procfs_signals_that_reach(dfl, chld), 0);
+	assert_int_equal(procfs_signals_that_reach(dfl, urg | winch | cont), 0);
+	assert_int_equal(procfs_signals_that_reach(dfl, chld | term), term);
+	assert_int_equal(procfs_signals_that_reach(dfl, rt), rt);
+	/* SIGCHLD caught (a shell, postgres's postmaster): it reaches */
+	const char *caught = "SigIgn:\t0000000000000000\nSigCgt:\t0000000000010000\n";
+	assert_int_equal(procfs_signals_that_reach(caught, chld), chld);
+	/* SIGUSR1 and SIGTERM ignored */
+	const char *ign = "SigIgn:\t0000000000004200\nSigCgt:\t0000000000000000\n";
+	assert_int_equal(procfs_signals_that_reach(ign, usr1 | term | rt), rt);
+	/* unknown: all of them */
+	assert_int_equal(procfs_signals_that_reach("Name:\tx\n", chld | urg), chld | urg);
+}
+
 static void test_files(void **state)
 {
 	(void)state;
@@ -215,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_short_and_bad),
 		cmocka_unit_test(test_schedstat),
 		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_signals_that_reach),
 		cmocka_unit_test(test_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
