@@ -1,4 +1,5 @@
-/* perf_sampler: see perf_sampler.h.
+/* perf_sampler: see perf_sampler.h. The rows of the threads it follows
+ * (names, run time, clocks of their own) are perf_sampler_threads.c's.
  *
  * Two clocks, one period. A software cpu-clock event per CPU (pid -1)
  * samples every 1/rate s of that CPU's time whatever runs there, each with
@@ -49,7 +50,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -58,6 +58,7 @@
 #include "error.h"
 #include "perf_record.h"
 #include "perf_sampler.h"
+#include "perf_sampler_internal.h"
 #include "procfs.h"
 #include "stackmap.h"
 #include "tidmap.h"
@@ -76,62 +77,9 @@
 #define FILTER_MAX_PROCESSES 65536u
 /* threads that can have clocks of their own at once */
 #define FILTER_MAX_OWN_THREADS 262144u
-/* descriptors left for the rest of csampler (its /proc and mapped files)
- * when the budget of the threads' own events is drawn */
-#define OWN_FD_RESERVE 256u
 
-/* Names change (pthread_setname_np): a sampled thread's name is read again
- * after this long. */
-#define RENAME_CHECK_NS 1000000000u
-/* A sampled thread's run time is read again at a sample this long after the
- * last read: a thread that ends is accounted up to about its last sample
- * (its end is seen once its /proc entry is gone). */
-#define ACCOUNT_EVERY_NS 2000000u
 
-struct ring {
-	int fd;                         /* the CPU's event, -1: CPU offline */
-	struct perf_event_mmap_page *meta;
-	uint8_t *data;
-	size_t size;                    /* data bytes, a power of two */
-	size_t map_len;
-};
-
-/* A thread sampled at least once: what perf keeps of it, by its slot in
- * the recorder's registry (which holds its pid, tid, process and key). */
-struct thread_row {
-	uint64_t named_ns;              /* when comm was read */
-	uint64_t read_ns;               /* when schedstat was read */
-	uint64_t runtime_ns;            /* schedstat's run time at the last read */
-	uint64_t unaccounted_ns;        /* run time read before the thread had a key */
-	int schedstat_fd;               /* kept open within the descriptor budget, or -1 */
-	bool have_runtime;
-	bool own;                       /* its own clocks are open (own_fds) */
-	bool own_refused;               /* they could not be: the CPUs' clocks only */
-	uint32_t samples;               /* samples before its own clocks (up to
-	                                 * STACKMAP_SCALE_MIN) */
-};
-
-struct perf_sampler {
-	struct recorder *rec;
-	struct perf_sampler_config cfg;
-	struct perf_event_attr attr;
-	unsigned ncpus;
-	struct ring *rings;
-	int filter_map;                 /* BPF hash: followed process id -> 1 */
-	int owned_map;                  /* BPF hash: tid with clocks of its own -> 1 */
-	struct thread_row *rows;        /* by the recorder's slot */
-	int *own_fds;                   /* ncpus a row, by slot: its own events (-1) */
-	size_t rows_cap;                /* as many as the recorder has slots */
-	size_t own_fd_budget;           /* descriptors the threads' events may still take */
-	bool warned_own;
-	bool closing;                   /* sampling is over: no thread gets clocks now */
-	bool warned_filter;
-	uint8_t *scratch;               /* a record that wraps (PERF_RECORD_MAX) */
-	struct unwind_snapshot snap;
-	struct perf_sampler_stats stats;
-};
-
-static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group, unsigned long flags)
+int ps_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group, unsigned long flags)
 {
 	return (int)syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
 }
@@ -157,7 +105,7 @@ static int filter_map_new(uint32_t max)
 }
 
 /* KEY in MAP (or out of it: IN false). 0, or -1 with errno. */
-static int filter_map_set(int map, uint32_t key, bool in)
+int ps_filter_map_set(int map, uint32_t key, bool in)
 {
 	uint32_t one = 1;
 	union bpf_attr a;
@@ -174,7 +122,7 @@ static int filter_map_set(int map, uint32_t key, bool in)
 /* Follow process PID (or stop: FOLLOW false). */
 static void filter_set(struct perf_sampler *ps, pid_t pid, bool follow)
 {
-	if (filter_map_set(ps->filter_map, (uint32_t)pid, follow) < 0 && follow &&
+	if (ps_filter_map_set(ps->filter_map, (uint32_t)pid, follow) < 0 && follow &&
 	    !ps->warned_filter) {
 		ps->warned_filter = true;
 		warn_errno("cannot follow process %d with perf events: it is not sampled", (int)pid);
@@ -265,7 +213,7 @@ bool perf_sampler_permitted(void)
  * filter refused, errno) or -2 (mmap, errno). */
 static int ring_open(struct perf_sampler *ps, struct ring *r, unsigned cpu, size_t page, int prog)
 {
-	r->fd = perf_event_open(&ps->attr, -1, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	r->fd = ps_perf_event_open(&ps->attr, -1, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (r->fd < 0)
 		return -1;
 	int ret = -1;
@@ -322,226 +270,6 @@ static int rings_open(struct perf_sampler *ps, size_t page, int prog)
 	return -1;
 }
 
-/* ---- threads ------------------------------------------------------------------------- */
-
-/* The thread in ROW (pid, tid, process, key). */
-static const struct recorder_followed *row_id(const struct perf_sampler *ps,
-					      const struct thread_row *row)
-{
-	return recorder_followed(ps->rec, (uint32_t)(row - ps->rows));
-}
-
-static struct thread_row *row_find(struct perf_sampler *ps, pid_t tid)
-{
-	uint32_t slot = recorder_followed_slot(ps->rec, tid);
-	return slot < ps->rows_cap ? &ps->rows[slot] : NULL;
-}
-
-/* A row for thread TID of P (followed in the recorder). NULL out of memory. */
-static struct thread_row *row_make(struct perf_sampler *ps, struct recorder_process *p, pid_t tid)
-{
-	if (recorder_reserve_threads(ps->rec, 1) < 0)
-		return NULL;
-	size_t cap = recorder_thread_slots(ps->rec);
-	if (cap > ps->rows_cap) {
-		struct thread_row *rows = realloc(ps->rows, cap * sizeof *rows);
-		if (!rows)
-			return NULL;
-		memset(rows + ps->rows_cap, 0, (cap - ps->rows_cap) * sizeof *rows);
-		ps->rows = rows;
-		int *fds = realloc(ps->own_fds, cap * ps->ncpus * sizeof *fds);
-		if (!fds)
-			return NULL;
-		for (size_t i = ps->rows_cap * ps->ncpus; i < cap * ps->ncpus; i++)
-			fds[i] = -1;
-		ps->own_fds = fds;
-		ps->rows_cap = cap;
-	}
-	uint32_t slot = recorder_follow_thread(ps->rec, p, tid);
-	if (slot == RECORDER_NO_SLOT)
-		return NULL;
-	ps->rows[slot] = (struct thread_row){ .schedstat_fd = -1 };
-	return &ps->rows[slot];
-}
-
-/* Tell the recorder the CPU ROW's thread used since the last read (its
- * schedstat run time): each thread's total in the outputs is then the
- * kernel's account of it (stackmap_key_total), as with ptrace. Read at its
- * samples (at most every ACCOUNT_EVERY_NS), at its exit and at the end; a
- * thread gone before a read is accounted up to the last one. */
-static void row_account(struct perf_sampler *ps, struct thread_row *row, uint64_t now)
-{
-	char buf[128];
-	struct procfs_schedstat ss;
-	const struct recorder_followed *id = row_id(ps, row);
-	row->read_ns = now;
-	if (row->schedstat_fd < 0 && ps->own_fd_budget > 0) {
-		row->schedstat_fd = procfs_open_task_file(-1, id->pid, id->tid, "schedstat");
-		ps->own_fd_budget -= row->schedstat_fd >= 0;
-	}
-	if (row->schedstat_fd >= 0 ? !procfs_read_schedstat(row->schedstat_fd, &ss)
-				   : procfs_read_file(id->pid, id->tid, "schedstat", buf, sizeof buf) <= 0 ||
-				     !procfs_parse_schedstat(buf, &ss))
-		return;
-	if (row->have_runtime && ss.runtime_ns > row->runtime_ns)
-		row->unaccounted_ns += ss.runtime_ns - row->runtime_ns;
-	row->runtime_ns = ss.runtime_ns;
-	row->have_runtime = true;
-	if (row->unaccounted_ns && id->key != UINT32_MAX) {
-		recorder_account_cpu(ps->rec, id->key, row->unaccounted_ns);
-		row->unaccounted_ns = 0;
-	}
-}
-
-/* ---- a thread's own clocks -------------------------------------------------- */
-
-static int *row_own_fds(struct perf_sampler *ps, const struct thread_row *row)
-{
-	return &ps->own_fds[(size_t)(row - ps->rows) * ps->ncpus];
-}
-
-/* ROW's own clocks closed (what they wrote stays in the rings), the CPUs'
- * clocks given it back. */
-static void own_close(struct perf_sampler *ps, struct thread_row *row)
-{
-	if (!row->own)
-		return;
-	int *fds = row_own_fds(ps, row);
-	for (unsigned c = 0; c < ps->ncpus; c++)
-		if (fds[c] >= 0) {
-			close(fds[c]);
-			fds[c] = -1;
-			ps->own_fd_budget++;
-		}
-	(void)filter_map_set(ps->owned_map, (uint32_t)row_id(ps, row)->tid, false);
-	row->own = false;
-	ps->stats.own_threads_now--;
-}
-
-/* Say once that thread TID and others stay on the CPUs' clocks. */
-static void own_refused(struct perf_sampler *ps, pid_t tid, int err)
-{
-	ps->stats.own_refused++;
-	if (ps->warned_own)
-		return;
-	ps->warned_own = true;
-	struct rlimit rl;
-	if ((err == EMFILE || err == 0) && getrlimit(RLIMIT_NOFILE, &rl) == 0)
-		warn("the open-file limit (%llu) holds no more perf events for threads (one a CPU): "
-		     "thread %d and later ones are sampled by the CPUs' clocks, which miss part of "
-		     "the CPU of threads that sleep and wake thousands of times a second; raise "
-		     "'ulimit -n' (the hard limit too) for a truer profile",
-		     (unsigned long long)rl.rlim_cur, (int)tid);
-	else
-		warn("cannot give thread %d a perf event of its own (%s): it and any other refused "
-		     "are sampled by the CPUs' clocks, which miss part of the CPU of threads that "
-		     "sleep and wake thousands of times a second", (int)tid, strerror(err));
-}
-
-/* Give ROW's thread its own clocks: an event per CPU bound to it, written
- * into that CPU's ring; then the CPUs' clocks leave it (the owned map).
- * A thread gone meanwhile is left as it is. */
-static void own_open(struct perf_sampler *ps, struct thread_row *row)
-{
-	pid_t tid = row_id(ps, row)->tid;
-	int *fds = row_own_fds(ps, row);
-	unsigned rings = 0;
-	for (unsigned c = 0; c < ps->ncpus; c++)
-		rings += ps->rings[c].fd >= 0;
-	if (ps->own_fd_budget < rings) {
-		row->own_refused = true;
-		own_refused(ps, tid, 0);
-		return;
-	}
-	int err = 0;
-	for (unsigned c = 0; c < ps->ncpus && !err; c++) {
-		if (ps->rings[c].fd < 0)
-			continue;
-		fds[c] = perf_event_open(&ps->attr, tid, (int)c, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fds[c] < 0 || ioctl(fds[c], PERF_EVENT_IOC_SET_OUTPUT, ps->rings[c].fd) < 0)
-			err = errno;
-	}
-	if (!err && filter_map_set(ps->owned_map, (uint32_t)tid, true) < 0)
-		err = errno;
-	if (err) {
-		for (unsigned c = 0; c < ps->ncpus; c++)
-			if (fds[c] >= 0) {
-				close(fds[c]);
-				fds[c] = -1;
-			}
-		if (err == ESRCH)
-			return;   /* the thread ended: its exit event releases the row */
-		row->own_refused = true;
-		own_refused(ps, tid, err);
-		return;
-	}
-	ps->own_fd_budget -= rings;
-	row->own = true;
-	ps->stats.own_threads++;
-	ps->stats.own_threads_now++;
-}
-
-/* The open-file limit less what is open and a reserve: the descriptors the
- * threads' own events may take. */
-static size_t own_fd_budget(void)
-{
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		return 0;
-	size_t limit = rl.rlim_cur == RLIM_INFINITY ? SIZE_MAX / 2 : (size_t)rl.rlim_cur;
-	size_t open = procfs_open_fds();
-	size_t used = open + OWN_FD_RESERVE;
-	return limit > used ? limit - used : 0;
-}
-
-static void row_release(struct perf_sampler *ps, struct thread_row *row)
-{
-	own_close(ps, row);
-	row_account(ps, row, clock_monotonic_ns());
-	if (row->schedstat_fd >= 0) {
-		close(row->schedstat_fd);
-		row->schedstat_fd = -1;
-		ps->own_fd_budget++;
-	}
-	recorder_unfollow_thread(ps->rec, (uint32_t)(row - ps->rows));
-}
-
-static void rows_of_process_release(struct perf_sampler *ps, pid_t pid)
-{
-	for (size_t i = 0; i < ps->rows_cap; i++) {
-		const struct recorder_followed *id = recorder_followed(ps->rec, (uint32_t)i);
-		if (id->tid && id->pid == pid)
-			row_release(ps, &ps->rows[i]);
-	}
-}
-
-/* ROW's key, made at its first sample and again when its name changed
- * (read from /proc at most once a second); its CPU told at most every
- * ACCOUNT_EVERY_NS. UINT32_MAX out of memory. */
-static uint32_t row_key(struct perf_sampler *ps, struct thread_row *row)
-{
-	const struct recorder_followed *id = row_id(ps, row);
-	uint32_t key = id->key;
-	uint64_t now = clock_monotonic_ns();
-	if (key == UINT32_MAX || now - row->named_ns >= RENAME_CHECK_NS) {
-		row->named_ns = now;
-		char comm[16];
-		bool named = true;
-		if (procfs_read_file(id->pid, id->tid, "comm", comm, sizeof comm) > 0)
-			comm[strcspn(comm, "\n")] = '\0';
-		else if (key == UINT32_MAX)  /* gone before its first sample was read */
-			memcpy(comm, id->proc->comm, sizeof comm - 1);
-		else
-			named = false;   /* gone: keeps its name */
-		comm[sizeof comm - 1] = '\0';
-		if (named)
-			key = recorder_name_thread(ps->rec, (uint32_t)(row - ps->rows), comm);
-	}
-	if (key != UINT32_MAX && (!row->have_runtime || now - row->read_ns >= ACCOUNT_EVERY_NS))
-		row_account(ps, row, now);
-	return key;
-}
-
 /* ---- records ----------------------------------------------------------------------------- */
 
 /* perf's x86 register order into ptrace's layout */
@@ -561,21 +289,21 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 	if (!tids_allow(ps->cfg.tids, ps->cfg.ntids, v->tid))
 		return;   /* -t: another thread of the process */
 	ps->stats.samples++;
-	struct thread_row *row = row_find(ps, v->tid);
+	struct thread_row *row = ps_row_find(ps, v->tid);
 	if (!row) {
 		/* the filter let its process through; we follow it while target does */
 		struct recorder_process *proc = recorder_find_process(ps->rec, v->pid);
-		row = proc && proc->alive && proc->unwinder ? row_make(ps, proc, v->tid) : NULL;
+		row = proc && proc->alive && proc->unwinder ? ps_row_make(ps, proc, v->tid) : NULL;
 		if (!row)
 			return;
 	}
-	uint32_t key = row_key(ps, row);
+	uint32_t key = ps_row_key(ps, row);
 	if (key == UINT32_MAX)
 		return;
 	/* a thread sampled STACKMAP_SCALE_MIN times is long-lived: its own
 	 * clocks from now on (after this sample) */
 	if (!row->own && !row->own_refused && !ps->closing && ++row->samples >= STACKMAP_SCALE_MIN)
-		own_open(ps, row);
+		ps_own_open(ps, row);
 	if (!v->user) {
 		/* on a CPU without a user context (an exec between the old
 		 * program and the new, a thread between its birth and its first
@@ -603,7 +331,7 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 	const uint64_t *addrs;
 	unsigned depth;
 	uint32_t flags;
-	recorder_count_snapshot(ps->rec, row_id(ps, row)->proc, key, s, 1, &addrs, &depth, &flags);
+	recorder_count_snapshot(ps->rec, ps_row_id(ps, row)->proc, key, s, 1, &addrs, &depth, &flags);
 }
 
 static void ring_drain(struct perf_sampler *ps, struct ring *r)
@@ -734,7 +462,7 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 									  tl[i].pid, tl[i].pid });
 	for (size_t i = 0; i < n; i++)
 		ps->stats.threads_seen += tids_allow(ps->cfg.tids, ps->cfg.ntids, tl[i].tid);
-	ps->own_fd_budget = own_fd_budget();
+	ps->own_fd_budget = ps_own_fd_budget();
 	if (cfg->verbose)
 		warn("perf events: a clock per CPU (%u), filtered to the target, and a thread's own "
 		     "once it ran (descriptors for %zu), in %.1f ms", ps->ncpus,
@@ -752,7 +480,7 @@ void perf_sampler_free(struct perf_sampler *ps)
 		return;
 	for (size_t i = 0; i < ps->rows_cap; i++)
 		if (recorder_followed(ps->rec, (uint32_t)i)->tid) {
-			own_close(ps, &ps->rows[i]);
+			ps_own_close(ps, &ps->rows[i]);
 			if (ps->rows[i].schedstat_fd >= 0)
 				close(ps->rows[i].schedstat_fd);
 		}
@@ -785,22 +513,22 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 		/* the samples written before are of the old image, and its
 		 * threads are gone */
 		perf_sampler_drain(ps);
-		rows_of_process_release(ps, ev->pid);
+		ps_rows_of_process_release(ps, ev->pid);
 		p = recorder_find_process(ps->rec, ev->pid);
 		if (p)
 			recorder_process_exec(ps->rec, p);
 		else
 			p = recorder_add_process(ps->rec, ev->pid);
 		/* the new image's CPU counts from here */
-		row = p && tids_allow(ps->cfg.tids, ps->cfg.ntids, ev->pid) ? row_make(ps, p, ev->pid)
+		row = p && tids_allow(ps->cfg.tids, ps->cfg.ntids, ev->pid) ? ps_row_make(ps, p, ev->pid)
 									      : NULL;
 		if (row)
-			row_account(ps, row, clock_monotonic_ns());
+			ps_row_account(ps, row, clock_monotonic_ns());
 		break;
 	case TARGET_EV_PROCESS_EXIT:
 		perf_sampler_drain(ps);
 		filter_set(ps, ev->pid, false);
-		rows_of_process_release(ps, ev->pid);
+		ps_rows_of_process_release(ps, ev->pid);
 		p = recorder_find_process(ps->rec, ev->pid);
 		if (p)
 			recorder_process_exit(ps->rec, p);
@@ -813,7 +541,7 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 		/* born while sampled: all its CPU counts, not only from its
 		 * first sample on */
 		p = recorder_find_process(ps->rec, ev->pid);
-		row = p && p->alive && !row_find(ps, ev->tid) ? row_make(ps, p, ev->tid) : NULL;
+		row = p && p->alive && !ps_row_find(ps, ev->tid) ? ps_row_make(ps, p, ev->tid) : NULL;
 		if (row)
 			row->have_runtime = true;
 		break;
@@ -821,9 +549,9 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 		/* its last samples, maybe its first ones too, are in a ring: a row
 		 * made for them after this would never be released */
 		perf_sampler_drain(ps);
-		row = row_find(ps, ev->tid);
+		row = ps_row_find(ps, ev->tid);
 		if (row)
-			row_release(ps, row);
+			ps_row_release(ps, row);
 		break;
 	}
 }
@@ -832,13 +560,13 @@ void perf_sampler_close_threads(struct perf_sampler *ps)
 {
 	ps->closing = true;
 	for (size_t i = 0; i < ps->rows_cap; i++)
-		own_close(ps, &ps->rows[i]);
+		ps_own_close(ps, &ps->rows[i]);
 	perf_sampler_drain(ps);
 	rings_close(ps);
 	uint64_t now = clock_monotonic_ns();
 	for (size_t i = 0; i < ps->rows_cap; i++)
 		if (recorder_followed(ps->rec, (uint32_t)i)->tid)
-			row_account(ps, &ps->rows[i], now);
+			ps_row_account(ps, &ps->rows[i], now);
 }
 
 void perf_sampler_get_stats(const struct perf_sampler *ps, struct perf_sampler_stats *out)

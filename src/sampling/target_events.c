@@ -237,170 +237,6 @@ static void warn_lost_privileges(pid_t pid)
 	     "csampler as root to keep them", (int)pid, comm, what);
 }
 
-/* ---- a call our interrupt ended with EINTR ----------------------------------------- */
-
-/* x86_64 system calls that return a bare EINTR (not a restart code the
- * kernel acts on) when a ptrace interrupt wakes them, and that have done
- * nothing when they do, so running them again is what the kernel's own
- * restart would do:
- *   - the transfers (read, write, their vector and positioned forms,
- *     splice, tee, vmsplice, sendfile) end with EINTR only when nothing
- *     was moved (else they return the count);
- *   - io_uring_enter returns the number it submitted when it submitted
- *     any, so its EINTR means none was: the call again waits as before;
- *   - connect: a blocking connect interrupted goes on in the background,
- *     and the same connect again waits for it (the kernel's
- *     inet_stream_connect): 0 once it completes (also when it completed
- *     meanwhile), the socket's error when it failed; only when the
- *     socket's send timeout (SO_SNDTIMEO) runs out again does it end with
- *     EALREADY where the first call would have said EINPROGRESS (both:
- *     not connected yet).
- * Left out: close (the descriptor is gone anyway). */
-static bool call_restartable(unsigned long long nr)
-{
-	switch (nr) {
-	case 0:   /* read */
-	case 1:   /* write */
-	case 17:  /* pread64 */
-	case 18:  /* pwrite64 */
-	case 19:  /* readv */
-	case 20:  /* writev */
-	case 40:  /* sendfile */
-	case 42:  /* connect */
-	case 43:  /* accept */
-	case 44:  /* sendto */
-	case 45:  /* recvfrom */
-	case 46:  /* sendmsg */
-	case 47:  /* recvmsg */
-	case 65:  /* semop */
-	case 69:  /* msgsnd */
-	case 70:  /* msgrcv */
-	case 128: /* rt_sigtimedwait */
-	case 208: /* io_getevents */
-	case 220: /* semtimedop */
-	case 232: /* epoll_wait */
-	case 242: /* mq_timedsend */
-	case 243: /* mq_timedreceive */
-	case 275: /* splice */
-	case 276: /* tee */
-	case 278: /* vmsplice */
-	case 281: /* epoll_pwait */
-	case 288: /* accept4 */
-	case 295: /* preadv */
-	case 296: /* pwritev */
-	case 299: /* recvmmsg */
-	case 307: /* sendmmsg */
-	case 327: /* preadv2 */
-	case 328: /* pwritev2 */
-	case 333: /* io_pgetevents */
-	case 426: /* io_uring_enter */
-	case 441: /* epoll_pwait2 */
-		return true;
-	default:
-		return false;
-	}
-}
-
-#define X86_64_USER_CS 0x33
-#define EINTR_RET ((unsigned long long)-(long long)EINTR)
-
-/* Whether thread TID of PID has a signal pending that it does not block
- * and that would reach it untraced (a SIGCHLD at SIG_DFL, queued only
- * because we trace it, does not): then the EINTR is the signal's, not ours
- * (true when unknown). */
-static bool signal_pending_unblocked(pid_t pid, pid_t tid)
-{
-	char buf[4096];
-	if (procfs_read_file(pid, tid, "status", buf, sizeof buf) <= 0)
-		return true;
-	const char *pnd = procfs_status_field(buf, "SigPnd"), *shd = procfs_status_field(buf, "ShdPnd");
-	const char *blk = procfs_status_field(buf, "SigBlk");
-	if (!pnd || !shd || !blk)
-		return true;
-	unsigned long long pending = strtoull(pnd, NULL, 16) | strtoull(shd, NULL, 16);
-	return procfs_signals_that_reach(buf, pending & ~strtoull(blk, NULL, 16)) != 0;
-}
-
-/* Whether signal SIG, being delivered to thread TID of PID, would reach it
- * untraced (true when unknown). */
-static bool signal_reaches(pid_t pid, pid_t tid, int sig)
-{
-	char buf[4096];
-	if (sig < 1 || sig > 64 || procfs_read_file(pid, tid, "status", buf, sizeof buf) <= 0)
-		return true;
-	return procfs_signals_that_reach(buf, 1ull << (sig - 1)) != 0;
-}
-
-/* Row I is at an interrupt-stop of ours, about to be let go. If the stop
- * ended a system call with a bare EINTR (it blocked after we read it 'R',
- * and our interrupt woke it), make the thread run the call again, as the
- * kernel does for ERESTARTNOHAND: rax = the call's number, rip back over the
- * 2-byte syscall instruction. The call starts afresh: its timeout is
- * lengthened by the time since it was entered, which is after our read of
- * the thread's state (microseconds). Not done when a real signal is pending
- * (the EINTR is then the program's to see); a signal that comes before the
- * thread runs again undoes it (undo_restart). */
-void tg_restart_interrupted_call(struct target *t, size_t i, pid_t tid)
-{
-	struct user_regs_struct r;
-	t->rows[i].restart_ip = 0;
-	if (t->regs_tid == tid) {
-		r = t->regs;  /* read at this stop already */
-	} else {
-		if (tg_ptrace(PTRACE_GETREGS, tid, 0, (unsigned long)&r) < 0)
-			return;
-		/* (kept for target_get_regs: the sample at this stop) */
-		t->regs = r;
-		t->regs_tid = tid;
-	}
-	if (r.cs != X86_64_USER_CS ||
-	    r.rax != EINTR_RET || !call_restartable(r.orig_rax) || r.rip < 2)
-		return;
-	uint8_t insn[2];
-	struct iovec local = { .iov_base = insn, .iov_len = sizeof insn };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)(r.rip - 2), .iov_len = sizeof insn };
-	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof insn ||
-	    insn[0] != 0x0f || insn[1] != 0x05)
-		return;
-	if (signal_pending_unblocked(t->pub[i].pid, tid))
-		return;
-	r.rax = r.orig_rax;
-	r.rip -= 2;
-	t->regs_tid = 0;
-	if (tg_ptrace(PTRACE_SETREGS, tid, 0, (unsigned long)&r) < 0)
-		return;
-	/* (a sample taken at this stop sees the thread at its system call
-	 * instruction: the same function, the same frame) */
-	t->regs = r;
-	t->regs_tid = tid;
-	t->rows[i].restart_ip = r.rip;
-	t->restarted++;
-	if (t->cfg.verbose >= 2)
-		warn("target: thread %d: restarted system call %llu that our interrupt ended with EINTR",
-		     (int)tid, r.orig_rax);
-}
-
-/* Row I reports a signal-delivery-stop of a signal that reaches it (not
- * one that is ignored, or does nothing at SIG_DFL). If a call was restarted
- * for it and the thread has not run it again yet, the signal would
- * interrupt it: give the thread its EINTR back, so the handler runs and the
- * call fails as it would have without us. */
-static void undo_restart(struct target *t, size_t i, pid_t tid)
-{
-	struct user_regs_struct r;
-	unsigned long long ip = t->rows[i].restart_ip;
-	t->rows[i].restart_ip = 0;
-	if (!ip)
-		return;
-	if (tg_ptrace(PTRACE_GETREGS, tid, 0, (unsigned long)&r) < 0 || r.rip != ip ||
-	    r.rax != r.orig_rax)
-		return;
-	r.rax = EINTR_RET;
-	r.rip += 2;
-	if (tg_ptrace(PTRACE_SETREGS, tid, 0, (unsigned long)&r) == 0)
-		t->restarted--;
-}
-
 /* ---- resuming a stopped thread according to its row ---------------------------------- */
 
 enum stop_kind { STOP_TRAP, STOP_GROUP, STOP_SIGNAL, STOP_EVENT };
@@ -462,7 +298,7 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 
 	r->intr_out = false;
 	r->sample_out = false;
-	if (kind == STOP_SIGNAL && !signal_reaches(t->pub[i].pid, tid, sig)) {
+	if (kind == STOP_SIGNAL && !tg_signal_reaches(t->pub[i].pid, tid, sig)) {
 		/* A signal the kernel drops as it comes for a process that is
 		 * not traced (SIGCHLD at SIG_DFL, an ignored one): queued only
 		 * because we trace it, it woke a thread that waited. It is not
@@ -473,9 +309,9 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 		unsigned long long pending_restart = r->restart_ip;
 		tg_restart_interrupted_call(t, i, tid);
 		if (!r->restart_ip)
-			r->restart_ip = pending_restart;   /* (undo_restart checks it still is) */
+			r->restart_ip = pending_restart;   /* (tg_undo_restart checks it still is) */
 	} else if (kind == STOP_SIGNAL) {
-		undo_restart(t, i, tid);
+		tg_undo_restart(t, i, tid);
 	} else {
 		r->restart_ip = 0;
 	}

@@ -119,10 +119,21 @@ void tg_note_sigchld(struct target *t, pid_t sender);
 pid_t tg_read_tgid(pid_t tid);
 bool tg_report_may_wait(const struct target *t);
 void tg_rescan_tasks(struct target *t);
-void tg_restart_interrupted_call(struct target *t, size_t i, pid_t tid);
 bool tg_sigchld_pending(void);
 pid_t tg_wait_report_spin(struct target *t, int *status, long long deadline,
 			      long long spin_ns, const pid_t *tids, size_t n, size_t nspin);
+
+/* ---- target_restart.c ------------------------------------------------------ */
+
+/* Row I is at a stop of ours (or one for a signal that does not reach it),
+ * about to be let go: a call that ended with a bare EINTR is run again. */
+void tg_restart_interrupted_call(struct target *t, size_t i, pid_t tid);
+/* Row I stops for a signal that reaches it: a call restarted for it that
+ * it has not run again gets its EINTR back. */
+void tg_undo_restart(struct target *t, size_t i, pid_t tid);
+/* Whether signal SIG, being delivered to thread TID of PID, would reach it
+ * were it not traced (true when unknown). */
+bool tg_signal_reaches(pid_t pid, pid_t tid, int sig);
 
 /* ---- target_attach.c ------------------------------------------------------- */
 

@@ -6,18 +6,19 @@
 #   - with both backends, each thread's CPU per second of the run is within
 #     5% of its schedstat run time per second of wall time (plus the share
 #     of csampler's run outside its sampling window: attach and exit);
-#   - with --backend=perf, each thread's split between its user code
-#     (fill_block, sum_block) and the rest is within 3 standard errors of
-#     the kernel's utime share (the two estimates' errors: about 6 points
-#     on a quiet machine, more on a busy one, where the threads run less);
 #   - with ptrace, whose stops move such threads (the split is off by tens
 #     of points, run to run), the summary says so in one line and names
-#     --backend=perf.
+#     --backend=perf; with --backend=perf it does not.
 # Then the same for a request/response server over epoll (sockloop epoll:
-# "server" and "client" wake each other about 48,000 times a second), where
-# the perf backend's split is held to 5 points more: it shows the user code
-# about 5 points under the kernel's utime there (the cpu-clock tick held
-# back through the wake-ups, see the man page).
+# "server" and "client" wake each other about 48,000 times a second).
+# Each thread's split between its user code and the rest is noted beside
+# the kernel's utime share, not judged against it: the kernel splits a
+# thread's time between user and system at its scheduler tick, a CPU's
+# clock, which loses the time of the switches as a CPU's cpu-clock does
+# (the perf backend's samples, by a thread's own clock since issue 43,
+# showed 48-56% user code for the writer where utime said 52-67%, perf
+# record -p 51%). perf_backend_switches judges the perf backend's split
+# against the threads' own account of each call.
 TEST_TIMEOUT=180
 . "$TESTS_SRCDIR/lib.sh"
 need_root
@@ -35,10 +36,10 @@ check() {
 mode=$1
 if [ "$mode" = epoll ]; then
 	start_fixture sockloop 4 epoll
-	first=server second=client leaf1=fill_block leaf2=sum_block bias=5
+	first=server second=client leaf1=fill_block leaf2=sum_block
 else
 	start_fixture sockloop 4
-	first=writer second=reader leaf1=fill_block leaf2=sum_block bias=0
+	first=writer second=reader leaf1=fill_block leaf2=sum_block
 fi
 pid=$FIXTURE_PID
 W=$(tid_of $first) R=$(tid_of $second)
@@ -72,14 +73,6 @@ for backend in ptrace perf; do
 			x = (w / 1e9 - d) / (w / 1e9); if (x < 0) x = 0; printf "%.3f", 0.05 + x }')
 		awk -v k="$cpu_k" -v p="$cpu_p" -v t="$tol" 'BEGIN {exit !(p >= (1 - t) * k && p <= (1 + t) * k)}' ||
 			fail "$mode, $backend $th: profile $cpu_p of a CPU, the kernel's $cpu_k ($tol asked)"
-		# 3 standard errors of the difference of the two estimates (the
-		# kernel's split is sampled by its tick: at least u + s ticks of
-		# 1/100 s; the profile's by its samples), plus the bias named above
-		t=$(awk -v k="$user_k" -v nk="$(($5 - $2 + $6 - $3))" -v np="$all" -v b="$bias" 'BEGIN {
-			p = k / 100; printf "%.1f", b + 3 * 100 * sqrt(p * (1 - p) / nk + p * (1 - p) / np) }')
-		[ "$backend" = perf ] && assert_within "$mode, perf $th: user code share (kernel's: $user_k; +- $t)" \
-			"$user_p" "$(awk -v k="$user_k" -v t="$t" 'BEGIN {print k - t}')" \
-			"$(awk -v k="$user_k" -v t="$t" 'BEGIN {print k + t}')"
 	done
 	if [ "$backend" = ptrace ]; then
 		grep -q "^csampler: note: the target's threads got a CPU [0-9]* times a second .*--backend=perf" \
