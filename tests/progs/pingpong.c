@@ -2,7 +2,7 @@
  * keeping its own account of the CPU each of its phases used, for judging a
  * profiler's split where the context switches are.
  *
- * usage: pingpong MODE SECONDS [wait]
+ * usage: pingpong MODE SECONDS [wait]   (sync: its file in $TMPDIR, else /tmp)
  *
  *   epoll   "server" waits in epoll_wait (server_wait), reads a 64-byte
  *           request (server_read), computes about 20 us (server_work) and
@@ -14,6 +14,13 @@
  *           (reader_read) and sums them (reader_sum).
  *   nap     one thread "napper" sleeps 100 us (napper_sleep) and computes
  *           100 us of its own CPU (napper_work), in turn.
+ *   sync    one thread "syncer" writes 4 KiB at the start of a scratch
+ *           file (syncer_write), fdatasyncs it (syncer_flush: the thread
+ *           sleeps until the disk has it) and computes 500 us
+ *           (syncer_work), in turn.
+ *   calls   one thread "caller" that never sleeps: getrandom of 4 KiB
+ *           (caller_random), getppid (caller_getppid) and 10 us of its own
+ *           CPU (caller_work), in turn.
  *
  * Each phase is a function of its own (noinline), and the CPU it used is
  * read with CLOCK_THREAD_CPUTIME_ID around each call of it: the kernel's
@@ -36,6 +43,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -335,6 +343,90 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+PHASE void syncer_write(struct account *acc, struct clocks *t, int fd, const char *block)
+{
+	if (pwrite(fd, block, 4096, 0) != 4096)
+		exit(1);
+	TOOK(acc, 0, t);
+}
+PHASE void syncer_flush(struct account *acc, struct clocks *t, int fd)
+{
+	if (fdatasync(fd) < 0)
+		exit(1);
+	TOOK(acc, 1, t);
+}
+PHASE uint64_t syncer_work(struct account *acc, struct clocks *t, uint64_t seed)
+{
+	seed = compute_us(500, seed);
+	TOOK(acc, 2, t);
+	return seed;
+}
+PHASE void caller_random(struct account *acc, struct clocks *t, char *buf)
+{
+	if (getrandom(buf, 4096, 0) != 4096)
+		exit(1);
+	TOOK(acc, 0, t);
+}
+PHASE void caller_getppid(struct account *acc, struct clocks *t)
+{
+	if (syscall(SYS_getppid) <= 0)
+		exit(1);
+	TOOK(acc, 1, t);
+}
+PHASE uint64_t caller_work(struct account *acc, struct clocks *t, uint64_t seed)
+{
+	seed = compute_us(10, seed);
+	TOOK(acc, 2, t);
+	return seed;
+}
+
+static void *syncer(void *arg)
+{
+	struct account *acc = arg;
+	static char block[4096];
+	uint64_t seed = 0;
+	const char *dir = getenv("TMPDIR");
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s/pingpong-sync.XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(buf);
+	if (fd < 0)
+		exit(1);
+	unlink(buf);
+	pthread_setname_np(pthread_self(), "syncer");
+	pthread_barrier_wait(&started);
+	acc->run_fd = run_clock_open();
+	struct clocks t = clocks_now(acc), t0 = t;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		memcpy(block, &seed, sizeof seed);
+		syncer_write(acc, &t, fd, block);
+		syncer_flush(acc, &t, fd);
+		seed = syncer_work(acc, &t, seed);
+	}
+	acc->total_ns = thread_cpu() - t0.cpu;
+	acc->run_total_ns = run_clock(acc) - t0.run;
+	close(fd);
+	return NULL;
+}
+
+static void *caller(void *arg)
+{
+	struct account *acc = arg;
+	static char buf[4096];
+	uint64_t seed = 0;
+	pthread_setname_np(pthread_self(), "caller");
+	pthread_barrier_wait(&started);
+	acc->run_fd = run_clock_open();
+	struct clocks t = clocks_now(acc), t0 = t;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		caller_random(acc, &t, buf);
+		caller_getppid(acc, &t);
+		seed = caller_work(acc, &t, seed);
+	}
+	acc->total_ns = thread_cpu() - t0.cpu;
+	acc->run_total_ns = run_clock(acc) - t0.run;
+	return NULL;
+}
+
 static void *napper(void *arg)
 {
 	struct account *acc = arg;
@@ -354,7 +446,7 @@ static void *napper(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: pingpong epoll|socket|nap SECONDS [wait]\n");
+	fprintf(stderr, "usage: pingpong epoll|socket|nap|sync|calls SECONDS [wait]\n");
 	exit(2);
 }
 
@@ -379,6 +471,16 @@ int main(int argc, char **argv)
 	} else if (strcmp(argv[1], "nap") == 0) {
 		acc[0] = (struct account){ .thread = "napper", .phase = { "napper_sleep", "napper_work" } };
 		fn[0] = napper;
+		nthreads = 1;
+	} else if (strcmp(argv[1], "sync") == 0) {
+		acc[0] = (struct account){ .thread = "syncer",
+					   .phase = { "syncer_write", "syncer_flush", "syncer_work" } };
+		fn[0] = syncer;
+		nthreads = 1;
+	} else if (strcmp(argv[1], "calls") == 0) {
+		acc[0] = (struct account){ .thread = "caller",
+					   .phase = { "caller_random", "caller_getppid", "caller_work" } };
+		fn[0] = caller;
 		nthreads = 1;
 	} else if (strcmp(argv[1], "epoll") != 0) {
 		usage();
