@@ -5,8 +5,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "convert.h"
@@ -42,6 +44,28 @@ static void resolve_backend(struct options *o)
 	o->backend = backend_resolve(o->backend, &needs);
 }
 
+/* --dump, its stop signals held from here to csampler's exit: one that
+ * comes while the target is attached waits for the detach (killed in a stop
+ * round, csampler would let go threads our interrupt woke with EINTR), then
+ * the snapshot taken is printed and csampler exits as after a whole dump
+ * (as a recording Ctrl-C'd writes its outputs). */
+static int run_dump(const struct options *opts)
+{
+	struct dump_config dc;
+	sigset_t stop;
+	options_dump_config(opts, &dc);
+	session_stop_signals(&stop);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	int status = dump_run(&dc, stdout);
+	struct timespec now = { 0, 0 };
+	for (int sig; (sig = sigtimedwait(&stop, NULL, &now)) > 0;)
+		if (!opts->quiet)
+			warn("%s came during --dump: held until the target was let go",
+			     sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
+			     sig == SIGHUP ? "SIGHUP" : "SIGQUIT");
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opts;
@@ -68,12 +92,9 @@ int main(int argc, char **argv)
 		}
 	}
 	switch (opts.mode) {
-	case MODE_DUMP: {
-		struct dump_config dc;
-		options_dump_config(&opts, &dc);
-		status = dump_run(&dc, stdout);
+	case MODE_DUMP:
+		status = run_dump(&opts);
 		break;
-	}
 	case MODE_TOP:
 		status = top_run(&opts);
 		break;

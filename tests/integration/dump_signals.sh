@@ -1,0 +1,44 @@
+#!/bin/sh
+# dump_signals: --dump ended by SIGINT or SIGTERM at any moment, 30 times,
+# on the blockers fixture (a thread in each kind of blocking call, 300 us of
+# work then a 3 ms wait): the signal is held until the target is let go, so
+# csampler is never killed in a stop round (the kernel would let go, as
+# they were, threads our interrupt had woken with EINTR: 3 EINTR in 1 of
+# 140 such runs), and it exits 0 having printed the snapshot (it died by
+# the signal in 158 of 160 runs). After each, the target is untraced and
+# running and has seen no EINTR.
+TEST_TIMEOUT=180
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+. "$TESTS_SRCDIR/blockers_lib.sh"
+
+start_fixture blockers 200 300 3
+sleep 0.3
+check_clean "before"
+i=0
+while [ $i -lt 30 ]; do
+	i=$((i + 1))
+	sig=INT
+	[ $((i % 2)) = 0 ] && sig=TERM
+	"$CSAMPLER" --dump -p "$FIXTURE_PID" >"$T/dump.out" 2>"$T/dump.err" &
+	cs=$!
+	FIXTURE_PIDS="$FIXTURE_PIDS $cs"
+	# (once it holds its stop signals, or 20 looks later, each a
+	# millisecond: in the attach, the stop round, the detach or the
+	# printing)
+	k=0
+	while [ $k -lt 20 ]; do
+		k=$((k + 1))
+		blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$cs/status" 2>/dev/null)
+		[ -n "$blk" ] && [ $((0x$blk & 0x4000)) != 0 ] && break
+		sleep 0.001
+	done
+	kill -"$sig" "$cs" 2>/dev/null
+	st=0
+	wait "$cs" || st=$?
+	assert_eq "--dump ended by SIG$sig, run $i: exit status ($(cat "$T/dump.err"))" "$st" 0
+	grep -q "^Thread spin " "$T/dump.out" || fail "--dump ended by SIG$sig, run $i: no snapshot: $(head -3 "$T/dump.out")"
+	check_clean "--dump ended by SIG$sig, run $i"
+done
+note "$(grep '^eintr' "$T/blockers.out" | tail -n 1)"
+exit 0
