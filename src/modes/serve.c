@@ -588,32 +588,62 @@ static int first_contact(void *arg)
 	return status;
 }
 
-/* The token of --serve-token-file: its first line. 0, or CS_EXIT_SERVE. */
+/* The most a token file is read of: a token of 4096 characters, its line's
+ * end and a little more (a longer first line is refused). */
+#define TOKEN_FILE_READ 4100
+
+/* The token of --serve-token-file: its first line. The file must be a
+ * regular file (a FIFO would block the open or the read, a device such as
+ * /dev/zero never end), read at most TOKEN_FILE_READ bytes. 0, or
+ * CS_EXIT_SERVE. */
 static int read_token(struct server *srv, const char *path)
 {
-	FILE *f = fopen(path, "re");
-	if (!f) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
 		warn_errno("cannot read the token file '%s'", path);
+		if (fd >= 0)
+			close(fd);
 		return CS_EXIT_SERVE;
 	}
-	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && (st.st_mode & 0077))
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		warn("the token file '%s' is not a regular file (a FIFO, a device or a directory): "
+		     "give a file that holds the token", path);
+		return CS_EXIT_SERVE;
+	}
+	if (st.st_mode & 0077)
 		warn("the token file '%s' can be read by others (mode %03o): chmod 600 it",
 		     path, (unsigned)(st.st_mode & 0777));
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n = getline(&line, &cap, f);
-	fclose(f);
-	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
-		line[--n] = '\0';
-	if (n <= 0 || n > 4096 || strpbrk(line, " \t")) {
-		free(line);
+	char buf[TOKEN_FILE_READ + 1];
+	size_t n = 0;
+	for (ssize_t r; n < TOKEN_FILE_READ; n += (size_t)r)
+		if ((r = read(fd, buf + n, TOKEN_FILE_READ - n)) <= 0) {
+			if (r < 0 && errno == EINTR) {
+				r = 0;
+				continue;
+			}
+			break;
+		}
+	close(fd);
+	buf[n] = '\0';
+	const char *nl = memchr(buf, '\n', n);
+	size_t len = nl ? (size_t)(nl - buf) : n;
+	bool whole = nl || n < TOKEN_FILE_READ;   /* its first line's end was read */
+	while (len > 0 && (buf[len - 1] == '\r' || buf[len - 1] == ' '))
+		len--;
+	const char *blank = strpbrk(buf, " \t");
+	if (!whole || len == 0 || len > 4096 || memchr(buf, '\0', len) || (blank && blank < buf + len)) {
 		warn("the token file '%s' must hold one token (1 to 4096 characters, no blanks) on "
 		     "its first line", path);
 		return CS_EXIT_SERVE;
 	}
-	srv->token = line;
-	srv->token_len = (size_t)n;
+	srv->token = strndup(buf, len);
+	if (!srv->token) {
+		warn_errno("cannot read the token file '%s'", path);
+		return CS_EXIT_SERVE;
+	}
+	srv->token_len = len;
 	return 0;
 }
 

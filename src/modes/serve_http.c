@@ -488,10 +488,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 					     "Content-Type", "text/plain; charset=utf-8"))
 			    : MHD_NO;
 	}
+	const char *auth = NULL;
+	size_t auth_len = 0;
 	if (srv->token &&
-	    !serve_bearer_matches(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-							      MHD_HTTP_HEADER_AUTHORIZATION),
-				  srv->token, srv->token_len)) {
+	    (MHD_lookup_connection_value_n(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION,
+					   strlen(MHD_HTTP_HEADER_AUTHORIZATION), &auth,
+					   &auth_len) != MHD_YES ||
+	     !serve_bearer_matches(auth, auth_len, srv->token, srv->token_len))) {
 		char *body = strdup("this server needs the header 'Authorization: Bearer TOKEN'\n");
 		return body ? answer(conn, rq, 401, body, strlen(body),
 				     HEADERS("WWW-Authenticate", "Bearer realm=\"csampler\"",

@@ -160,17 +160,19 @@ int serve_query_set(struct serve_query *q, const char *key, const char *value,
 	return 0;
 }
 
-bool serve_bearer_matches(const char *header, const char *token, size_t token_len)
+bool serve_bearer_matches(const char *header, size_t header_len, const char *token,
+			  size_t token_len)
 {
-	if (!header || strncasecmp(header, "Bearer ", 7) != 0)
+	if (!header || header_len < 7 || strncasecmp(header, "Bearer ", 7) != 0)
 		return false;
-	const char *given = header + 7;
-	while (*given == ' ')
+	const char *given = header + 7, *end = header + header_len;
+	while (given < end && *given == ' ')
 		given++;
-	size_t len = strlen(given);
+	size_t len = (size_t)(end - given);
 	while (len > 0 && (given[len - 1] == ' ' || given[len - 1] == '\t'))
 		len--;
-	/* every byte of the token is compared whatever differs first */
+	/* every byte of the token is compared whatever differs first (a NUL
+	 * in the value is a byte like any other: "TOKEN\0junk" is not TOKEN) */
 	unsigned char diff = len != token_len;
 	for (size_t i = 0; i < token_len; i++)
 		diff |= (unsigned char)(token[i] ^ (i < len ? given[i] : 0));

@@ -54,6 +54,8 @@ struct serve_query {
 int serve_query_set(struct serve_query *q, const char *key, const char *value,
 		    unsigned max_seconds, unsigned max_rate, char *err, size_t errsz);
 
-/* Whether HEADER (an Authorization value, or NULL) is "Bearer TOKEN". */
-bool serve_bearer_matches(const char *header, const char *token, size_t token_len);
+/* Whether HEADER (an Authorization value of HEADER_LEN bytes, or NULL) is
+ * "Bearer TOKEN". */
+bool serve_bearer_matches(const char *header, size_t header_len, const char *token,
+			  size_t token_len);
 #endif

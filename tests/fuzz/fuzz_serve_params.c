@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (eq)
 		*eq = '=';
-	if (serve_bearer_matches(text, "s3cret", 6) &&
+	if (serve_bearer_matches(text, strlen(text), "s3cret", 6) &&
 	    (strncasecmp(text, "bearer ", 7) != 0 || !strstr(text, "s3cret")))
 		abort();
 	free(text);

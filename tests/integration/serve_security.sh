@@ -2,7 +2,9 @@
 # serve_security: who may ask csampler --serve for a profile, and what a
 # request can make it do. With --serve-token-file every path answers 401
 # (with WWW-Authenticate: Bearer) unless the request carries
-# "Authorization: Bearer TOKEN", and 200 with it; a token file others can
+# "Authorization: Bearer TOKEN", and 200 with it; a token file that is a
+# FIFO or /dev/zero is refused at once
+# (it blocked the open, or read without end); a token file others can
 # read is warned about. unix:PATH makes a socket of mode 0600 that curl
 # reaches, replaces a stale one, refuses a file that is not a socket (exit
 # 72), and is removed at exit. A non-loopback address without a token is
@@ -38,6 +40,15 @@ assert_eq "a Go-only path with the token" "$HTTP_STATUS" 404
 assert_eq "the target untraced" "$(tracer_pid "$HOT")" 0
 kill -TERM "$SERVER_PID"
 wait_exit "$SERVER_PID" 10 "csampler --serve"
+
+# a token file that is a FIFO (its open would wait for a writer) or a
+# device (/dev/zero: its read would never end): refused at once
+mkfifo "$T/fifo"
+for f in "$T/fifo" /dev/zero; do
+	CS_TIMEOUT=10 run_csampler --serve 0 --serve-token-file "$f" -p "$HOT"
+	assert_eq "token file $f: exit status" "$CS_STATUS" 72
+	grep -q "^csampler: the token file '$f' is not a regular file" "$T/cs.err" || fail "$(cat "$T/cs.err")"
+done
 
 # a Unix socket
 SOCK=$T/cs.sock

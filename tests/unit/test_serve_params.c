@@ -126,17 +126,21 @@ static void test_query(void **state)
 static void test_bearer(void **state)
 {
 	(void)state;
-	assert_true(serve_bearer_matches("Bearer s3cret", "s3cret", 6));
-	assert_true(serve_bearer_matches("bearer  s3cret ", "s3cret", 6));
-	assert_false(serve_bearer_matches(NULL, "s3cret", 6));
-	assert_false(serve_bearer_matches("", "s3cret", 6));
-	assert_false(serve_bearer_matches("Bearer", "s3cret", 6));
-	assert_false(serve_bearer_matches("Bearer ", "s3cret", 6));
-	assert_false(serve_bearer_matches("Bearer s3cre", "s3cret", 6));
-	assert_false(serve_bearer_matches("Bearer s3cret2", "s3cret", 6));
-	assert_false(serve_bearer_matches("Bearer S3cret", "s3cret", 6));
-	assert_false(serve_bearer_matches("Basic s3cret", "s3cret", 6));
-	assert_false(serve_bearer_matches("s3cret", "s3cret", 6));
+	assert_true(serve_bearer_matches("Bearer s3cret", sizeof "Bearer s3cret" - 1, "s3cret", 6));
+	assert_true(serve_bearer_matches("bearer  s3cret ", sizeof "bearer  s3cret " - 1, "s3cret", 6));
+	assert_false(serve_bearer_matches(NULL, 0, "s3cret", 6));
+	assert_false(serve_bearer_matches("", sizeof "" - 1, "s3cret", 6));
+	assert_false(serve_bearer_matches("Bearer", sizeof "Bearer" - 1, "s3cret", 6));
+	assert_false(serve_bearer_matches("Bearer ", sizeof "Bearer " - 1, "s3cret", 6));
+	assert_false(serve_bearer_matches("Bearer s3cre", sizeof "Bearer s3cre" - 1, "s3cret", 6));
+	assert_false(serve_bearer_matches("Bearer s3cret2", sizeof "Bearer s3cret2" - 1, "s3cret", 6));
+	assert_false(serve_bearer_matches("Bearer S3cret", sizeof "Bearer S3cret" - 1, "s3cret", 6));
+	assert_false(serve_bearer_matches("Basic s3cret", sizeof "Basic s3cret" - 1, "s3cret", 6));
+	assert_false(serve_bearer_matches("s3cret", sizeof "s3cret" - 1, "s3cret", 6));
+	/* a NUL inside the value: not the token followed by junk */
+	assert_false(serve_bearer_matches("Bearer s3cret\0junk", sizeof "Bearer s3cret\0junk" - 1,
+					  "s3cret", 6));
+	assert_false(serve_bearer_matches("Bearer s3cret\0", sizeof "Bearer s3cret\0" - 1, "s3cret", 6));
 }
 
 int main(void)
