@@ -487,6 +487,7 @@ int profiler_run(const struct options *o)
 out:
 	symcache_free(r.symbols);  /* (before the recorder's mappings go) */
 	free(r.command_line);
+	session_drop_signals(&r.s);
 	session_end(&r.s);
 	timeline_free(r.timeline);
 	return status;

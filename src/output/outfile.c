@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,6 +27,13 @@ enum outfile_kind {
 	OUTFILE_FD,        /* an open descriptor of csampler's: "-", /dev/stdout... */
 };
 
+/* A FIFO's writes wait for its reader at most this long without progress
+ * (a reader that holds it open and reads nothing), and its open as long
+ * for a reader to come. */
+#define FIFO_STALL_NS 10000000000ull
+/* How often a wait on a FIFO looks for a stop signal held for csampler. */
+#define FIFO_POLL_MS 100
+
 struct outfile {
 	enum outfile_kind kind;
 	char *path;
@@ -34,7 +42,78 @@ struct outfile {
 	FILE *out;
 	int unnamed;           /* the O_TMPFILE to link, or -1 */
 	char *temp;            /* the named temp (no O_TMPFILE here), or NULL */
+	int fifo;              /* a FIFO written in place (non-blocking), or -1 */
 };
+
+/* Whether one of the stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT) waits,
+ * held by csampler's mask (the modes hold them while they run). */
+static bool stop_signal_waits(void)
+{
+	sigset_t pending;
+	if (sigpending(&pending) < 0)
+		return false;
+	return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1 ||
+	       sigismember(&pending, SIGHUP) == 1 || sigismember(&pending, SIGQUIT) == 1;
+}
+
+/* Open the FIFO NODE (an O_PATH descriptor) for writing without blocking:
+ * its reader is waited for FIFO_STALL_NS, or until a stop signal comes
+ * (not looked for before sampling: opening it to see would end a reader
+ * such as cat at once). The descriptor (O_NONBLOCK), or -1 said. */
+static int fifo_open(int node, const char *path)
+{
+	char proc[64];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", node);
+	uint64_t deadline = clock_monotonic_ns() + FIFO_STALL_NS;
+	for (;;) {
+		int fd = open(proc, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		if (fd >= 0 || errno != ENXIO)
+			return fd >= 0 ? fd : (warn_errno("cannot open %s", path), -1);
+		if (stop_signal_waits() || clock_monotonic_ns() >= deadline) {
+			warn("cannot write %s: nobody read the FIFO in %llu s; start its reader first",
+			     path, (unsigned long long)(FIFO_STALL_NS / 1000000000u));
+			errno = ENXIO;
+			return -1;
+		}
+		poll(NULL, 0, FIFO_POLL_MS);
+	}
+}
+
+/* fopencookie's write of a FIFO: all of BUF, waiting for the reader with
+ * poll, at most FIFO_STALL_NS without progress and never past a stop
+ * signal (csampler holds them while it writes; a reader that never reads
+ * would otherwise hold it for good). */
+static ssize_t fifo_write(void *cookie, const char *buf, size_t size)
+{
+	struct outfile *of = cookie;
+	size_t done = 0;
+	uint64_t deadline = clock_monotonic_ns() + FIFO_STALL_NS;
+	while (done < size) {
+		ssize_t n = write(of->fifo, buf + done, size - done);
+		if (n > 0) {
+			done += (size_t)n;
+			deadline = clock_monotonic_ns() + FIFO_STALL_NS;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return done ? (ssize_t)done : -1;
+		if (stop_signal_waits() || clock_monotonic_ns() >= deadline) {
+			errno = ETIMEDOUT;
+			return done ? (ssize_t)done : -1;
+		}
+		struct pollfd pfd = { .fd = of->fifo, .events = POLLOUT };
+		poll(&pfd, 1, FIFO_POLL_MS);
+	}
+	return (ssize_t)done;
+}
+
+static int fifo_close(void *cookie)
+{
+	struct outfile *of = cookie;
+	int rc = close(of->fifo);
+	of->fifo = -1;
+	return rc;
+}
 
 /* The descriptor a name of one stands for: "-" and /dev/stdout 1,
  * /dev/stderr 2, /dev/fd/N and /proc/self/fd/N N; else -1. */
@@ -351,7 +430,7 @@ struct outfile *outfile_open(const char *path, const char *what)
 		return NULL;
 	}
 	of->what = what;
-	of->unnamed = -1;
+	of->unnamed = of->fifo = -1;
 	int fd = named_descriptor(path), node = -1;
 	if (fd >= 0) {
 		of->kind = OUTFILE_FD;
@@ -370,6 +449,22 @@ struct outfile *outfile_open(const char *path, const char *what)
 	if (judge(path, &of->kind, &of->old, &node) < 0) {
 		outfile_free(of);
 		return NULL;
+	}
+	if (of->kind == OUTFILE_NODE && S_ISFIFO(of->old.st_mode)) {
+		/* written without blocking: see fifo_write */
+		of->fifo = fifo_open(node, path);
+		close(node);
+		cookie_io_functions_t io = { .write = fifo_write, .close = fifo_close };
+		of->out = of->fifo >= 0 ? fopencookie(of, "w", io) : NULL;
+		if (!of->out) {
+			if (of->fifo >= 0) {
+				warn_errno("cannot write %s", path);
+				close(of->fifo);
+			}
+			outfile_free(of);
+			return NULL;
+		}
+		return of;
 	}
 	if (of->kind == OUTFILE_NODE) {
 		/* reopen the very node judged, for writing (no race with a

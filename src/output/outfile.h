@@ -8,7 +8,10 @@
  *     ".NAME.csampler.PID.XXXXXX"), flushed, fsynced, and only then given
  *     the name; a file replaced keeps its owner and permission bits;
  *   - a FIFO, a terminal or the null device named directly: written in
- *     place (a temp file renamed over it would replace the node);
+ *     place (a temp file renamed over it would replace the node); a FIFO
+ *     without blocking: its reader is waited for, and a write that makes
+ *     no progress, 10 s at most, and never past a stop signal held for
+ *     csampler (a FIFO nobody reads would hold it for good);
  *   - anything else is refused: a symbolic link as the last component (it
  *     is never followed: csampler runs as root in shared directories), a
  *     block or other character device, a socket, a directory.

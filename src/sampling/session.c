@@ -226,6 +226,13 @@ int session_program_status(struct session *s)
 	return target_wait_exit(s->launched ? s->launched : s->target);
 }
 
+void session_drop_signals(struct session *s)
+{
+	struct signalfd_siginfo si;
+	while (s->sigfd >= 0 && read(s->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+		;
+}
+
 void session_end(struct session *s)
 {
 	error_set_cleanup(NULL, NULL);

@@ -83,6 +83,11 @@ struct session {
 /* The stop signals, in SET: SIGINT, SIGTERM, SIGHUP, SIGQUIT. Whoever
  * ends on them (the session loop, --serve's main thread) takes this set. */
 void session_stop_signals(sigset_t *set);
+/* The signals held for S since its loop ended are taken and dropped: one
+ * that came while the outputs were written (it cut short a wait on a FIFO
+ * nobody reads: outfile) has been acted on, and must not kill csampler when
+ * session_end gives the signals back. */
+void session_drop_signals(struct session *s);
 /* CFG is copied (its pointers are kept). */
 int session_open(struct session *s, const struct session_config *cfg, int extra_signal);
 /* The exit status (CS_EXIT_*) for a target_error: the one place they meet. */
