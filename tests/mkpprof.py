@@ -6,6 +6,14 @@
                                         10 ms period); STACK is root first,
                                         frames joined by ';' (main;b=100)
   mkpprof.py heap OUT.pb                a heap profile (alloc_space/bytes)
+  mkpprof.py empty OUT.pb.gz N          a CPU profile of one sample and N
+                                        empty Sample messages (2 bytes each)
+  mkpprof.py inline OUT.pb.gz N         one sample at one location of N
+                                        lines (an inline chain)
+  mkpprof.py bigname OUT.pb.gz N        one sample in a function whose name
+                                        is N bytes
+  mkpprof.py maxcount OUT.pb.gz         three samples whose counts, in
+                                        nanoseconds, each nearly fill an int64
 """
 import gzip
 import sys
@@ -31,7 +39,7 @@ def packed(num, vals):
     return field(num, 2, b"".join(varint(v) for v in vals))
 
 
-def cpu(stacks):
+def cpu(stacks, extra=b"", lines=1, name=None):
     strings = [b"", b"samples", b"count", b"cpu", b"nanoseconds"]
 
     def s(x):
@@ -44,8 +52,9 @@ def cpu(stacks):
         leaf_first = [names.index(f) + 1 for f in reversed(st)]
         msg += field(2, 2, packed(1, leaf_first) + packed(2, [n, n * 10000000]))
     for i, f in enumerate(names):
-        msg += field(4, 2, field(1, 0, i + 1) + field(4, 2, field(1, 0, i + 1)))
-        msg += field(5, 2, field(1, 0, i + 1) + field(2, 0, s(f.encode())))
+        msg += field(4, 2, field(1, 0, i + 1) + field(4, 2, field(1, 0, i + 1)) * lines)
+        msg += field(5, 2, field(1, 0, i + 1) + field(2, 0, s(name if name else f.encode())))
+    msg += extra
     for x in strings:
         msg += field(6, 2, x)
     msg += field(11, 2, field(1, 0, 3) + field(2, 0, 4)) + field(12, 0, 10000000)
@@ -71,6 +80,15 @@ if __name__ == "__main__":
             st, n = arg.rsplit("=", 1)
             stacks.append((st.split(";"), int(n)))
         data = cpu(stacks)
+    elif kind == "empty":
+        data = cpu([(["main"], 1)], extra=field(2, 2, b"") * int(sys.argv[3]))
+    elif kind == "inline":
+        data = cpu([(["main"], 1)], lines=int(sys.argv[3]))
+    elif kind == "bigname":
+        data = cpu([(["main"], 1)], name=b"f" * int(sys.argv[3]))
+    elif kind == "maxcount":
+        n = (2**63 - 1) // 10000000
+        data = cpu([(["a"], n), (["b"], n), (["c"], n)])
     else:
         data = heap()
     with open(out, "wb") as f:

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <regex.h>
 #include <stdint.h>
@@ -28,8 +29,16 @@ static int read_input(const char *path, uint8_t **data, size_t *len)
 		return -1;
 	}
 	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	bool have = fstat(fd, &st) == 0;
+	if (have && S_ISDIR(st.st_mode)) {
 		warn("the input '%s' is a directory: name a profile file (e.g. profile.pb.gz)", path);
+		if (fd != STDIN_FILENO)
+			close(fd);
+		return -1;
+	}
+	/* (a file that says its size is refused before it is read) */
+	if (have && S_ISREG(st.st_mode) && (uint64_t)st.st_size > PPROF_READ_MAX_BYTES) {
+		warn("the input '%s' is larger than %zu MB", path, PPROF_READ_MAX_BYTES >> 20);
 		if (fd != STDIN_FILENO)
 			close(fd);
 		return -1;

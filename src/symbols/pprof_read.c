@@ -24,6 +24,42 @@ enum { IDS_FUNCTION = 1, IDS_MAPPING, IDS_LOCATION };
 /* The most lines a resolved location gets (an inline chain). */
 #define RESOLVE_MAX_LINES 64
 
+/* What the file may make csampler build, however few bytes it takes:
+ * protobuf-c's structures at most MESSAGE_GROWTH times the message's size
+ * (a field of two bytes, an empty sample, is a structure of ~100: 64 MB of
+ * them asked for 4 GB), a location's lines at most LINES_MAX (an inline
+ * chain; the innermost kept, and its function), a name or path at most
+ * NAME_MAX bytes (as a recording's), a sample's count so that the total
+ * in nanoseconds fits pprof's int64. */
+#define MESSAGE_GROWTH 16u
+#define MESSAGE_SLACK ((size_t)64 << 20)
+#define LINES_MAX 256u
+#define NAME_MAX_BYTES 4096u
+
+/* protobuf-c's allocator, counting what the message builds. */
+struct budget {
+	ProtobufCAllocator a;
+	size_t used, limit;
+	bool exceeded;
+};
+
+static void *budget_alloc(void *ctx, size_t size)
+{
+	struct budget *b = ctx;
+	if (size > b->limit - b->used) {
+		b->exceeded = true;
+		return NULL;
+	}
+	b->used += size;
+	return malloc(size);
+}
+
+static void budget_free(void *ctx, void *ptr)
+{
+	(void)ctx;
+	free(ptr);
+}
+
 struct reader {
 	const Perftools__Profiles__Profile *m;
 	struct profile *p;
@@ -45,9 +81,26 @@ struct reader {
 	bool *unnamed;                  /* by mapping index: the file says it has no
 	                                 * function names (its lines, if any, are
 	                                 * placeholders such as csampler's module+0xOFF) */
+	char name[3][NAME_MAX_BYTES + 1]; /* names cut to NAME_MAX_BYTES (capped) */
+	uint64_t total;                 /* periods kept so far */
 	char *err;
 	size_t errsz;
 };
+
+/* S cut to NAME_MAX_BYTES (into the reader's slot SLOT when longer), at a
+ * character's start. */
+static const char *capped(struct reader *r, unsigned slot, const char *s)
+{
+	size_t n = strnlen(s, NAME_MAX_BYTES + 1);
+	if (n <= NAME_MAX_BYTES)
+		return s;
+	n = NAME_MAX_BYTES;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(r->name[slot], s, n);
+	r->name[slot][n] = '\0';
+	return r->name[slot];
+}
 
 __attribute__((format(printf, 2, 3)))
 static int fail(struct reader *r, const char *fmt, ...)
@@ -216,7 +269,8 @@ static int read_functions(struct reader *r)
 		if (!f->id || !name || !sys || !file)
 			return fail(r, "function %zu: no id or a bad string index", i);
 		if (keep_id(r, IDS_FUNCTION, f->id,
-			    profile_add_function(r->p, name, sys, file, f->start_line)) < 0)
+			    profile_add_function(r->p, capped(r, 0, name), capped(r, 1, sys),
+						 capped(r, 2, file), f->start_line)) < 0)
 			return -1;
 	}
 	return 0;
@@ -235,7 +289,8 @@ static int read_mappings(struct reader *r)
 		}
 		struct profile_mapping pm = {
 			.start = mp->memory_start, .limit = mp->memory_limit, .offset = mp->file_offset,
-			.filename = file, .build_id = bid, .has_functions = mp->has_functions,
+			.filename = capped(r, 0, file), .build_id = capped(r, 1, bid),
+			.has_functions = mp->has_functions,
 			.has_filenames = mp->has_filenames, .has_line_numbers = mp->has_line_numbers,
 			.has_inline_frames = mp->has_inline_frames,
 		};
@@ -270,15 +325,19 @@ static int read_locations(struct reader *r)
 		uint32_t mapping = PROFILE_NONE;
 		if (l->mapping_id && (mapping = index_of(r, IDS_MAPPING, l->mapping_id)) == PROFILE_NONE)
 			return fail(r, "location %llu names no mapping", (unsigned long long)l->id);
-		if (array_grow(&r->lines, &r->lines_cap, l->n_line, sizeof *r->lines, 16) < 0)
+		/* (more than LINES_MAX: the innermost LINES_MAX - 1 and the
+		 * location's own function, the outermost) */
+		size_t nlines = l->n_line < LINES_MAX ? l->n_line : LINES_MAX, named = 0;
+		if (array_grow(&r->lines, &r->lines_cap, nlines, sizeof *r->lines, 16) < 0)
 			return fail(r, "out of memory");
-		for (size_t k = 0; k < l->n_line; k++) {
-			r->lines[k].function = index_of(r, IDS_FUNCTION, l->line[k]->function_id);
-			r->lines[k].line = l->line[k]->line;
+		for (size_t k = 0; k < nlines; k++) {
+			const Perftools__Profiles__Line *ln =
+				l->line[k + 1 == nlines ? l->n_line - 1 : k];
+			r->lines[k].function = index_of(r, IDS_FUNCTION, ln->function_id);
+			r->lines[k].line = ln->line;
 			if (r->lines[k].function == PROFILE_NONE)
 				return fail(r, "location %llu names no function", (unsigned long long)l->id);
 		}
-		size_t nlines = l->n_line, named = 0;
 		if (mapping != PROFILE_NONE && l->address && r->resolve &&
 		    (!nlines || r->unnamed[mapping])) {
 			if (array_grow(&r->lines, &r->lines_cap, nlines + RESOLVE_MAX_LINES,
@@ -405,7 +464,8 @@ static uint32_t sample_thread(struct reader *r, const Perftools__Profiles__Sampl
 		pid = tid = 0;
 	if (!name || !*name)
 		name = r->program;
-	return profile_add_thread(r->p, (int32_t)pid, (int32_t)tid, name, r->program);
+	return profile_add_thread(r->p, (int32_t)pid, (int32_t)tid, capped(r, 0, name),
+				  capped(r, 1, r->program));
 }
 
 static int read_samples(struct reader *r, unsigned max_depth)
@@ -424,6 +484,12 @@ static int read_samples(struct reader *r, unsigned max_depth)
 						 : (uint64_t)v;
 		if (count == 0)
 			continue;
+		/* (the total, in nanoseconds, is written as an int64) */
+		uint64_t period = r->p->period_nanos ? r->p->period_nanos : 1;
+		if (count > (uint64_t)INT64_MAX / period - r->total)
+			return fail(r, "the samples' counts add up to more than a profile can hold "
+				    "(2^63 nanoseconds)");
+		r->total += count;
 		track_labels(r, s);
 		bool truncated;
 		uint32_t thread = sample_thread(r, s, &truncated);
@@ -462,10 +528,11 @@ static int read_profile(struct reader *r, unsigned max_depth)
 	/* labels on every sample (fleet engines' service, version...) are the
 	 * profile's, as --label's */
 	for (size_t c = 0; c < r->ncommon; c++)
-		if (profile_add_label(r->p, r->common[c].key, r->common[c].value) < 0)
+		if (profile_add_label(r->p, capped(r, 0, r->common[c].key),
+				      capped(r, 1, r->common[c].value)) < 0)
 			return fail(r, "out of memory");
 	const char *command = r->m->n_comment ? str(r, r->m->comment[0]) : NULL;
-	if (profile_set_command(r->p, command ? command : r->program) < 0)
+	if (profile_set_command(r->p, capped(r, 0, command ? command : r->program)) < 0)
 		return fail(r, "out of memory");
 	r->p->pid = r->p->nthreads ? r->p->threads[0].pid : 0;
 	r->p->time_nanos = r->m->time_nanos > 0 ? (uint64_t)r->m->time_nanos : 0;
@@ -485,8 +552,17 @@ struct profile *pprof_read(const uint8_t *data, size_t len, unsigned max_depth,
 	size_t rawlen = 0;
 	if (inflate_input(&r, data, len, &raw, &rawlen) < 0)
 		return NULL;
-	Perftools__Profiles__Profile *m = perftools__profiles__profile__unpack(NULL, rawlen, raw);
+	struct budget b = { .a = { .alloc = budget_alloc, .free = budget_free },
+			    .limit = MESSAGE_SLACK + MESSAGE_GROWTH * rawlen };
+	b.a.allocator_data = &b;
+	Perftools__Profiles__Profile *m = perftools__profiles__profile__unpack(&b.a, rawlen, raw);
 	free(raw);
+	if (!m && b.exceeded) {
+		fail(&r, "its %zu KB message asks for more than %zu MB of memory (at most %u times a "
+		     "message's size and %zu MB are built from it): a damaged or hostile file",
+		     rawlen >> 10, b.limit >> 20, MESSAGE_GROWTH, MESSAGE_SLACK >> 20);
+		return NULL;
+	}
 	if (!m) {
 		fail(&r, "not a pprof profile (its protobuf message does not parse)");
 		return NULL;
@@ -500,7 +576,7 @@ struct profile *pprof_read(const uint8_t *data, size_t len, unsigned max_depth,
 	free(r.lines);
 	free(r.unnamed);
 	addrmap_free(&r.ids);
-	perftools__profiles__profile__free_unpacked(m, NULL);
+	perftools__profiles__profile__free_unpacked(m, &b.a);
 	if (rc < 0) {
 		profile_free(r.p);
 		return NULL;

@@ -4,7 +4,10 @@
  * afterwards (-i).
  *
  * The bytes come from anywhere: the gzip stream and the message are
- * bounded (PPROF_READ_MAX_BYTES each), protobuf-c checks the wire format,
+ * bounded (PPROF_READ_MAX_BYTES each), and so is what is built from them
+ * (protobuf-c's structures at most 16 times the message's size and 64 MB,
+ * a location's lines 256, a name or path 4096 bytes, the counts' total in
+ * nanoseconds an int64); protobuf-c checks the wire format,
  * and every string index, id and reference is checked before use (a bad
  * one refuses the whole file, saying which). A time profile is read: the
  * value kept is the sample count (a "count" sample type), with the period
