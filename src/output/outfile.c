@@ -152,7 +152,9 @@ static bool writable_chardev(dev_t rdev)
 {
 	unsigned maj = major(rdev), min = minor(rdev);
 	return (maj == 1 && min == 3) ||   /* null */
-	       maj == 4 || maj == 5 ||      /* tty*, /dev/tty, console, ptmx */
+	       maj == 4 ||                  /* tty* */
+	       (maj == 5 && min != 2) ||    /* /dev/tty, console (not ptmx: each open
+	                                     * makes a new pseudo-terminal nobody reads) */
 	       (maj >= 136 && maj <= 143);  /* pts */
 }
 

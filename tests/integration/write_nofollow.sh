@@ -1,7 +1,8 @@
 #!/bin/sh
 # write_nofollow: outputs are written as root in shared directories, so an
 # output name is never followed through a symbolic link at its end, and
-# only regular files, FIFOs, terminals and the null device are written. A
+# only regular files, FIFOs, terminals and the null device are written (not
+# /dev/ptmx, a new pseudo-terminal nobody reads at each open). A
 # link (to a device node, to a FIFO, to another user's file, dangling) and
 # a block or other character device are refused before sampling (status
 # 69, one line, the program not launched), each left as it was. A file
@@ -73,4 +74,10 @@ assert_folded_has "$T/stdout.folded" 'leaf_a [0-9]+$'
 run_csampler -q -F 199 -o "$T/null" --format folded -- "$PROGS/hot" 0.3
 assert_eq "exit status for the null device" "$CS_STATUS" 0
 [ -c "$T/null" ] || fail "the null device was replaced"
+# /dev/ptmx: each open makes a new pseudo-terminal nobody reads (it was
+# reported as written); refused before anything runs
+run_csampler -q -F 199 -o /dev/ptmx -- "$PROGS/hot" 0.3
+assert_eq "exit status for /dev/ptmx" "$CS_STATUS" 69
+assert_eq "message for /dev/ptmx" "$(cat "$T/cs.err")" \
+	"csampler: refusing to write /dev/ptmx: it is a device; csampler writes regular files, FIFOs, terminals and /dev/null"
 exit 0
