@@ -27,6 +27,7 @@ struct build {
 	uint32_t *locs;
 	uint32_t blocked_loc;        /* "[blocked]" pseudo location, lazily made */
 	uint32_t no_user_loc;        /* the one of samples without user registers */
+	uint32_t lost_loc;           /* the one of samples the scratch file could not keep */
 	struct mapping_seen {        /* per profile mapping: what its locations got */
 		bool located, unresolved, files, lines, inlined;
 	} *seen;
@@ -277,9 +278,39 @@ static void add_main_mapping(struct build *b)
 	}
 }
 
+/* The samples taken that the scratch file could not keep (TMPDIR filled
+ * up): counted under a frame of their own, so every output shows that part
+ * of the profile is missing and its total is what was taken. 0, or -1. */
+static int add_lost(struct build *b)
+{
+	const struct build_input *in = b->in;
+	uint64_t lost = 0;
+	if (in->timeline) {
+		lost = timeline_lost(in->timeline);
+	} else if (in->map) {
+		struct stackmap_stats ms;
+		stackmap_get_stats(in->map, &ms);
+		lost = ms.lost;
+	}
+	if (!lost)
+		return 0;
+	const struct recorder_thread *first = recorder_thread(in->recorder, 0);
+	uint32_t thread = profile_add_thread(b->profile, in->main_pid, 0, "[lost]",
+					     first ? first->process : "");
+	uint32_t loc = named_location(b, &b->lost_loc,
+				      "[lost: samples the scratch file (TMPDIR) could not keep]");
+	if (thread == PROFILE_NONE || loc == PROFILE_NONE) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return profile_add_timed_sample(b->profile, thread, &loc, 1, 0, lost,
+					in->timeline ? in->duration_ns : 0);
+}
+
 struct profile *builder_build(const struct build_input *in)
 {
-	struct build b = { .in = in, .blocked_loc = PROFILE_NONE, .no_user_loc = PROFILE_NONE };
+	struct build b = { .in = in, .blocked_loc = PROFILE_NONE, .no_user_loc = PROFILE_NONE,
+			   .lost_loc = PROFILE_NONE };
 	const struct build_config *o = in->cfg;
 	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };
 	b.profile = profile_new();
@@ -300,6 +331,10 @@ struct profile *builder_build(const struct build_input *in)
 	if (walk != 0 || b.error) {
 		if (b.error)
 			errno = b.error;
+		warn_errno("cannot build the profile");
+		goto fail;
+	}
+	if (add_lost(&b) < 0) {
 		warn_errno("cannot build the profile");
 		goto fail;
 	}

@@ -4,7 +4,9 @@
 # the target is touched, with one line naming it and the fix (it lost 97%
 # of the samples silently before, exit 0). A TMPDIR that fills up during the
 # run is reported when it happens, and the run ends with a clear error and
-# status 71 (the profile itself is built through scratch files).
+# status 71 (the profile itself is built through scratch files); when the
+# room comes back before the end, the outputs are written, the samples
+# lost counted under a frame that says so.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 need_cmd mount
@@ -58,5 +60,29 @@ assert_eq "TMPDIR filling up: reported once" "$(grep -c 'cannot write the spill 
 assert_match "TMPDIR filling up: the end" "$(tail -n 1 "$T/cs.err")" \
 	'^csampler: cannot build the profile: No space left on device$'
 [ -e "$T/b.folded" ] && fail "TMPDIR filling up: a partial output was written"
+
+# the same, the room given back before the end: the outputs are written,
+# and carry the samples lost under a frame of their own (they had no mark)
+dd if=/dev/zero of="$T/small/filler" bs=1k count=100 2>/dev/null
+TMPDIR="$T/small" "$CSAMPLER" -F 999 -d 60 --max-stacks=16 -o "$T/c.folded" -o "$T/c.txt" \
+	-p "$M" >"$T/cs.out" 2>"$T/cs.err" &
+CS=$!
+FIXTURE_PIDS="$FIXTURE_PIDS $CS"
+for i in $(seq 1 400); do
+	grep -q 'cannot write the spill file' "$T/cs.err" && break
+	kill -0 "$CS" 2>/dev/null || break
+	sleep 0.1
+done
+rm -f "$T/small/filler"
+kill -INT "$CS" 2>/dev/null
+wait_exit "$CS" 20 "csampler after Ctrl-C" "$M"
+CS_STATUS=$WAIT_STATUS
+assert_eq "room given back: status" "$CS_STATUS" 71
+lost=$(sed -nE 's/^csampler: ([0-9]+) samples lost: the spill file .*/\1/p' "$T/cs.err")
+[ -n "$lost" ] && [ "$lost" -gt 0 ] || fail "room given back: no count of samples lost: $(cat "$T/cs.err")"
+assert_eq "room given back: the lost samples' frame in the folded output" \
+	"$(folded_count "$T/c.folded" '^\[lost: samples the scratch file \(TMPDIR\) could not keep\]$')" "$lost"
+grep -q '\[lost: samples the scratch file (TMPDIR) could not keep\]' "$T/c.txt" ||
+	fail "room given back: no such frame in the text report"
 assert_untraced_running "$M"
 exit 0
