@@ -4,7 +4,7 @@
 # a reader, or until SIGINT or SIGTERM, says so in one line, writes the
 # other outputs and exits 69 (before: the open blocked forever, SIGINT and
 # SIGTERM held, the other outputs never written). A reader that holds it open and reads nothing
-# (the outputs outgrow the pipe's 64 KiB): SIGINT ends the wait within a
+# (its pipe filled first): SIGINT ends the wait within a
 # second, exit 69, the other output written. A reader that reads: the
 # FIFO carries the whole profile. The target runs on untraced each time.
 TEST_TIMEOUT=120
@@ -34,10 +34,13 @@ grep -q "^csampler: cannot write $T/ff: nobody read the FIFO" "$T/err" || fail "
 [ -s "$T/a.svg" ] || fail "FIFO nobody reads: the other output was not written"
 assert_untraced_running "$M"
 
-# a reader that holds it open and reads nothing; SIGINT once sampling ended
+# a reader that holds it open and reads nothing (the pipe filled first:
+# whatever the profile's size, its first write waits); SIGINT once sampling
+# ended
 sleep 60 <"$T/ff" &
 holder=$!
 FIXTURE_PIDS="$FIXTURE_PIDS $holder"
+head -c 65536 /dev/zero >"$T/ff" || harness "cannot fill the FIFO"
 "$CSAMPLER" -F 999 -p "$M" -d 1 -f folded -o "$T/ff" -o "$T/b.svg" 2>"$T/err" &
 cs=$!
 FIXTURE_PIDS="$FIXTURE_PIDS $cs"
