@@ -58,6 +58,13 @@ fail()    { echo "FAIL: $TEST_NAME: $*"; exit 1; }
 harness() { echo "ERROR: $TEST_NAME: $*"; exit 99; }
 note()    { echo "# $*"; }
 
+# AWK_ROOT: an awk function root(x), the square root, for programs that
+# prepend it: busybox's awk (Debian's) has no math functions (sqrt, exp,
+# log, ^: "Math support is not compiled in"); Newton's method instead.
+AWK_ROOT='function root(x,  r, i) { if (x <= 0) return 0; r = (x > 1) ? x : 1
+	for (i = 0; i < 64; i++) r = (r + x / r) / 2; return r }'
+
+
 # need_root: ptrace of arbitrary processes and seccomp helpers need root.
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root (ptrace of unrelated processes)"; }
 need_cmd()  { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
@@ -262,7 +269,10 @@ run_csampler() {
 folded_total() { awk '{s += $NF} END {print s + 0}' "$1"; }
 
 # folded_count FILE REGEX: samples of the stacks whose frames match REGEX.
-folded_count() { awk -v re="$2" '{c = $NF; st = $0; sub(/ [0-9]+$/, "", st); if (st ~ re) s += c} END {print s + 0}' "$1"; }
+# (A regex reaches awk through the environment, never -v: -v processes
+# escape sequences, and gawk and busybox awk make "\[" a "[" where mawk
+# keeps it.)
+folded_count() { AWK_RE=$2 awk '{c = $NF; st = $0; sub(/ [0-9]+$/, "", st); if (st ~ ENVIRON["AWK_RE"]) s += c} END {print s + 0}' "$1"; }
 
 # assert_folded_has FILE STACK-REGEX: some line's stack matches the ERE.
 assert_folded_has() {
@@ -274,8 +284,8 @@ assert_folded_has() {
 # share_se K PCT N: K standard errors, in percentage points, of a share of
 # PCT % estimated from N samples (K x 100 x sqrt(p(1-p)/N)); 100 if N is 0.
 share_se() {
-	awk -v k="$1" -v w="$2" -v n="$3" 'BEGIN {
-		printf "%.1f\n", (n > 0) ? k * 100 * sqrt((w / 100) * (1 - w / 100) / n) : 100 }'
+	awk -v k="$1" -v w="$2" -v n="$3" "$AWK_ROOT"'
+	BEGIN { printf "%.1f\n", (n > 0) ? k * 100 * root((w / 100) * (1 - w / 100) / n) : 100 }'
 }
 
 # assert_share FILE REGEX EXPECTED_PCT TOLERANCE: the share of samples whose
@@ -289,7 +299,8 @@ assert_share() {
 	part=$(folded_count "$file" "$re")
 	[ "$total" -gt 0 ] || fail "no samples in $file"
 	case "$tol" in *se) why=" (${tol%se} standard errors)"; tol=$(share_se "${tol%se}" "$want" "$total") ;; esac
-	awk -v p="$part" -v t="$total" -v w="$want" -v tol="$tol" -v re="$re" -v why="$why" 'BEGIN {
+	AWK_RE=$re awk -v p="$part" -v t="$total" -v w="$want" -v tol="$tol" -v why="$why" 'BEGIN {
+		re = ENVIRON["AWK_RE"]
 		pct = 100 * p / t; d = pct - w; if (d < 0) d = -d
 		printf "# share of /%s/: %.1f%% (%d of %d), expected %s +- %s%s\n", re, pct, p, t, w, tol, why
 		exit (d <= tol) ? 0 : 1 }' || fail "share of /$re/ out of tolerance"
@@ -457,16 +468,17 @@ assert_window_samples() {
 	# may hold less of it than the bracket's average; 3 standard errors of
 	# a count that size, in the part of a CPU it did not get, are allowed
 	# below: none when it had its CPUs, as on a quiet machine)
-	lo=$(awk -v r="$CPU_RATE" -v s="$4" -v hz="$3" -v p="$6" -v t="$5" 'BEGIN {
+	lo=$(awk -v r="$CPU_RATE" -v s="$4" -v hz="$3" -v p="$6" -v t="$5" "$AWK_ROOT"'
+	BEGIN {
 		lo = r * s * hz * p / 100; f = r / t; if (f > 1) f = 1
-		lo -= 3 * sqrt(lo) * (1 - f); if (lo < 0) lo = 0
+		lo -= 3 * root(lo) * (1 - f); if (lo < 0) lo = 0
 		printf "%.0f\n", lo }')
 	# (a thread counted fewer than 8 periods keeps its sampled count, not
 	# scaled to the kernel's: a count that small may be 3 standard errors
 	# above what its CPU is worth)
-	hi=$(awk -v c="$CPU_SPENT" -v s="$4" -v t="$5" -v hz="$3" -v p="$7" \
-		'BEGIN { m = s * t; if (c < m) m = c; hi = m * hz * p / 100
-			 if (hi < 16) hi += 3 * sqrt(hi); printf "%.0f\n", hi }')
+	hi=$(awk -v c="$CPU_SPENT" -v s="$4" -v t="$5" -v hz="$3" -v p="$7" "$AWK_ROOT"'
+		BEGIN { m = s * t; if (c < m) m = c; hi = m * hz * p / 100
+			 if (hi < 16) hi += 3 * root(hi); printf "%.0f\n", hi }')
 	[ "$hi" -gt 0 ] || fail "$1: the target used no CPU in the window"
 	assert_within "$1 (the target ran at $CPU_RATE CPUs, $CPU_SPENT s of CPU in the bracket)" "$2" "$lo" "$hi"
 }

@@ -23,15 +23,17 @@ while [ $i -lt 30 ]; do
 	"$CSAMPLER" --dump -p "$FIXTURE_PID" >"$T/dump.out" 2>"$T/dump.err" &
 	cs=$!
 	FIXTURE_PIDS="$FIXTURE_PIDS $cs"
-	# (once it holds its stop signals, or 20 looks later, each a
-	# millisecond: in the attach, the stop round, the detach or the
-	# printing)
+	# (once it holds its stop signals, or once it traces the target,
+	# whichever it does first: the signal then comes in the attach, the
+	# stop round, the detach or the printing; however long csampler takes
+	# to start on a loaded machine)
 	k=0
-	while [ $k -lt 20 ]; do
+	while [ $k -lt 500 ] && kill -0 "$cs" 2>/dev/null; do
 		k=$((k + 1))
 		blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$cs/status" 2>/dev/null)
 		[ -n "$blk" ] && [ $((0x$blk & 0x4000)) != 0 ] && break
-		sleep 0.001
+		[ "$(tracer_tgid "$FIXTURE_PID")" = "$cs" ] && break
+		sleep 0.01
 	done
 	kill -"$sig" "$cs" 2>/dev/null
 	st=0

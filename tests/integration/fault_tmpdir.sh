@@ -61,10 +61,14 @@ assert_match "TMPDIR filling up: the end" "$(tail -n 1 "$T/cs.err")" \
 	'^csampler: cannot build the profile: No space left on device$'
 [ -e "$T/b.folded" ] && fail "TMPDIR filling up: a partial output was written"
 
-# the same, the room given back before the end: the outputs are written,
-# and carry the samples lost under a frame of their own (they had no mark)
-dd if=/dev/zero of="$T/small/filler" bs=1k count=100 2>/dev/null
-TMPDIR="$T/small" "$CSAMPLER" -F 999 -d 60 --max-stacks=16 -o "$T/c.folded" -o "$T/c.txt" \
+# the same, the room given back before the end (8 MB for the build): the
+# outputs are written, and carry the samples lost under a frame of their
+# own (they had no mark)
+mkdir "$T/room" || harness "mkdir"
+mount -t tmpfs -o size=8m csampler-test "$T/room" || harness "cannot mount a tmpfs"
+trap 'umount "$T/full" "$T/small" "$T/room" 2>/dev/null; cleanup' EXIT
+dd if=/dev/zero of="$T/room/filler" bs=1k count=8088 2>/dev/null
+TMPDIR="$T/room" "$CSAMPLER" -F 999 -d 60 --max-stacks=16 -o "$T/c.folded" -o "$T/c.txt" \
 	-p "$M" >"$T/cs.out" 2>"$T/cs.err" &
 CS=$!
 FIXTURE_PIDS="$FIXTURE_PIDS $CS"
@@ -73,7 +77,7 @@ for i in $(seq 1 400); do
 	kill -0 "$CS" 2>/dev/null || break
 	sleep 0.1
 done
-rm -f "$T/small/filler"
+rm -f "$T/room/filler"
 kill -INT "$CS" 2>/dev/null
 wait_exit "$CS" 20 "csampler after Ctrl-C" "$M"
 CS_STATUS=$WAIT_STATUS

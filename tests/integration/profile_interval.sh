@@ -57,14 +57,14 @@ assert_window_samples "samples of the 4.5 s" "$sum" 99 4.5 1 85 110
 # samples where the mean was 9), so the band is no tighter; the last,
 # half of the mean within a third of it or 3 standard errors
 mean=$(( (count_1 + count_2 + count_3 + count_4) / 4 ))
-se=$(awk -v m="$mean" 'BEGIN { printf "%.0f\n", 3 * sqrt(m) }')
+se=$(awk -v m="$mean" "$AWK_ROOT"' BEGIN { printf "%.0f\n", 3 * root(m) }')
 low=$((mean / 4 - se)); [ "$low" -ge 1 ] || low=1
 for i in 1 2 3 4; do
 	eval "c=\$count_$i"
 	assert_within "samples of interval $i (the full ones' mean: $mean)" "$c" "$low" $((2 * mean + se))
 done
 half=$((mean / 2))
-slack=$(awk -v m="$mean" 'BEGIN { s = 3 * sqrt(m / 2); printf "%.0f\n", (s > m / 3) ? s : m / 3 }')
+slack=$(awk -v m="$mean" "$AWK_ROOT"' BEGIN { s = 3 * root(m / 2); printf "%.0f\n", (s > m / 3) ? s : m / 3 }')
 assert_within "samples of the last half interval (the full ones' mean: $mean)" "$count_5" \
 	$((half - slack)) $((half + slack))
 assert_eq "samples of the intervals together" "$sum" "$samples"

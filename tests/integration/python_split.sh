@@ -46,12 +46,13 @@ for f in py_arith py_text c_json c_hash; do
 	echo "$f $(folded_count "$F" "(^|;)$f(;|\$)") $(awk -v f="$f" '$1 == "cpu" && $2 == f { print $3 }' "$T/cs.out")"
 done >"$T/split"
 awk '{ s += $2; t += $3 } END { if (s == 0 || t == 0) exit 1 }' "$T/split" || fail "no split: $(cat "$T/split")"
-awk -v total="$total" '{ f[NR] = $1; s[NR] = $2; t[NR] = $3; S += $2; TT += $3 }
+awk -v total="$total" "$AWK_ROOT"'
+	{ f[NR] = $1; s[NR] = $2; t[NR] = $3; S += $2; TT += $3 }
 	END {
 		bad = 0
 		for (i = 1; i <= NR; i++) {
 			p = 100 * s[i] / S; w = 100 * t[i] / TT; d = p - w; if (d < 0) d = -d
-			tol = 3 * 100 * sqrt((w / 100) * (1 - w / 100) / S); if (tol < 3) tol = 3
+			tol = 3 * 100 * root((w / 100) * (1 - w / 100) / S); if (tol < 3) tol = 3
 			printf "# %-8s csampler %5.1f%% (%d samples), its own %5.1f%%; tolerance %.1f\n", f[i], p, s[i], w, tol
 			if (d > tol) bad = 1
 		}

@@ -61,9 +61,10 @@ own_n=$("$GO" tool pprof -raw "$T/own.prof" 2>/dev/null |
 	awk '/^Samples/ { on = 1; next } /^Locations/ { on = 0 } on && /^ *[0-9]+ / { n += $1 } END { print n + 0 }')
 [ -n "$own" ] && [ "$own_n" -gt 0 ] || fail "no main.hashBlock in Go's own profile: $(head -12 "$T/own.top")"
 ours=$(folded_count "$F" '(^|;)main\.hashBlock(;|$)')
-awk -v o="$own" -v on="$own_n" -v c="$ours" -v t="$total" 'BEGIN {
+awk -v o="$own" -v on="$own_n" -v c="$ours" -v t="$total" "$AWK_ROOT"'
+BEGIN {
 	p = 100 * c / t; d = p - o; if (d < 0) d = -d; q = o / 100
-	tol = 3 * 100 * sqrt(q * (1 - q) * (1 / on + 1 / t)); if (tol < 3) tol = 3
+	tol = 3 * 100 * root(q * (1 - q) * (1 / on + 1 / t)); if (tol < 3) tol = 3
 	printf "# main.hashBlock cumulative: csampler %.1f%% (%d of %d), Go'"'"'s own %.1f%% (%d samples); tolerance %.1f\n", p, c, t, o, on, tol
 	exit !(d <= tol) }' || fail "main.hashBlock's cumulative share is not Go's own"
 

@@ -56,7 +56,7 @@ done
 whole_re=';start_thread;thread_busy(;[^;]+)*$|;main(;[^;]+)*$'
 whole=$(folded_count "$F" "$whole_re")
 [ "$whole" -eq "$total" ] ||
-	fail "$whole of $total stacks are whole; the others: $(awk -v re="$whole_re" '{st = $0; sub(/ [0-9]+$/, "", st); if (st !~ re) print}' "$F" | head -5)"
+	fail "$whole of $total stacks are whole; the others: $(AWK_RE=$whole_re awk '{st = $0; sub(/ [0-9]+$/, "", st); if (st !~ ENVIRON["AWK_RE"]) print}' "$F" | head -5)"
 leaf=$(folded_count "$F" ';start_thread;thread_busy;busy_leaf$')
 [ $((leaf * 100)) -ge $((total * 98)) ] || fail "$leaf of $total stacks end in busy_leaf, expected 98% at least"
 assert_untraced_running "$FIXTURE_PID"

@@ -10,7 +10,7 @@ need_root
 
 # share_of FILE ERE: percentage of samples whose stack (count removed) matches.
 share_of() {
-	awk -v re="$2" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); t += c; if (s ~ re) m += c }
+	AWK_RE=$2 awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); t += c; if (s ~ ENVIRON["AWK_RE"]) m += c }
 		END { if (t == 0) print "0"; else printf "%.2f\n", 100 * m / t }' "$1"
 }
 # assert_at_least WHAT PCT MIN

@@ -26,9 +26,9 @@ F=$T/out.folded
 assert_folded_has "$F" "(^|;)main;main_loop;main_spin;$tramp;on_alarm;handler_spin [0-9]+\$"
 
 # every sample in the handler reaches main through the trampoline
-counts=$(awk -v re="(^|;)main;main_loop;([^;]+;)*$tramp;on_alarm(;|\$)" '
+counts=$(AWK_RE="(^|;)main;main_loop;([^;]+;)*$tramp;on_alarm(;|\$)" awk '
 	{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s)
-	  if (s ~ /(^|;)on_alarm(;|$)/) { h += c; if (s ~ re) w += c } }
+	  if (s ~ /(^|;)on_alarm(;|$)/) { h += c; if (s ~ ENVIRON["AWK_RE"]) w += c } }
 	END { print h + 0, w + 0 }' "$F")
 set -- $counts
 note "$2 of $1 samples in the handler unwound to main through the trampoline"

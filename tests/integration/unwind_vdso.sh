@@ -17,8 +17,8 @@ assert_eq "exit status" "$CS_STATUS" 0
 F=$T/out.folded
 # libc's clock_gettime calls the vdso's (__vdso_clock_gettime or its alias)
 via='(^|;)main;vdso_loop;[^;]*clock_gettime[^;]*;(__vdso_)?clock_gettime$'
-counts=$(awk -v re="$via" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); t += c
-	if (s ~ re) v += c; if (s ~ /(^|;)main(;|$)/) m += c }
+counts=$(AWK_RE=$via awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); t += c
+	if (s ~ ENVIRON["AWK_RE"]) v += c; if (s ~ /(^|;)main(;|$)/) m += c }
 	END { print t + 0, v + 0, m + 0 }' "$F")
 set -- $counts
 note "$1 samples: $2 in the vdso unwound to main, $3 reach main"
