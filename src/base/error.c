@@ -16,6 +16,7 @@ static struct {
 	void *arg;
 } cleanup_hook;
 
+__attribute__((format(printf, 1, 0)))
 static void vmessage(const char *fmt, va_list ap, int errnum)
 {
 	char buf[1024];

@@ -619,6 +619,7 @@ static void on_request_done(void *cls, struct MHD_Connection *conn, void **req_c
 	pthread_mutex_unlock(&srv->lock);
 }
 
+__attribute__((format(printf, 2, 0)))
 static void on_mhd_error(void *cls, const char *fmt, va_list ap)
 {
 	struct server *srv = cls;

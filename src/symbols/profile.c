@@ -54,9 +54,15 @@ static uint32_t hash_fold(uint64_t h)
 
 /* Room for MORE elements beyond the N in ARR (of CAP): 0, or -1 with errno
  * ENOMEM (array.h). */
+/* (a function, not an expression: MORE may be a narrower type, whose
+ * comparison with SIZE_MAX a compiler calls always false) */
+static inline bool sum_overflows(size_t n, size_t more)
+{
+	return more > SIZE_MAX - n;
+}
 #define GROW(arr, cap, n, more) \
-	((more) > SIZE_MAX - (n) ? (errno = ENOMEM, -1) \
-				 : array_grow(&(arr), &(cap), (n) + (more), sizeof *(arr), 16))
+	(sum_overflows((n), (more)) ? (errno = ENOMEM, -1) \
+				    : array_grow(&(arr), &(cap), (n) + (more), sizeof *(arr), 16))
 
 /* ---- index tables ------------------------------------------------------- */
 

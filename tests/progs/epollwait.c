@@ -7,6 +7,7 @@
  * prints "eintr EPOLL SIGWAIT" every 20 ms.
  *
  * usage: epollwait SECONDS   Prints "ready PID" first. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>

@@ -68,6 +68,7 @@ struct clocks {
 };
 
 static atomic_int stop;
+static volatile uint64_t sink;   /* (the sums, kept from the optimizer) */
 static int fds[2];
 static pthread_barrier_t started;
 
@@ -290,7 +291,6 @@ static void *client(void *arg)
 {
 	struct account *acc = arg;
 	char req[64] = "GET", ans[64];
-	volatile uint64_t sum = 0;
 	pthread_setname_np(pthread_self(), "client");
 	pthread_barrier_wait(&started);
 	acc->run_fd = run_clock_open();
@@ -298,7 +298,7 @@ static void *client(void *arg)
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		client_write(acc, &t, req);
 		client_read(acc, &t, ans);
-		sum += client_check(acc, &t, ans);
+		sink += client_check(acc, &t, ans);
 	}
 	acc->total_ns = thread_cpu() - t0.cpu;
 	acc->run_total_ns = run_clock(acc) - t0.run;
@@ -331,13 +331,12 @@ static void *reader(void *arg)
 {
 	struct account *acc = arg;
 	static uint64_t b[BLOCK_WORDS];
-	volatile uint64_t sum = 0;
 	pthread_setname_np(pthread_self(), "reader");
 	pthread_barrier_wait(&started);
 	acc->run_fd = run_clock_open();
 	struct clocks t = clocks_now(acc), t0 = t;
 	while (reader_read(acc, &t, b))
-		sum += reader_sum(acc, &t, b);
+		sink += reader_sum(acc, &t, b);
 	acc->total_ns = thread_cpu() - t0.cpu;
 	acc->run_total_ns = run_clock(acc) - t0.run;
 	return NULL;
