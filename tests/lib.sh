@@ -351,12 +351,13 @@ check_burst() {
 		"$low" "$high"
 }
 
-# check_phases MODE RATE HOW: the pingpong fixture in MODE (epoll, socket,
-# nap) for 4 s, sampled at RATE Hz with $PHASES_CS_ARGS (e.g. a backend),
-# launched (HOW launch) or attached to its threads already made (HOW attach:
-# they start once csampler samples); each phase's share of the samples
-# within 3 points, and 2 standard errors of that share over the samples
-# there are (the sampling's own noise), of the fixture's own account of it. The kernel keeps
+# check_phases MODE RATE HOW [POINTS]: the pingpong fixture in MODE (epoll,
+# socket, nap, sync, calls) for 4 s, sampled at RATE Hz with
+# $PHASES_CS_ARGS (e.g. a backend), launched (HOW launch) or attached to its
+# threads already made (HOW attach: they start once csampler samples); each
+# phase's share of the samples within POINTS (default 3) points, and 2
+# standard errors of that share over the samples there are (the sampling's
+# own noise), of the fixture's own account of it. The kernel keeps
 # two: its CPU clock (CLOCK_THREAD_CPUTIME_ID, schedstat's), which also
 # charges a woken thread the time from its wake-up to its switch in (an
 # idle CPU's exit from idle, or the end of the task it preempts: about 20
@@ -366,7 +367,7 @@ check_burst() {
 # its CPU clock's total split as its task-clock splits it. Where the two
 # differ, a phase is judged against the range between them.
 check_phases() {
-	local mode=$1 rate=$2 how=$3 F="$T/phases-$1-$2-$3.folded" truth cs i
+	local mode=$1 rate=$2 how=$3 points=${4:-3} F="$T/phases-$1-$2-$3.folded" truth cs i
 	if [ "$how" = launch ]; then
 		run_csampler ${PHASES_CS_ARGS:-} -F "$rate" -o "$F" -- "$PROGS/pingpong" "$mode" 4
 		truth=$T/cs.out
@@ -403,7 +404,7 @@ check_phases() {
 	local name c r got tol
 	while read -r name c r; do
 		got=$(pct "$(folded_count "$F" ";$name(;|\$)")" "$total")
-		tol=$(awk -v se="$(share_se 2 "$c" "$total")" 'BEGIN { print 3 + se }')
+		tol=$(awk -v se="$(share_se 2 "$c" "$total")" -v p="$points" 'BEGIN { print p + se }')
 		assert_within "$mode at $rate Hz ($how): $name (own account: $c by its CPU clock, $r by its time on a CPU; +- $tol)" \
 			"$got" "$(awk -v c="$c" -v r="$r" -v t="$tol" 'BEGIN { print ((c < r) ? c : r) - t }')" \
 			"$(awk -v c="$c" -v r="$r" -v t="$tol" 'BEGIN { print ((c > r) ? c : r) + t }')"

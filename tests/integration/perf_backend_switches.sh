@@ -10,10 +10,11 @@
 # the kernel's two accounts differ). A CPU's clock alone loses the periods
 # that end in a switch to sleep (the epoll client's read came out at 11%
 # for its own 19%: the previous binary fails here); a thread's own clock
-# does not (perf_sampler.c). Measured on this VM: a phase's share is 1 to
-# 4 points under its time on a CPU for the napper's sleep (a period that
-# ends in its switch to sleep fires ~10 us after it wakes, past the sleep;
-# perf record -p on the same run shows the same).
+# does not (perf_sampler.c). The napper's sleep within 5 points: measured
+# on this VM, its share is 1 to 4 points under its time on a CPU (a period
+# that ends in its switch to sleep fires ~10 us after it wakes, past the
+# sleep; perf record -p on the same run shows the same), and up to 7 with
+# two busy loops at 199 Hz (300 samples: 2 standard errors are 3.5 points).
 TEST_TIMEOUT=240
 . "$TESTS_SRCDIR/lib.sh"
 need_root
@@ -21,6 +22,6 @@ PHASES_CS_ARGS="--backend=perf"
 for rate in 199 999; do
 	check_phases epoll "$rate" attach
 	check_phases socket "$rate" launch
-	check_phases nap "$rate" attach
+	check_phases nap "$rate" attach 5
 done
 exit 0
