@@ -355,7 +355,7 @@ check_burst() {
 # socket, nap, sync, calls) for 4 s, sampled at RATE Hz with
 # $PHASES_CS_ARGS (e.g. a backend), launched (HOW launch) or attached to its
 # threads already made (HOW attach: they start once csampler samples); each
-# phase's share of the samples within POINTS (default 3) points, and 2
+# phase's share of the samples within POINTS (default 3) points, and 3
 # standard errors of that share over the samples there are (the sampling's
 # own noise), of the fixture's own account of it. The kernel keeps
 # two: its CPU clock (CLOCK_THREAD_CPUTIME_ID, schedstat's), which also
@@ -404,7 +404,7 @@ check_phases() {
 	local name c r got tol
 	while read -r name c r; do
 		got=$(pct "$(folded_count "$F" ";$name(;|\$)")" "$total")
-		tol=$(awk -v se="$(share_se 2 "$c" "$total")" -v p="$points" 'BEGIN { print p + se }')
+		tol=$(awk -v se="$(share_se 3 "$c" "$total")" -v p="$points" 'BEGIN { print p + se }')
 		assert_within "$mode at $rate Hz ($how): $name (own account: $c by its CPU clock, $r by its time on a CPU; +- $tol)" \
 			"$got" "$(awk -v c="$c" -v r="$r" -v t="$tol" 'BEGIN { print ((c < r) ? c : r) - t }')" \
 			"$(awk -v c="$c" -v r="$r" -v t="$tol" 'BEGIN { print ((c > r) ? c : r) + t }')"

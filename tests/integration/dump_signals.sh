@@ -12,6 +12,7 @@ TEST_TIMEOUT=180
 need_root
 . "$TESTS_SRCDIR/blockers_lib.sh"
 
+comm=$(basename "$CSAMPLER" | cut -c1-15)
 start_fixture blockers 200 300 3
 sleep 0.3
 check_clean "before"
@@ -30,8 +31,12 @@ while [ $i -lt 30 ]; do
 	k=0
 	while [ $k -lt 500 ] && kill -0 "$cs" 2>/dev/null; do
 		k=$((k + 1))
+		# (csampler's own mask: the shell's child blocks every signal
+		# for a moment before it runs csampler; a SIGTERM then killed
+		# the child, before csampler began)
 		blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$cs/status" 2>/dev/null)
-		[ -n "$blk" ] && [ $((0x$blk & 0x4000)) != 0 ] && break
+		[ "$(cat "/proc/$cs/comm" 2>/dev/null)" = "$comm" ] && [ -n "$blk" ] &&
+			[ $((0x$blk & 0x4000)) != 0 ] && break
 		[ "$(tracer_tgid "$FIXTURE_PID")" = "$cs" ] && break
 		sleep 0.01
 	done

@@ -5,7 +5,7 @@
 # (64-byte messages, 20 us of work a request), a socketpair writer and
 # reader of 16 KiB blocks, and a thread that sleeps 100 us and computes 100
 # us in turn; at 199 and 999 Hz, attached to threads that exist already and
-# launched. Each phase within 3 points (and 2 standard errors) of its own
+# launched. Each phase within 3 points (and 3 standard errors) of its own
 # share (check_phases: between its CPU clock's and its time on a CPU where
 # the kernel's two accounts differ). A CPU's clock alone loses the periods
 # that end in a switch to sleep (the epoll client's read came out at 11%
@@ -14,7 +14,7 @@
 # on this VM, its share is 1 to 4 points under its time on a CPU (a period
 # that ends in its switch to sleep fires ~10 us after it wakes, past the
 # sleep; perf record -p on the same run shows the same), and up to 7 with
-# two busy loops at 199 Hz (300 samples: 2 standard errors are 3.5 points).
+# two busy loops at 199 Hz (300 samples: 3 standard errors are 5.3 points).
 TEST_TIMEOUT=240
 . "$TESTS_SRCDIR/lib.sh"
 need_root
