@@ -151,7 +151,7 @@ size_t recorder_nfollowed(const struct recorder *r);
 
 /* The kernel says thread KEY used NS more of CPU (a backend that stops
  * threads reads it): every sink counting now keeps it beside its counts,
- * and the outputs give each thread that total (stackmap_key_total). */
+ * and the outputs give each thread that total (stackmap_scaler_init). */
 void recorder_account_cpu(struct recorder *r, uint32_t key, uint64_t ns);
 /* Room for MORE keys, made between ticks. */
 void recorder_reserve_keys(struct recorder *r, size_t more);

@@ -97,8 +97,9 @@ struct stackmap {
 	size_t wbuf_used;
 	struct stackmap_stats stats;
 	uint64_t *key_counted;   /* by thread key: periods counted */
-	uint64_t *key_cpu_ns;    /* by thread key: the kernel's account (0: none) */
+	uint64_t *key_cpu_ns;    /* by thread key: the kernel's account */
 	size_t nkeys;
+	bool accounted;          /* some key's CPU was accounted */
 };
 
 static uint64_t hash_key(uint32_t thread_key, uint32_t flags, const uint64_t *addrs, unsigned depth)
@@ -726,24 +727,12 @@ int stackmap_reserve_keys(struct stackmap *m, size_t n)
 	return 0;
 }
 
-/* a key whose account is known to be short: counted as sampled */
-#define CPU_UNKNOWN STACKMAP_CPU_UNKNOWN
-
 void stackmap_add_cpu(struct stackmap *m, uint32_t key, uint64_t ns)
 {
-	if (key < m->nkeys && m->key_cpu_ns[key] != CPU_UNKNOWN)
-		m->key_cpu_ns[key] = ns == CPU_UNKNOWN || m->key_cpu_ns[key] + ns >= CPU_UNKNOWN
-					     ? CPU_UNKNOWN : m->key_cpu_ns[key] + ns;
-}
-
-uint64_t stackmap_key_total(const struct stackmap *m, uint32_t key, uint64_t period_ns,
-			    uint64_t *counted)
-{
-	*counted = key < m->nkeys ? m->key_counted[key] : 0;
-	if (key >= m->nkeys || *counted < STACKMAP_SCALE_MIN || !m->key_cpu_ns[key] ||
-	    m->key_cpu_ns[key] == CPU_UNKNOWN || !period_ns)
-		return *counted;
-	return (m->key_cpu_ns[key] + period_ns / 2) / period_ns;
+	m->accounted = true;
+	if (key < m->nkeys)
+		m->key_cpu_ns[key] = m->key_cpu_ns[key] + ns < m->key_cpu_ns[key]
+					     ? UINT64_MAX : m->key_cpu_ns[key] + ns;
 }
 
 uint64_t stackmap_scale_share(uint64_t seen_before, uint64_t count, uint64_t total,
@@ -757,22 +746,54 @@ uint64_t stackmap_scale_share(uint64_t seen_before, uint64_t count, uint64_t tot
 	return upto - before;
 }
 
+static uint64_t in_periods(uint64_t ns, uint64_t period_ns)
+{
+	return ns / period_ns + (ns % period_ns >= period_ns - period_ns / 2);
+}
+
 int stackmap_scaler_init(struct stackmap_scaler *sc, const struct stackmap *m, uint64_t period_ns)
 {
-	sc->map = m;
-	sc->period_ns = period_ns;
-	sc->nkeys = m && period_ns ? m->nkeys : 0;
+	*sc = (struct stackmap_scaler){ .map = m, .period_ns = period_ns };
+	sc->nkeys = m && period_ns && m->accounted ? m->nkeys : 0;
 	sc->seen = calloc(sc->nkeys ? sc->nkeys : 1, sizeof *sc->seen);
-	return sc->seen ? 0 : -1;
+	if (!sc->seen)
+		return -1;
+	uint64_t pool_ns = 0;
+	for (size_t k = 0; k < sc->nkeys; k++)
+		if (m->key_counted[k] < STACKMAP_SCALE_MIN) {
+			sc->pool_counted += m->key_counted[k];
+			pool_ns = pool_ns + m->key_cpu_ns[k] < pool_ns ? UINT64_MAX
+								    : pool_ns + m->key_cpu_ns[k];
+		}
+	sc->pool_total = sc->nkeys ? in_periods(pool_ns, period_ns) : 0;
+	return 0;
+}
+
+uint64_t stackmap_scaler_key_total(const struct stackmap_scaler *sc, uint32_t key,
+				   uint64_t *counted)
+{
+	const struct stackmap *m = sc->map;
+	*counted = m && key < m->nkeys ? m->key_counted[key] : 0;
+	if (key >= sc->nkeys)
+		return *counted;
+	if (*counted >= STACKMAP_SCALE_MIN)
+		return in_periods(m->key_cpu_ns[key], sc->period_ns);
+	return stackmap_scale_share(0, *counted, sc->pool_total, sc->pool_counted);
 }
 
 uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint64_t count)
 {
 	if (key >= sc->nkeys)
 		return count;
-	uint64_t counted, total = stackmap_key_total(sc->map, key, sc->period_ns, &counted);
-	uint64_t share = stackmap_scale_share(sc->seen[key], count, total, counted);
-	sc->seen[key] += count;
+	uint64_t counted = sc->map->key_counted[key], share;
+	if (counted < STACKMAP_SCALE_MIN) {
+		share = stackmap_scale_share(sc->pool_seen, count, sc->pool_total, sc->pool_counted);
+		sc->pool_seen += count;
+	} else {
+		share = stackmap_scale_share(sc->seen[key], count,
+					     in_periods(sc->map->key_cpu_ns[key], sc->period_ns), counted);
+		sc->seen[key] += count;
+	}
 	return share;
 }
 
@@ -780,4 +801,5 @@ void stackmap_scaler_fini(struct stackmap_scaler *sc)
 {
 	free(sc->seen);
 	sc->seen = NULL;
+	sc->nkeys = 0;
 }

@@ -37,7 +37,7 @@ static void *ptrace_create(struct target *t, struct recorder *rec, const struct 
 	struct sampler_config sc = {
 		.rate = c->rate, .idle = c->idle, .max_depth = c->max_depth,
 		.stack_window = c->stack_window, .verbose = c->verbose,
-		.tids = c->tids, .ntids = c->ntids,
+		.tids = c->tids, .ntids = c->ntids, .launched = c->launched,
 	};
 	struct sampler *s = sampler_new(t, rec, &sc);
 	if (!s) {

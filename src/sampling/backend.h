@@ -55,6 +55,8 @@ struct backend_config {
 	size_t stack_window;
 	const pid_t *tids;              /* -t: only these threads (NULL: all) */
 	size_t ntids;
+	bool launched;                  /* csampler started the program: its CPU
+	                                 * counts from its start */
 	int verbose;
 };
 

@@ -27,10 +27,11 @@
  *    it ends with: short-lived threads would vanish. A CPU's clock has a
  *    random phase for each thread, so a thread of a tenth of a period is
  *    sampled once in ten, unbiased.
- * So a thread starts on the CPUs' clocks, which are right for the short
- * ones; one that reached STACKMAP_SCALE_MIN samples is long-lived, and its
- * count is scaled to the kernel's account of its CPU anyway (schedstat,
- * stackmap_key_total), which absorbs what the hand-over and its clocks'
+ * So a thread starts on the CPUs' clocks, which place the short ones (whose
+ * samples are pooled per process and scaled to the pool's CPU in schedstat:
+ * stackmap_scaler_init); one that reached STACKMAP_SCALE_MIN samples is
+ * long-lived, and its count is scaled to the kernel's account of its own
+ * CPU, which absorbs what the hand-over and its clocks'
  * last periods leave out; its own clocks give it the split of a thread's
  * time. Opening a thread's events costs one system call per CPU, once per
  * thread that runs (a thread asleep costs nothing: 10,000 threads attach as
@@ -544,6 +545,13 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 		row = p && p->alive && !ps_row_find(ps, ev->tid) ? ps_row_make(ps, p, ev->tid) : NULL;
 		if (row)
 			row->have_runtime = true;
+		break;
+	case TARGET_EV_THREAD_EXITING:
+		/* its last CPU time, while its /proc files are there (a thread
+		 * never sampled gets a key: its CPU goes to its process's pool) */
+		row = ps_row_find(ps, ev->tid);
+		if (row)
+			ps_row_account(ps, row, clock_monotonic_ns());
 		break;
 	case TARGET_EV_THREAD_EXIT:
 		/* its last samples, maybe its first ones too, are in a ring: a row

@@ -70,9 +70,11 @@ struct thread_row *ps_row_make(struct perf_sampler *ps, struct recorder_process 
 	return &ps->rows[slot];
 }
 
+static uint32_t row_name(struct perf_sampler *ps, struct thread_row *row, uint64_t now);
+
 /* Tell the recorder the CPU ROW's thread used since the last read (its
  * schedstat run time): each thread's total in the outputs is then the
- * kernel's account of it (stackmap_key_total), as with ptrace. Read at its
+ * kernel's account of it (stackmap_scaler_init), as with ptrace. Read at its
  * samples (at most every ACCOUNT_EVERY_NS), at its exit and at the end; a
  * thread gone before a read is accounted up to the last one. */
 void ps_row_account(struct perf_sampler *ps, struct thread_row *row, uint64_t now)
@@ -93,6 +95,10 @@ void ps_row_account(struct perf_sampler *ps, struct thread_row *row, uint64_t no
 		row->unaccounted_ns += ss.runtime_ns - row->runtime_ns;
 	row->runtime_ns = ss.runtime_ns;
 	row->have_runtime = true;
+	/* a thread never sampled has CPU too: its process's pool takes it
+	 * (stackmap_scaler_init) */
+	if (row->unaccounted_ns && id->key == UINT32_MAX)
+		(void)row_name(ps, row, now);
 	if (row->unaccounted_ns && id->key != UINT32_MAX) {
 		recorder_account_cpu(ps->rec, id->key, row->unaccounted_ns);
 		row->unaccounted_ns = 0;
@@ -221,14 +227,13 @@ void ps_rows_of_process_release(struct perf_sampler *ps, pid_t pid)
 	}
 }
 
-/* ROW's key, made at its first sample and again when its name changed
- * (read from /proc at most once a second); its CPU told at most every
- * ACCOUNT_EVERY_NS. UINT32_MAX out of memory. */
-uint32_t ps_row_key(struct perf_sampler *ps, struct thread_row *row)
+/* ROW's key: made at its first sample (or when CPU is told of a thread
+ * never sampled), and again when its name changed (read from /proc at most
+ * once a second). UINT32_MAX out of memory. */
+static uint32_t row_name(struct perf_sampler *ps, struct thread_row *row, uint64_t now)
 {
 	const struct recorder_followed *id = ps_row_id(ps, row);
 	uint32_t key = id->key;
-	uint64_t now = clock_monotonic_ns();
 	if (key == UINT32_MAX || now - row->named_ns >= RENAME_CHECK_NS) {
 		row->named_ns = now;
 		char comm[16];
@@ -243,6 +248,14 @@ uint32_t ps_row_key(struct perf_sampler *ps, struct thread_row *row)
 		if (named)
 			key = recorder_name_thread(ps->rec, (uint32_t)(row - ps->rows), comm);
 	}
+	return key;
+}
+
+/* ROW's key (row_name); its CPU told at most every ACCOUNT_EVERY_NS. */
+uint32_t ps_row_key(struct perf_sampler *ps, struct thread_row *row)
+{
+	uint64_t now = clock_monotonic_ns();
+	uint32_t key = row_name(ps, row, now);
 	if (key != UINT32_MAX && (!row->have_runtime || now - row->read_ns >= ACCOUNT_EVERY_NS))
 		ps_row_account(ps, row, now);
 	return key;

@@ -177,7 +177,6 @@ void sampler_free(struct sampler *s)
 void sampler_note_missed(struct sampler *s, uint64_t missed)
 {
 	s->stats.ticks_missed += missed;
-	s->missed_pending += missed;
 }
 
 /* Count T's unwound stack, standing for COUNT periods. */
@@ -248,10 +247,6 @@ static bool sample_in_place(struct sampler *s, struct thread_state *t)
  * scheduler periods; a stop that never comes, e.g. after a signal-stop took
  * its place, must not keep the thread out for good). */
 #define LATE_WAIT_NS 200000000u
-
-/* The most periods without a tick put on one tick's samples (a longer gap:
- * csampler itself was stopped, or starved for a long time). */
-#define MISSED_CAP 64u
 
 /* How a stop is counted in on-CPU mode. */
 enum stop_verdict {
@@ -557,8 +552,8 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 		t->arrivals = ss.arrivals;
 		/* CPU time it used before we saw it is not ours to count,
 		 * unless it was born while we sample (seen after the first
-		 * tick) */
-		if (s->stats.ticks > 1 && !s->cfg.idle)
+		 * tick, or in a program started for us) */
+		if ((s->stats.ticks > 1 || s->cfg.launched) && !s->cfg.idle)
 			t->cpu_unaccounted_ns = ss.runtime_ns;
 	}
 	/* It got a CPU or ran since the last read (a running thread's
@@ -610,6 +605,37 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 		s->chosen[(*nchosen)++] = t;
 }
 
+void threads_account_exit(struct sampler *s, pid_t pid, pid_t tid)
+{
+	struct procfs_schedstat ss;
+	char state;
+
+	if (s->cfg.idle)
+		return;
+	/* born since the last tick: added now, to be read from the next tick
+	 * on with the others queued (not during a tick's round, which
+	 * allocates nothing; such a thread's CPU is left out) */
+	if (!threads_find(s, tid) && !s->in_tick)
+		(void)threads_add_pending(s, s->stats.ticks + 1);
+	struct thread_state *t = threads_find(s, tid);
+	if (!t || t->retired || thread_id(s, t)->pid != pid ||
+	    !threads_open_file(s, t, "schedstat", &t->schedstat_fd) ||
+	    !procfs_read_schedstat(t->schedstat_fd, &ss))
+		return;
+	if (t->fresh) {
+		t->fresh = false;
+		if (s->stats.ticks > 1 || s->cfg.launched)
+			t->cpu_unaccounted_ns = ss.runtime_ns;
+	} else if (ss.runtime_ns > t->runtime_ns) {
+		t->cpu_unaccounted_ns += ss.runtime_ns - t->runtime_ns;
+	}
+	t->runtime_ns = ss.runtime_ns;
+	/* its key: it may never have been a candidate (named at its first) */
+	if (t->cpu_unaccounted_ns && thread_id(s, t)->key == UINT32_MAX)
+		(void)threads_read_stat(s, t, &state);
+	account_cpu(s, t);
+}
+
 static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 {
 	uint64_t now = s->tick_start_ns = clock_monotonic_ns();
@@ -658,15 +684,15 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 	size_t scan = take_subset(s, nchosen, MAX_EXAMINED, &w_examined);
 	size_t nrun = find_running(s, scan);
 	nrun = take_subset(s, nrun, s->max_per_tick, &w_running);
-	/* Periods that passed without a tick (csampler got no CPU in time: a
-	 * busy host) stand on this tick's samples too: a thread whose total is
-	 * the kernel's (stackmap_key_total) is scaled to it anyway, but one
-	 * counted as sampled (short-lived) lost those periods. (A gap of more
-	 * than MISSED_CAP periods, csampler stopped, is not put on one sample.) */
-	unsigned periods = 1 + (unsigned)(s->missed_pending < MISSED_CAP ? s->missed_pending : MISSED_CAP);
-	s->missed_pending = 0;
+	/* (Periods that passed without a tick, csampler given no CPU in time,
+	 * are not put on this tick's samples: every thread's total is the
+	 * kernel's account of its CPU, long-lived ones each, short-lived ones
+	 * pooled per process (stackmap_scaler_init), so those periods are
+	 * spread over its samples by their shares. Weighting the sample after
+	 * a gap instead put up to 64 periods on one stop, where a thread
+	 * preempted for long stops: at exec, at a call's exit.) */
 	for (size_t i = 0; i < nrun; i++)
-		s->chosen[i]->weight *= w_examined * w_running * periods;
+		s->chosen[i]->weight *= w_examined * w_running;
 	if (nrun)
 		sample_round(s, 0, nrun, spin_ns);
 	/* Candidates left unexamined that did not run since their last read

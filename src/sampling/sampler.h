@@ -34,6 +34,9 @@ struct sampler_config {
 	size_t stack_window;
 	const pid_t *tids;              /* -t: follow only these threads (NULL: all) */
 	size_t ntids;
+	bool launched;                  /* the program was started for us: the CPU
+	                                 * its threads used before their first read
+	                                 * counts */
 	unsigned max_threads_per_tick;  /* on-CPU mode, interrupts a tick (beyond them
 	                                 * a random subset, weighted); 0: one per
 	                                 * online CPU */

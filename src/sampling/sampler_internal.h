@@ -129,7 +129,6 @@ struct sampler {
 	struct unwind_snapshot blocked_snap; /* --idle: a blocked thread read in place */
 	struct thread_state *late_thread;  /* its thread, between capture and done */
 	uint64_t late_seen_ns;
-	uint64_t missed_pending;       /* periods that passed without a tick since the last */
 
 	bool in_tick;                  /* target events now are deferred */
 	pid_t gone[GONE_PER_TICK];     /* listed by target, /proc entry gone: told after the tick */
@@ -178,7 +177,15 @@ void threads_close_files(struct sampler *s, struct thread_state *t);
 int threads_grow_scratch(struct sampler *s, size_t want);
 void threads_reserve_next_tick(struct sampler *s);
 void threads_queue(struct sampler *s, pid_t pid, pid_t tid);
+/* Add the threads queued, each first read at tick NOW (the tick that adds
+ * them, or the next one when added between ticks: a tick already past
+ * would leave them in the wheel for a whole turn). */
 int threads_add_pending(struct sampler *s, uint64_t now);
+/* TID of PID stops on its way out (TARGET_EV_THREAD_EXITING): account the
+ * CPU it used since its last read (sampler.c), so that the CPU of a thread
+ * that lived a few ticks, or less than one, is not lost (the scaler pools
+ * it with its process's). */
+void threads_account_exit(struct sampler *s, pid_t pid, pid_t tid);
 void threads_retire(struct sampler *s, struct thread_state *t);
 void threads_release_retired(struct sampler *s);
 bool threads_read_stat(struct sampler *s, struct thread_state *t, char *state);

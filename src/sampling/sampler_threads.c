@@ -487,6 +487,9 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 		threads_queue(s, ev->pid, ev->tid);
 		threads_reserve_next_tick(s);
 		break;
+	case TARGET_EV_THREAD_EXITING:
+		threads_account_exit(s, ev->pid, ev->tid);
+		break;
 	case TARGET_EV_THREAD_EXIT:
 		t = threads_find(s, ev->tid);
 		if (t)

@@ -137,6 +137,9 @@ int session_attach(struct session *s, size_t max_stacks,
 		.children = o->children, .mode = o->seize_mode,
 		.on_event = on_target_event, .ctx = s, .verbose = o->verbose,
 		.stdout_fd = -1,
+		/* on-CPU: a thread's last CPU time is read at its exit (the
+		 * outputs give each process the kernel's account of it) */
+		.exit_events = !o->idle,
 	};
 	/* The profile goes to standard output: the program's own output must
 	 * not mix into it, so it goes to standard error. */
@@ -148,7 +151,7 @@ int session_attach(struct session *s, size_t max_stacks,
 	struct backend_config bc = {
 		.rate = o->rate, .idle = o->idle, .max_depth = o->max_depth,
 		.stack_window = o->stack_window, .verbose = o->verbose,
-		.tids = o->tids, .ntids = o->ntids,
+		.tids = o->tids, .ntids = o->ntids, .launched = o->command && !s->reattach_pid,
 	};
 	memset(s->chosen_gone, 0, sizeof s->chosen_gone);
 	s->chosen_left = o->ntids;

@@ -31,6 +31,10 @@ enum target_event_kind {
 	TARGET_EV_PROCESS_EXIT,  /* the last thread of pid is gone */
 	TARGET_EV_THREAD_NEW,    /* tid of pid is traced */
 	TARGET_EV_THREAD_EXIT,   /* tid of pid is gone */
+	TARGET_EV_THREAD_EXITING, /* tid of pid is stopped on its way out
+	                          * (cfg.exit_events): its /proc files still
+	                          * tell its last CPU time; it is resumed on
+	                          * return (its THREAD_EXIT follows) */
 };
 
 struct target_event {
@@ -68,6 +72,10 @@ struct target_config {
 	int verbose;
 	int stdout_fd;                  /* launch: the program's standard output is a
 	                                 * copy of this descriptor; -1: csampler's */
+	bool exit_events;               /* persistent mode: stop each thread at its
+	                                 * exit (PTRACE_O_TRACEEXIT) and tell
+	                                 * TARGET_EV_THREAD_EXITING (a thread killed
+	                                 * by SIGKILL does not stop) */
 };
 
 struct target_thread {

@@ -250,6 +250,8 @@ static struct target *target_new(const struct target_config *cfg)
 	t->options = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
 	if (cfg->children)
 		t->options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+	if (cfg->exit_events)
+		t->options |= PTRACE_O_TRACEEXIT;
 	sigemptyset(&t->sigchld);
 	sigaddset(&t->sigchld, SIGCHLD);
 	/* Reports are waited for with sigtimedwait(SIGCHLD); the profiler

@@ -541,6 +541,12 @@ void tg_handle_report(struct target *t, pid_t tid, int status)
 			dispose_stop(t, (size_t)i, STOP_EVENT, 0);
 		break;
 	}
+	case PTRACE_EVENT_EXIT:
+		tg_emit(t, TARGET_EV_THREAD_EXITING, t->pub[i].pid, tid);
+		i = tg_row_find(t, tid);
+		if (i >= 0)
+			dispose_stop(t, (size_t)i, STOP_EVENT, 0);
+		break;
 	case 0:
 		dispose_stop(t, (size_t)i, STOP_SIGNAL, sig);
 		break;

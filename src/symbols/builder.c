@@ -201,7 +201,7 @@ static int add_entry(void *ctx, const struct stackmap_entry *e)
 {
 	struct build *b = ctx;
 	/* its share of its thread's total: the kernel's account of the
-	 * thread's CPU where the map has one (stackmap_key_total) */
+	 * thread's CPU where the map has one (stackmap_scaler_init) */
 	uint64_t count = stackmap_scaler_count(&b->scale, e->thread_key, e->count);
 	return count ? add_stack(b, e->thread_key, e->flags, e->addrs, e->depth, count,
 				 PROFILE_NO_TIME) : 0;

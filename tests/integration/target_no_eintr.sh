@@ -30,8 +30,9 @@ run_bg_then_signal() {
 	cs=$!
 	FIXTURE_PIDS="$FIXTURE_PIDS $cs"
 	# the signal comes while csampler samples: once it traces the target
-	# and the spinning thread has run 100 ms since (about 10 samples at
-	# 99 Hz, however busy the machine is)
+	# and the spinning thread has run 300 ms since (about 30 samples at
+	# 99 Hz, however busy the machine is; 100 ms, 10 samples expected,
+	# gave none once in CI's third run of the suite, at -j6)
 	for i in $(seq 1 400); do
 		[ "$(tracer_tgid "$FIXTURE_PID")" = "$cs" ] && break
 		kill -0 "$cs" 2>/dev/null || fail "csampler $* ended before SIG$sig: $(cat "$T/sig.err")"
@@ -47,7 +48,7 @@ run_bg_then_signal() {
 	done
 	spin0=$(cut -d' ' -f1 "/proc/$FIXTURE_PID/task/$SPIN_TID/schedstat")
 	for i in $(seq 1 600); do
-		[ $(($(cut -d' ' -f1 "/proc/$FIXTURE_PID/task/$SPIN_TID/schedstat") - spin0)) -ge 100000000 ] && break
+		[ $(($(cut -d' ' -f1 "/proc/$FIXTURE_PID/task/$SPIN_TID/schedstat") - spin0)) -ge 300000000 ] && break
 		sleep 0.05
 	done
 	kill -"$sig" "$cs"

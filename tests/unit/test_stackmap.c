@@ -350,41 +350,80 @@ static void test_invalid_arguments(void **state)
 	stackmap_free(NULL);
 }
 
-/* The kernel's account per key: a key counted enough periods and accounted
- * gets its CPU in periods (rounded), the others their counts; the scaled
- * shares of a key's stacks, in any order and of any sizes, add up to the
- * key's total exactly, and each is within one period of count x ratio. */
+/* The kernel's account per key: a key counted enough periods gets its own
+ * CPU in periods (rounded); the short-lived keys are one pool, scaled to
+ * their CPU together (a key never sampled gives its CPU to the others); in
+ * an accounted map a key with no CPU used none; a map never accounted, or
+ * a wall-clock walk, counts as sampled. The scaled shares of a key's (or
+ * the pool's) stacks, in any order and of any sizes, add up to its total
+ * exactly, and each is within one period of count x ratio. */
 static void test_cpu_scaling(void **state)
 {
 	(void)state;
 	const uint64_t period = 10000000;  /* 10 ms */
 	struct stackmap *m = stackmap_new(64, 8);
 	assert_non_null(m);
-	assert_int_equal(stackmap_reserve_keys(m, 3), 0);
+	assert_int_equal(stackmap_reserve_keys(m, 8), 0);
 	uint64_t a[1] = { 0x1000 }, b[1] = { 0x2000 }, c[1] = { 0x3000 };
-	/* key 0: 30 counted, the kernel says 12.34 periods */
+	struct stackmap_scaler sc;
+	uint64_t counted;
+
+	/* never accounted: every key as sampled */
 	assert_int_equal(stackmap_insert(m, 0, 0, a, 1, 17), 0);
 	assert_int_equal(stackmap_insert(m, 0, 0, b, 1, 13), 0);
+	assert_int_equal(stackmap_scaler_init(&sc, m, period), 0);
+	assert_int_equal(stackmap_scaler_key_total(&sc, 0, &counted), 30);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, 17), 17);
+	stackmap_scaler_fini(&sc);
+
+	/* key 0: 30 counted, the kernel says 12.34 periods */
 	stackmap_add_cpu(m, 0, 123400000);
-	/* key 1: 5 counted (fewer than STACKMAP_SCALE_MIN), accounted */
-	assert_int_equal(stackmap_insert(m, 1, 0, c, 1, 5), 0);
-	stackmap_add_cpu(m, 1, 900000000);
-	/* key 2: 40 counted, never accounted; key 3: beyond the room */
+	/* key 2: 40 counted, no CPU accounted; key 200: beyond the room */
 	assert_int_equal(stackmap_insert(m, 2, 0, c, 1, 40), 0);
 	assert_int_equal(stackmap_insert(m, 200, 0, c, 1, 7), 0);
 	stackmap_add_cpu(m, 200, 500000000);
-	uint64_t counted;
-	assert_int_equal(stackmap_key_total(m, 0, period, &counted), 12);
+	/* the pool, 9 counted, 102 periods: key 1 (5 counted, 90 periods),
+	 * keys 3, 4 and 5 (1, 2 and 0 counted, 3 + 3 + 6 periods), key 6 (1
+	 * counted, no CPU: it stood for CPU outside the window) */
+	assert_int_equal(stackmap_insert(m, 1, 0, c, 1, 5), 0);
+	stackmap_add_cpu(m, 1, 900000000);
+	assert_int_equal(stackmap_insert(m, 3, 0, a, 1, 1), 0);
+	assert_int_equal(stackmap_insert(m, 4, 0, a, 1, 1), 0);
+	assert_int_equal(stackmap_insert(m, 4, 0, b, 1, 1), 0);
+	stackmap_add_cpu(m, 3, 30000000);
+	stackmap_add_cpu(m, 4, 30000000);
+	stackmap_add_cpu(m, 5, 60000000);
+	assert_int_equal(stackmap_insert(m, 6, 0, c, 1, 1), 0);
+
+	assert_int_equal(stackmap_scaler_init(&sc, m, period), 0);
+	assert_int_equal(stackmap_scaler_key_total(&sc, 0, &counted), 12);
 	assert_int_equal(counted, 30);
-	assert_int_equal(stackmap_key_total(m, 1, period, &counted), 5);
-	assert_int_equal(stackmap_key_total(m, 2, period, &counted), 40);
-	assert_int_equal(stackmap_key_total(m, 200, period, &counted), 0);
+	assert_int_equal(stackmap_scaler_key_total(&sc, 2, &counted), 0);
+	assert_int_equal(counted, 40);
+	assert_int_equal(stackmap_scaler_key_total(&sc, 200, &counted), 0);
+	assert_int_equal(stackmap_scaler_key_total(&sc, 1, &counted), 57);
+	assert_int_equal(counted, 5);
+	assert_int_equal(stackmap_scaler_key_total(&sc, 3, &counted), 11);
+	assert_int_equal(stackmap_scaler_key_total(&sc, 4, &counted), 23);
+	assert_int_equal(stackmap_scaler_key_total(&sc, 5, &counted), 0);
+	assert_int_equal(stackmap_scaler_key_total(&sc, 6, &counted), 11);
+	/* the walk: the pool's stacks share its 102 periods, whatever the key */
+	uint64_t pool = 0;
+	pool += stackmap_scaler_count(&sc, 4, 1);
+	pool += stackmap_scaler_count(&sc, 3, 1);
+	pool += stackmap_scaler_count(&sc, 4, 1);
+	pool += stackmap_scaler_count(&sc, 6, 1);
+	assert_int_equal(stackmap_scaler_count(&sc, 200, 7), 7);
+	pool += stackmap_scaler_count(&sc, 1, 5);
+	assert_int_equal(pool, 102);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, 17) + stackmap_scaler_count(&sc, 0, 13), 12);
+	assert_int_equal(stackmap_scaler_count(&sc, 2, 40), 0);
+	stackmap_scaler_fini(&sc);
 	/* wall-clock (period 0): counts as sampled */
-	assert_int_equal(stackmap_key_total(m, 0, 0, &counted), 30);
-	/* a key whose account is cut short is counted as sampled */
-	stackmap_add_cpu(m, 0, STACKMAP_CPU_UNKNOWN);
-	stackmap_add_cpu(m, 0, 1000);
-	assert_int_equal(stackmap_key_total(m, 0, period, &counted), 30);
+	assert_int_equal(stackmap_scaler_init(&sc, m, 0), 0);
+	assert_int_equal(stackmap_scaler_key_total(&sc, 0, &counted), 30);
+	assert_int_equal(stackmap_scaler_count(&sc, 3, 1), 1);
+	stackmap_scaler_fini(&sc);
 	stackmap_free(m);
 
 	/* shares: random stacks of one key, in random order */
