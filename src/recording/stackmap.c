@@ -93,8 +93,7 @@ struct stackmap {
 	int spill_fd;            /* -1 until the first eviction */
 	uint64_t spill_bytes;    /* bytes written to the file */
 	unsigned char *wbuf;
-	size_t wbuf_cap;
-	size_t wbuf_used;
+	size_t wbuf_cap, wbuf_used;
 	struct stackmap_stats stats;
 	uint64_t *key_counted;   /* by thread key: periods counted */
 	uint64_t *key_cpu_ns;    /* by thread key: the kernel's account */
@@ -762,8 +761,7 @@ int stackmap_scaler_init(struct stackmap_scaler *sc, const struct stackmap *m, u
 	for (size_t k = 0; k < sc->nkeys; k++)
 		if (m->key_counted[k] < STACKMAP_SCALE_MIN) {
 			sc->pool_counted += m->key_counted[k];
-			pool_ns = pool_ns + m->key_cpu_ns[k] < pool_ns ? UINT64_MAX
-								    : pool_ns + m->key_cpu_ns[k];
+			pool_ns += m->key_cpu_ns[k] < UINT64_MAX - pool_ns ? m->key_cpu_ns[k] : 0;
 		}
 	sc->pool_total = sc->nkeys ? in_periods(pool_ns, period_ns) : 0;
 	return 0;
@@ -776,24 +774,21 @@ uint64_t stackmap_scaler_key_total(const struct stackmap_scaler *sc, uint32_t ke
 	*counted = m && key < m->nkeys ? m->key_counted[key] : 0;
 	if (key >= sc->nkeys)
 		return *counted;
-	if (*counted >= STACKMAP_SCALE_MIN)
-		return in_periods(m->key_cpu_ns[key], sc->period_ns);
-	return stackmap_scale_share(0, *counted, sc->pool_total, sc->pool_counted);
+	return *counted >= STACKMAP_SCALE_MIN
+		       ? in_periods(m->key_cpu_ns[key], sc->period_ns)
+		       : stackmap_scale_share(0, *counted, sc->pool_total, sc->pool_counted);
 }
 
 uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint64_t count)
 {
+	uint64_t counted, total = stackmap_scaler_key_total(sc, key, &counted);
 	if (key >= sc->nkeys)
 		return count;
-	uint64_t counted = sc->map->key_counted[key], share;
-	if (counted < STACKMAP_SCALE_MIN) {
-		share = stackmap_scale_share(sc->pool_seen, count, sc->pool_total, sc->pool_counted);
-		sc->pool_seen += count;
-	} else {
-		share = stackmap_scale_share(sc->seen[key], count,
-					     in_periods(sc->map->key_cpu_ns[key], sc->period_ns), counted);
-		sc->seen[key] += count;
-	}
+	bool pooled = counted < STACKMAP_SCALE_MIN;
+	uint64_t *seen = pooled ? &sc->pool_seen : &sc->seen[key];
+	uint64_t share = pooled ? stackmap_scale_share(*seen, count, sc->pool_total, sc->pool_counted)
+				: stackmap_scale_share(*seen, count, total, counted);
+	*seen += count;
 	return share;
 }
 

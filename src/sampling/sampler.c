@@ -333,6 +333,7 @@ static void capture_late(void *ctx, pid_t tid)
 		return;
 	s->late_seen_ns = clock_monotonic_ns();
 	t->late_until_ns = 0;
+	t->own_stops++;
 	if (target_get_regs(s->target, tid, &regs) != 0)
 		return;
 	if (!s->cfg.idle && !keep_stop(s, judge_stop(s, t, &regs, s->late_seen_ns)))
@@ -367,6 +368,7 @@ static void capture_thread(void *ctx, size_t index, pid_t tid)
 		return;
 
 	s->chosen[i]->late_until_ns = 0;
+	s->chosen[i]->own_stops++;
 	s->chosen[i]->stop_run_delay_read = false;
 	s->captured[i] = false;
 	if (target_get_regs(s->target, tid, &regs) != 0)
@@ -560,8 +562,12 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 	 * run time is updated only at scheduler events, its arrivals
 	 * when it gets a CPU): it may be running now. */
 	bool ran = ss.runtime_ns != t->runtime_ns || ss.arrivals != t->arrivals;
-	if (ss.arrivals > t->arrivals)
-		s->stats.switches += ss.arrivals - t->arrivals;
+	if (ss.arrivals > t->arrivals) {
+		/* the target's own switches: our stops left out */
+		uint64_t got = ss.arrivals - t->arrivals;
+		s->stats.switches += got - (t->own_stops < got ? t->own_stops : got);
+	}
+	t->own_stops = 0;
 	if (!s->cfg.idle && ss.runtime_ns > t->runtime_ns) {
 		t->cpu_unaccounted_ns += ss.runtime_ns - t->runtime_ns;
 		account_cpu(s, t);

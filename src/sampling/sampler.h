@@ -54,7 +54,8 @@ struct sampler_stats {
 	uint64_t dropped_waking;        /* stops at the exit of a system call the thread
 	                                 * waited in: not counted (see sampler.c) */
 	uint64_t switches;              /* times the threads read got a CPU (schedstat's
-	                                 * arrivals), while sampled */
+	                                 * arrivals), while sampled, less the arrivals
+	                                 * our own stops made */
 	uint64_t dropped_queued;        /* stops of threads that were waiting for a CPU
 	                                 * at the tick (runnable, not running): not
 	                                 * counted (see sampler.c) */

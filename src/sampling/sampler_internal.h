@@ -42,6 +42,8 @@ struct thread_state {
 	uint64_t runtime_ns;          /* last read */
 	uint64_t cpu_unaccounted_ns;  /* run time read, not yet told to the recorder (no key yet) */
 	uint64_t arrivals;            /* times it got a CPU, as of the last read */
+	uint64_t own_stops;           /* our stops of it since (each one is a switch
+	                               * out and an arrival: not the target's own) */
 	uint64_t late_until_ns;       /* a late stop is expected until then */
 	bool idle;                    /* did not run at its last read, nor was running */
 	unsigned level;               /* its next read was drawn with p = 2^-level */
