@@ -177,7 +177,7 @@ int convert_run(const struct options *o)
 	options_report_config(o, &rc);
 	int status = CS_EXIT_OK;
 	for (size_t i = 0; i < o->noutputs; i++) {
-		if (write_output(p, o->outputs[i].path, o->outputs[i].format, &wo) < 0) {
+		if (write_output(p, o->outputs[i].path, -1, o->outputs[i].format, &wo) < 0) {
 			status = CS_EXIT_OUTPUT;
 			continue;
 		}

@@ -57,6 +57,9 @@ struct run {
 	bool suspending;             /* SIGTSTP: let the target go, stop, resume */
 	bool said_repeat;            /* --interval: a repeated name was said */
 	struct backend_stats before; /* the samplers' of the sessions before this one */
+	int *out_dirs;               /* by output (the default one: [0]): its
+	                              * directory, opened at the check and written
+	                              * in (outfile.h), or -1 */
 };
 
 static void draw_progress(const struct run *r, uint64_t now)
@@ -213,7 +216,7 @@ static int write_outputs(struct run *r, const struct profile *p)
 			avoid_overwrite(r, path, sizeof path, &r->said_repeat);
 		if (r->progress)
 			fputs("\r\033[K", stderr);
-		if (write_output(p, path, outs[i].format, &wo) < 0) {
+		if (write_output(p, path, r->out_dirs ? r->out_dirs[i] : -1, outs[i].format, &wo) < 0) {
 			status = CS_EXIT_OUTPUT;
 			continue;
 		}
@@ -414,15 +417,62 @@ static void summarize(struct run *r, const struct profile *last)
 	report_stops(&r->report, last);
 }
 
+static void close_out_dirs(struct run *r)
+{
+	size_t n = r->opt->noutputs ? r->opt->noutputs : 1;
+	for (size_t i = 0; r->out_dirs && i < n; i++)
+		if (r->out_dirs[i] >= 0)
+			close(r->out_dirs[i]);
+	free(r->out_dirs);
+	r->out_dirs = NULL;
+}
+
+/* Every output judged before sampling, the default one too (a mistake
+ * costs no run), each one's directory held for its writes: a directory of
+ * its path swapped for a link meanwhile changes nothing (outfile.h). Not
+ * held where --interval's pattern names the directory by the time. 0, or
+ * -1 said. */
+static int check_outputs(struct run *r)
+{
+	const struct options *o = r->opt;
+	size_t n = o->noutputs ? o->noutputs : 1;
+	char path[PATH_MAX], deflt[PATH_MAX];
+	r->out_dirs = malloc(n * sizeof *r->out_dirs);
+	if (!r->out_dirs) {
+		warn_errno("cannot check the outputs");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		r->out_dirs[i] = -1;
+	for (size_t i = 0; i < n; i++) {
+		const char *pattern = deflt;
+		if (o->noutputs)
+			pattern = o->outputs[i].path;
+		else   /* (the process named when attaching; 0 for a launch) */
+			default_output(o, o->pid, deflt, sizeof deflt);
+		const char *slash = strrchr(pattern, '/');
+		bool timed_dir = o->interval > 0 && slash && memchr(pattern, '%', (size_t)(slash - pattern));
+		int dir;
+		if (!output_path(o, pattern, clock_realtime_ns(), path, sizeof path) ||
+		    write_output_check(path, &dir) < 0)
+			return -1;
+		if (timed_dir && dir >= 0) {
+			close(dir);
+			dir = -1;
+		}
+		r->out_dirs[i] = dir;
+	}
+	return 0;
+}
+
 int profiler_run(const struct options *o)
 {
 
 	struct run r = { .opt = o };
-	char path[PATH_MAX];
-	for (size_t i = 0; i < o->noutputs; i++)
-		if (!output_path(o, o->outputs[i].path, clock_realtime_ns(), path, sizeof path) ||
-		    write_output_check(path) < 0)
-			return CS_EXIT_OUTPUT;
+	if (check_outputs(&r) < 0) {
+		close_out_dirs(&r);
+		return CS_EXIT_OUTPUT;
+	}
 	options_report_config(o, &r.report);
 	struct session_config sc;
 	options_session_config(o, &sc);
@@ -485,6 +535,7 @@ int profiler_run(const struct options *o)
 	else if (status == CS_EXIT_OK && o->command)
 		status = r.stop_signals > 1 ? 128 + r.stop_signal : session_program_status(&r.s);
 out:
+	close_out_dirs(&r);
 	symcache_free(r.symbols);  /* (before the recorder's mappings go) */
 	free(r.command_line);
 	session_drop_signals(&r.s);

@@ -40,8 +40,9 @@ struct outfile {
 	const char *what;
 	struct stat old;       /* OUTFILE_REGULAR: the file replaced */
 	FILE *out;
+	int dir;               /* the directory it is made in (O_PATH), or -1 */
 	int unnamed;           /* the O_TMPFILE to link, or -1 */
-	char *temp;            /* the named temp (no O_TMPFILE here), or NULL */
+	char *temp;            /* the named temp in DIR (no O_TMPFILE there), or NULL */
 	int fifo;              /* a FIFO written in place (non-blocking), or -1 */
 };
 
@@ -164,12 +165,57 @@ static const char *node_kind(mode_t mode)
 	       S_ISSOCK(mode) ? "a socket" : "not a regular file";
 }
 
-/* Judge PATH without following a link at its end: its kind, and for a
- * node written in place an O_PATH descriptor of it (*NODE). 0, or -1 said. */
-static int judge(const char *path, enum outfile_kind *kind, struct stat *st, int *node)
+/* The last component of PATH (a directory's: "."). */
+static const char *leaf(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	s = s ? s + 1 : path;
+	return *s ? s : ".";
+}
+
+/* The directory holding PATH, opened once (O_PATH): every later step is
+ * made in it (openat, linkat, renameat), so a directory of the path
+ * swapped meanwhile, for a link to elsewhere, changes nothing. -1 said. */
+static int open_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	size_t n = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+	if (n >= sizeof dir) {
+		errno = ENAMETOOLONG;
+		warn_errno("cannot create %s", path);
+		return -1;
+	}
+	if (!slash)
+		memcpy(dir, ".", 2);
+	else if (slash == path)
+		memcpy(dir, "/", 2);
+	else {
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	int err = errno;
+	struct stat st;
+	if (err == ENOENT && stat(dir, &st) < 0)
+		warn("cannot create %s: the directory %s does not exist", path, dir);
+	else if (err == ENOTDIR)
+		warn("cannot create %s: %s is not a directory", path, dir);
+	else
+		warn_errno("cannot create %s", path);
+	errno = err;
+	return -1;
+}
+
+/* Judge PATH (in the directory DIR) without following a link at its end:
+ * its kind, and for a node written in place an O_PATH descriptor of it
+ * (*NODE). 0, or -1 said. */
+static int judge(int dir, const char *path, enum outfile_kind *kind, struct stat *st, int *node)
 {
 	*node = -1;
-	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(dir, leaf(path), O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT) {
 			*kind = OUTFILE_NEW;
@@ -209,30 +255,6 @@ static int judge(const char *path, enum outfile_kind *kind, struct stat *st, int
 	return -1;
 }
 
-/* The directory holding PATH into DIR (SIZE bytes); false if too long. */
-static bool parent_dir(const char *path, char *dir, size_t size)
-{
-	const char *slash = strrchr(path, '/');
-	size_t n = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
-	if (n >= size)
-		return false;
-	if (!slash)
-		memcpy(dir, ".", 2);
-	else if (slash == path)
-		memcpy(dir, "/", 2);
-	else {
-		memcpy(dir, path, n);
-		dir[n] = '\0';
-	}
-	return true;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 /* The permissions a new file gets from open(0666) under the current umask. */
 static mode_t creation_mode(void)
 {
@@ -244,21 +266,25 @@ static mode_t creation_mode(void)
 /* The temp-name prefix of PATH's outputs: ".NAME.csampler." */
 static int temp_prefix(const char *path, char *buf, size_t size)
 {
-	return snprintf(buf, size, ".%s.csampler.", base_name(path));
+	return snprintf(buf, size, ".%s.csampler.", leaf(path));
 }
 
 /* Remove, in DIR, the named temps of PATH left by a csampler that is gone
  * (killed while writing): ".NAME.csampler.PID.XXXXXX", a regular file of
  * ours whose PID no longer runs. */
-static void sweep_stale_temps(const char *dir, const char *path)
+static void sweep_stale_temps(int dir, const char *path)
 {
 	char prefix[NAME_MAX + 32];
 	int plen = temp_prefix(path, prefix, sizeof prefix);
 	if (plen <= 0 || (size_t)plen >= sizeof prefix)
 		return;
-	DIR *d = opendir(dir);
-	if (!d)
+	int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		if (strncmp(e->d_name, prefix, (size_t)plen) != 0)
@@ -276,34 +302,66 @@ static void sweep_stale_temps(const char *dir, const char *path)
 	closedir(d);
 }
 
-/* DIR/.NAME.csampler.PID.XXXXXX into a new string (a mkstemp template, or
- * with the X's filled in when FILL). */
-static char *temp_name(const char *dir, const char *path, bool fill)
+/* A fresh temp name for PATH's output, in its directory:
+ * ".NAME.csampler.PID.XXXXXX" with the X's drawn, in a new string. */
+static char *temp_name(const char *path)
 {
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	char prefix[NAME_MAX + 32];
 	temp_prefix(path, prefix, sizeof prefix);
-	size_t n = strlen(dir) + strlen(prefix) + 40;
+	size_t n = strlen(prefix) + 40;
 	char *t = malloc(n);
 	if (!t)
 		return NULL;
-	int len = snprintf(t, n, "%s/%s%ld.XXXXXX", dir, prefix, (long)getpid());
-	if (fill) {
-		static const char chars[] =
-			"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-		uint64_t r = clock_random_seed();
-		for (int i = len - 6; i < len; i++, r /= 62)
-			t[i] = chars[r % 62];
-	}
+	int len = snprintf(t, n, "%s%ld.XXXXXX", prefix, (long)getpid());
+	uint64_t r = clock_random_seed();
+	for (int i = len - 6; i < len; i++, r /= 62)
+		t[i] = chars[r % 62];
 	return t;
 }
 
-int outfile_check(const char *path)
+/* A named temp for PATH's output made in DIR (a filesystem without
+ * O_TMPFILE): its descriptor, *NAME its name there. -1 with errno. */
+static int make_named_temp(int dir, const char *path, mode_t mode, char **name)
 {
-	char dir[PATH_MAX];
+	for (unsigned attempt = 0; attempt < 100; attempt++) {
+		char *t = temp_name(path);
+		if (!t)
+			return -1;
+		int fd = openat(dir, t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd >= 0) {
+			*name = t;
+			return fd;
+		}
+		int err = errno;
+		free(t);
+		if (err != EEXIST) {
+			errno = err;
+			return -1;
+		}
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+/* A file made in DIR, unnamed (O_TMPFILE), or named where the filesystem
+ * has none (*NAME then set). -1 with errno. */
+static int make_temp(int dir, const char *path, mode_t mode, char **name)
+{
+	*name = NULL;
+	int fd = openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
+		fd = make_named_temp(dir, path, mode, name);
+	return fd;
+}
+
+int outfile_check(const char *path, int *dir)
+{
 	enum outfile_kind kind;
 	struct stat st;
 	int node, fd = named_descriptor(path);
 
+	*dir = -1;
 	if (fd >= 0) {
 		if (!descriptor_writable(fd)) {
 			warn_errno("cannot write %s", fd == STDOUT_FILENO ? "to stdout" : path);
@@ -311,9 +369,15 @@ int outfile_check(const char *path)
 		}
 		return 0;
 	}
-	if (judge(path, &kind, &st, &node) < 0)
+	int parent = open_parent(path);
+	if (parent < 0)
 		return -1;
+	if (judge(parent, path, &kind, &st, &node) < 0) {
+		close(parent);
+		return -1;
+	}
 	if (kind == OUTFILE_NODE) {
+		close(parent);
 		char proc[64];
 		snprintf(proc, sizeof proc, "/proc/self/fd/%d", node);
 		int ok = access(proc, W_OK);
@@ -325,36 +389,19 @@ int outfile_check(const char *path)
 		warn_errno("cannot write %s", path);
 		return -1;
 	}
-	if (!parent_dir(path, dir, sizeof dir)) {
-		errno = ENAMETOOLONG;
-		warn_errno("cannot create %s", path);
-		return -1;
-	}
 	/* create, unnamed, what outfile_open will create, and drop it */
-	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
-		char *tmp = temp_name(dir, path, false);
-		if (tmp) {
-			fd = mkstemp(tmp);
-			if (fd >= 0)
-				unlink(tmp);
-			free(tmp);
-		}
-	}
+	char *name;
+	fd = make_temp(parent, path, 0600, &name);
 	if (fd >= 0) {
+		if (name)
+			(void)unlinkat(parent, name, 0);
+		free(name);
 		close(fd);
+		*dir = parent;
 		return 0;
 	}
-	int err = errno;
-	if (err == ENOENT && stat(dir, &st) < 0)
-		warn("cannot create %s: the directory %s does not exist", path, dir);
-	else if (err == ENOTDIR)
-		warn("cannot create %s: %s is not a directory", path, dir);
-	else {
-		errno = err;
-		warn_errno("cannot create %s", path);
-	}
-	errno = err;
+	warn_errno("cannot create %s", path);
+	close(parent);
 	return -1;
 }
 
@@ -362,6 +409,8 @@ static void outfile_free(struct outfile *of)
 {
 	if (of->unnamed >= 0)
 		close(of->unnamed);
+	if (of->dir >= 0)
+		close(of->dir);
 	free(of->temp);
 	free(of->path);
 	free(of);
@@ -385,33 +434,19 @@ static void set_owner_mode(int fd, const struct outfile *of)
  * filesystem has no O_TMPFILE. 0, or -1 said. */
 static int open_temp(struct outfile *of)
 {
-	char dir[PATH_MAX];
-	if (!parent_dir(of->path, dir, sizeof dir)) {
-		errno = ENAMETOOLONG;
+	sweep_stale_temps(of->dir, of->path);
+	int fd = make_temp(of->dir, of->path, creation_mode(), &of->temp);
+	if (fd < 0) {
 		warn_errno("cannot create %s", of->path);
 		return -1;
 	}
-	sweep_stale_temps(dir, of->path);
-	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, creation_mode());
-	if (fd >= 0) {
+	if (!of->temp) {
 		of->unnamed = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		if (of->unnamed < 0) {
 			warn_errno("cannot create %s", of->path);
 			close(fd);
 			return -1;
 		}
-	} else if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) {
-		of->temp = temp_name(dir, of->path, false);
-		fd = of->temp ? mkstemp(of->temp) : -1;
-		if (fd < 0) {
-			warn_errno("cannot create %s", of->path);
-			free(of->temp);
-			of->temp = NULL;
-			return -1;
-		}
-	} else {
-		warn_errno("cannot create %s", of->path);
-		return -1;
 	}
 	set_owner_mode(fd, of);
 	of->out = fdopen(fd, "w");
@@ -423,7 +458,7 @@ static int open_temp(struct outfile *of)
 	return 0;
 }
 
-struct outfile *outfile_open(const char *path, const char *what)
+struct outfile *outfile_open(const char *path, int dir, const char *what)
 {
 	struct outfile *of = calloc(1, sizeof *of);
 	if (!of || !(of->path = strdup(path))) {
@@ -432,7 +467,7 @@ struct outfile *outfile_open(const char *path, const char *what)
 		return NULL;
 	}
 	of->what = what;
-	of->unnamed = of->fifo = -1;
+	of->unnamed = of->fifo = of->dir = -1;
 	int fd = named_descriptor(path), node = -1;
 	if (fd >= 0) {
 		of->kind = OUTFILE_FD;
@@ -448,7 +483,14 @@ struct outfile *outfile_open(const char *path, const char *what)
 		}
 		return of;
 	}
-	if (judge(path, &of->kind, &of->old, &node) < 0) {
+	of->dir = dir >= 0 ? fcntl(dir, F_DUPFD_CLOEXEC, 0) : open_parent(path);
+	if (of->dir < 0) {
+		if (dir >= 0)
+			warn_errno("cannot create %s", path);
+		outfile_free(of);
+		return NULL;
+	}
+	if (judge(of->dir, path, &of->kind, &of->old, &node) < 0) {
 		outfile_free(of);
 		return NULL;
 	}
@@ -503,29 +545,26 @@ static int stream_errno(int saved)
 	return saved ? saved : EIO;
 }
 
-/* Give the complete unnamed file the name PATH: a link when PATH does not
- * exist, else a link under a temp name renamed over PATH (a rename never
- * follows a link put there meanwhile: it replaces it). 0 or -1/errno. */
+/* Give the complete unnamed file its name in its directory: a link when
+ * the name is free, else a link under a temp name renamed over it (a
+ * rename never follows a link put there meanwhile: it replaces it). 0 or
+ * -1/errno. */
 static int name_unnamed(struct outfile *of)
 {
-	char proc[64], dir[PATH_MAX];
+	char proc[64];
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", of->unnamed);
-	if (linkat(AT_FDCWD, proc, AT_FDCWD, of->path, AT_SYMLINK_FOLLOW) == 0)
+	if (linkat(AT_FDCWD, proc, of->dir, leaf(of->path), AT_SYMLINK_FOLLOW) == 0)
 		return 0;
 	if (errno != EEXIST)
 		return -1;
-	if (!parent_dir(of->path, dir, sizeof dir)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
 	for (unsigned attempt = 0; attempt < 100; attempt++) {
-		char *tmp = temp_name(dir, of->path, true);
+		char *tmp = temp_name(of->path);
 		if (!tmp)
 			return -1;
-		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0) {
-			int rc = rename(tmp, of->path), err = errno;
+		if (linkat(AT_FDCWD, proc, of->dir, tmp, AT_SYMLINK_FOLLOW) == 0) {
+			int rc = renameat(of->dir, tmp, of->dir, leaf(of->path)), err = errno;
 			if (rc < 0)
-				unlink(tmp);
+				unlinkat(of->dir, tmp, 0);
 			free(tmp);
 			errno = err;
 			return rc;
@@ -541,14 +580,11 @@ static int name_unnamed(struct outfile *of)
 	return -1;
 }
 
-/* fsync the directory holding PATH so the new name is durable; a
- * filesystem that cannot do it is not an error. */
-static void sync_parent_dir(const char *path)
+/* fsync OF's directory so the new name is durable; a filesystem that
+ * cannot do it is not an error. */
+static void sync_dir(const struct outfile *of)
 {
-	char dir[PATH_MAX];
-	if (!parent_dir(path, dir, sizeof dir))
-		return;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(of->dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		(void)fsync(fd);
 		close(fd);
@@ -580,12 +616,13 @@ int outfile_commit(struct outfile *of)
 	of->out = NULL;
 	if (!failed && file) {
 		step = "cannot name the output";
-		failed = of->temp ? rename(of->temp, of->path) < 0 : name_unnamed(of) < 0;
+		failed = of->temp ? renameat(of->dir, of->temp, of->dir, leaf(of->path)) < 0
+				  : name_unnamed(of) < 0;
 		err = errno;
 	}
 	if (failed) {
 		if (of->temp)
-			unlink(of->temp);
+			unlinkat(of->dir, of->temp, 0);
 		errno = err;
 		say_write_error(of, step);
 		outfile_free(of);
@@ -593,7 +630,7 @@ int outfile_commit(struct outfile *of)
 		return -1;
 	}
 	if (file)
-		sync_parent_dir(of->path);
+		sync_dir(of);
 	outfile_free(of);
 	return 0;
 }
@@ -604,7 +641,7 @@ void outfile_abort(struct outfile *of)
 	if (of->out)
 		fclose(of->out);
 	if (of->temp)
-		unlink(of->temp);
+		unlinkat(of->dir, of->temp, 0);
 	errno = err;
 	say_write_error(of, "cannot write");
 	outfile_free(of);

@@ -15,6 +15,11 @@
  *   - anything else is refused: a symbolic link as the last component (it
  *     is never followed: csampler runs as root in shared directories), a
  *     block or other character device, a socket, a directory.
+ * A file is made in its directory as opened once (O_PATH), by outfile_check
+ * before sampling where the caller keeps that descriptor, and every step is
+ * taken relative to it (openat, linkat, renameat): a directory of the path
+ * swapped for a link during the run (another user's, in /tmp) changes
+ * nothing; the file lands where the name pointed when it was checked.
  * On every error a line naming the cause is printed and nothing is left
  * under any name; a named temp left by a csampler killed while writing is
  * removed by the next run that writes the same name. */
@@ -31,12 +36,15 @@ struct outfile;
 bool outfile_is_stdout(const char *path);
 
 /* Whether PATH would be accepted and its directory lets a file be made:
- * checked before sampling, so a mistake costs no run. 0, or -1 said. */
-int outfile_check(const char *path);
+ * checked before sampling, so a mistake costs no run. 0, or -1 said. *DIR:
+ * the directory's descriptor (O_PATH), the caller's to pass to
+ * outfile_open and close; -1 for an output written in place. */
+int outfile_check(const char *path, int *dir);
 
 /* Open PATH for writing (WHAT names the contents in messages, e.g. "the
- * folded output"). NULL with the cause said. */
-struct outfile *outfile_open(const char *path, const char *what);
+ * folded output"), in the directory DIR (outfile_check's; -1: PATH's, as
+ * it resolves now). NULL with the cause said. */
+struct outfile *outfile_open(const char *path, int dir, const char *what);
 FILE *outfile_stream(struct outfile *of);
 /* Flush, make durable and name the file; frees OF. 0, or -1 said (nothing
  * left under any name). */

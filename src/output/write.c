@@ -109,12 +109,12 @@ int write_to_stream(const struct profile *p, FILE *out, enum output_format f,
 	return -1;
 }
 
-int write_output_check(const char *path)
+int write_output_check(const char *path, int *dir)
 {
-	return outfile_check(path);
+	return outfile_check(path, dir);
 }
 
-int write_output(const struct profile *p, const char *path, enum output_format f,
+int write_output(const struct profile *p, const char *path, int dir, enum output_format f,
 		 const struct write_options *opt)
 {
 	if (!path || !*path) {
@@ -132,7 +132,7 @@ int write_output(const struct profile *p, const char *path, enum output_format f
 	}
 	char what[64];
 	snprintf(what, sizeof what, "the %s output", write_format_name(f));
-	struct outfile *of = outfile_open(path, what);
+	struct outfile *of = outfile_open(path, dir, what);
 	if (!of)
 		return -1;
 	errno = 0;

@@ -53,11 +53,14 @@ const char *write_format_extensions(void);
 /* Whether PATH can be written as write_output will write it (creating a
  * file in its directory, or writing the device or FIFO it names), checked
  * before sampling so a mistake costs no run. 0, or -1 with the cause
- * printed. */
-int write_output_check(const char *path);
+ * printed. *DIR: its directory, held for write_output (the caller closes
+ * it), or -1 (outfile.h). */
+int write_output_check(const char *path, int *dir);
 
-/* Write P to PATH in format F (FORMAT_AUTO resolved from PATH). 0 or -1. */
-int write_output(const struct profile *p, const char *path, enum output_format f,
+/* Write P to PATH in format F (FORMAT_AUTO resolved from PATH), in the
+ * directory DIR (write_output_check's; -1: PATH's as it resolves now). 0
+ * or -1. */
+int write_output(const struct profile *p, const char *path, int dir, enum output_format f,
 		 const struct write_options *opt);
 
 /* P in format F (not FORMAT_AUTO) to the open stream OUT (a server's

@@ -180,7 +180,7 @@ int main(int argc, char **argv)
 	}
 	p = build_profile();
 	for (int i = optind; i < argc; i++)
-		if (write_output(p, argv[i], f, &opt) < 0)
+		if (write_output(p, argv[i], -1, f, &opt) < 0)
 			status = 69;
 	profile_free(p);
 	return status;

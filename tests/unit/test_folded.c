@@ -394,7 +394,7 @@ static void test_write_output(void **state)
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/out.folded", dir);
-	assert_int_equal(write_output(p, path, FORMAT_AUTO, NULL), 0);
+	assert_int_equal(write_output(p, path, -1, FORMAT_AUTO, NULL), 0);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(count_entries(dir), 1);
 	f = fopen(path, "r");
@@ -404,14 +404,14 @@ static void test_write_output(void **state)
 	fclose(f);
 
 	/* an existing file is replaced whole */
-	assert_int_equal(write_output(p, path, FORMAT_TEXT, NULL), 0);
+	assert_int_equal(write_output(p, path, -1, FORMAT_TEXT, NULL), 0);
 	assert_int_equal(count_entries(dir), 1);
 
 	/* unknown extension, missing directory: an error and no file */
 	snprintf(bad, sizeof bad, "%s/out.unknown", dir);
-	assert_int_equal(write_output(p, bad, FORMAT_AUTO, NULL), -1);
+	assert_int_equal(write_output(p, bad, -1, FORMAT_AUTO, NULL), -1);
 	snprintf(bad, sizeof bad, "%s/missing/out.svg", dir);
-	assert_int_equal(write_output(p, bad, FORMAT_AUTO, NULL), -1);
+	assert_int_equal(write_output(p, bad, -1, FORMAT_AUTO, NULL), -1);
 	assert_int_equal(errno, ENOENT);
 	assert_int_equal(count_entries(dir), 1);
 
