@@ -58,7 +58,7 @@ status=0
 "$PROGS/mkprofile" "$T/missing/out.txt" 2>"$T/err" || status=$?
 assert_eq "exit status for a missing directory" "$status" 69
 assert_eq "missing directory message" "$(cat "$T/err")" \
-	"csampler: cannot create $T/missing/out.txt: No such file or directory"
+	"csampler: cannot create $T/missing/out.txt: the directory $T/missing does not exist"
 
 # stdout that is /dev/full
 status=0
