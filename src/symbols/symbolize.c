@@ -510,7 +510,11 @@ static size_t python_frame(struct symbolizer *s, uint64_t pc, struct symbol_fram
 	memset(f, 0, sizeof *f);
 	const char *name = sym_intern(&s->strings, p ? p->qualname : "[python: unknown frame]");
 	const char *file = p && p->filename[0] ? sym_intern(&s->strings, p->filename) : NULL;
-	f->function = f->system_name = name ? name : "[python]";
+	f->function = name ? name : "[python]";
+	/* no system name: a pprof reader that finds one equal to the name
+	 * takes it for a C++ name to simplify, and makes <module>, <lambda>
+	 * and <listcomp> empty (go tool pprof printed [[python]]) */
+	f->system_name = "";
 	f->file = file;
 	f->line = p ? p->line : 0;
 	f->decl_line = p ? p->first_line : 0;

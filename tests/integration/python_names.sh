@@ -6,7 +6,8 @@
 # < & " and a control character, set with code.replace) is escaped in each:
 # the folded stacks keep one frame per name and one stack per line, the SVG
 # is well-formed XML, the speedscope file is JSON with the name as it
-# was, and go tool pprof reads the profile (tests/progs/pynames.py). A
+# was, and go tool pprof reads the profile and names every frame, <module>
+# too (tests/progs/pynames.py). A
 # chain deeper than 512 frames ends with its mark, [python: frames cut]. A
 # program with the interpreter in it under another name is found by its
 # dynamic symbols.
@@ -49,6 +50,13 @@ if command -v go >/dev/null 2>&1; then
 	need_go
 	"$GO" tool pprof -raw "$T/n.pb.gz" >"$T/raw" 2>"$T/pprof.err" || fail "go tool pprof -raw: $(cat "$T/pprof.err")"
 	grep -q ' привет_мир ' "$T/raw" || fail "pprof lacks привет_мир: $(grep -m3 M= "$T/raw")"
+	# (<module> and <lambda> have no system name: go tool pprof took one
+	# equal to the name for C++ and made them empty, printed [[python]])
+	"$GO" tool pprof -traces "$T/n.pb.gz" >"$T/traces" 2>"$T/pprof.err" ||
+		fail "go tool pprof -traces: $(cat "$T/pprof.err")"
+	assert_eq "go tool pprof -traces: Python frames without a name" \
+		"$(grep -c '\[\[python\]\]' "$T/traces")" 0
+	grep -Eq '^ +<module>$' "$T/traces" || fail "go tool pprof -traces lacks <module>: $(head -20 "$T/traces")"
 fi
 # a chain deeper than csampler reads (512 frames): its innermost 511 and
 # the mark that the rest was cut, [python: frames cut], in their place
