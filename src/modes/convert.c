@@ -172,7 +172,7 @@ int convert_run(const struct options *o)
 			profile_free(p);
 			return CS_EXIT_SYSTEM;
 		}
-	struct write_options wo = { .threads = o->threads, .annotate = o->annotate };
+	struct write_options wo = { .threads = o->threads || o->ngroups, .annotate = o->annotate };
 	struct report_config rc;
 	options_report_config(o, &rc);
 	int status = CS_EXIT_OK;

@@ -192,7 +192,7 @@ static void avoid_overwrite(const struct run *r, char *path, size_t size, bool *
 static int write_outputs(struct run *r, const struct profile *p)
 {
 	const struct options *o = r->opt;
-	struct write_options wo = { .threads = o->threads, .annotate = o->annotate };
+	struct write_options wo = { .threads = o->threads || o->ngroups, .annotate = o->annotate };
 	char deflt[128], path[PATH_MAX];
 	struct output_spec def;
 	const struct output_spec *outs = o->outputs;

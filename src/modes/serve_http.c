@@ -376,7 +376,7 @@ static enum MHD_Result answer_profile(struct MHD_Connection *conn, struct reques
 	const struct options *o = srv->opt;
 	struct query_parse qp = {
 		.q = { .seconds = SERVE_DEFAULT_SECONDS, .rate = o->rate, .idle = o->idle,
-		       .threads = o->threads, .format = FORMAT_PPROF },
+		       .threads = o->threads || o->ngroups, .format = FORMAT_PPROF },
 		.max_seconds = o->serve_max_seconds,
 	};
 	if (qp.q.seconds > qp.max_seconds)

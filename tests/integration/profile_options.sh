@@ -1,6 +1,7 @@
 #!/bin/sh
 # profile_options: options that shape a profile, through the real program:
-# --thread-group merges matching threads under one name; --addresses keeps
+# --thread-group merges matching threads under one name, each thread or
+# group a tower of its own (it implies --threads); --addresses keeps
 # module+offset frames; without -o the default csampler-PID-DATE.pb.gz is
 # written in the current directory and pprof reads it; --children follows a
 # forked and exec'd child, and without it the child is not sampled.
@@ -8,9 +9,9 @@
 need_root
 need_go
 
-# --thread-group
+# --thread-group (it implies --threads: without, it changed nothing)
 start_fixture threads
-run_csampler -q --threads --thread-group 'th-spin-.*=spinners' -F 499 -d 2 \
+run_csampler -q --thread-group 'th-spin-.*=spinners' -F 499 -d 2 \
 	-o "$T/g.folded" -p "$FIXTURE_PID"
 assert_eq "thread-group: exit status" "$CS_STATUS" 0
 assert_folded_has "$T/g.folded" '^spinners;.*spin_a_leaf [0-9]+$'
