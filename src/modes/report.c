@@ -61,7 +61,8 @@ static void report_diagnostics(const struct report_config *o, const struct backe
 }
 
 /* An empty CPU profile of -p PID: say why, and what to do. */
-static void report_empty(const struct report_config *o, pid_t pid, double seconds, int exited)
+static void report_empty(const struct report_config *o, pid_t pid, const struct backend_stats *st,
+			 double seconds, int exited)
 {
 	size_t children = o->command || o->children ? 0 : procfs_count_children(pid);
 	/* a launched program that failed (a port in use, a missing file), or
@@ -73,6 +74,16 @@ static void report_empty(const struct report_config *o, pid_t pid, double second
 	else if (o->command && exited == 0 && seconds * o->rate < 3)
 		fprintf(stderr, "csampler: hint: %s ended after %.3f s, before a sample was due at %u "
 			"Hz\n", o->command[0], seconds, o->rate);
+	else if (!o->idle && seconds > 0 && (double)st->waited_ns / 1e9 >= seconds / 2)
+		/* runnable all along, given no CPU: a busy machine, a low
+		 * priority, a CPU set shared with busier processes */
+		fprintf(stderr, "csampler: hint: the target's threads waited %.2f s for a CPU in "
+			"the %.1f s sampled (runnable, but given none: the machine is busy, or the "
+			"target's priority or CPU set leaves it none); a CPU profile shows only where "
+			"a thread runs: --idle shows where they wait\n",
+			/* (a wait that began before the window ends in it) */
+			(double)st->waited_ns / 1e9 < seconds ? (double)st->waited_ns / 1e9 : seconds,
+			seconds);
 	else if (children)
 		fprintf(stderr, "csampler: hint: process %d ran on no CPU, but it has %zu child "
 			"%s: add --children to profile %s\n", (int)pid, children,
@@ -136,7 +147,7 @@ void report_summary(const struct report_config *o, pid_t pid, const struct backe
 			100.0 * (double)complete / (double)rs->samples);
 	fputc('\n', stderr);
 	if (!rs->samples)
-		report_empty(o, pid, seconds, exited);
+		report_empty(o, pid, st, seconds, exited);
 	else if (ticks && !o->idle && seconds > 0 &&
 		 (double)st->switches / seconds >= SWITCH_RISK_PER_SEC)
 		fprintf(stderr, "csampler: note: the target's threads got a CPU %.0f times a second "

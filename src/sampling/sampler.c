@@ -548,6 +548,7 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 		}
 		return;
 	}
+	bool fresh = t->fresh;
 	if (t->fresh) {
 		t->fresh = false;
 		t->runtime_ns = ss.runtime_ns;
@@ -574,6 +575,8 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 	}
 	t->runtime_ns = ss.runtime_ns;
 	t->arrivals = ss.arrivals;
+	if (!fresh && ss.run_delay_ns > t->run_delay_ns)
+		s->stats.waited_ns += ss.run_delay_ns - t->run_delay_ns;
 	t->run_delay_ns = ss.run_delay_ns;
 	bool idle = !ran && !t->running;
 	t->ran = ran;

@@ -56,6 +56,8 @@ struct sampler_stats {
 	uint64_t switches;              /* times the threads read got a CPU (schedstat's
 	                                 * arrivals), while sampled, less the arrivals
 	                                 * our own stops made */
+	uint64_t waited_ns;             /* time the threads read waited for a CPU
+	                                 * (schedstat's run delay), while sampled */
 	uint64_t dropped_queued;        /* stops of threads that were waiting for a CPU
 	                                 * at the tick (runnable, not running): not
 	                                 * counted (see sampler.c) */
