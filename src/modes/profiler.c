@@ -467,7 +467,6 @@ static int check_outputs(struct run *r)
 
 int profiler_run(const struct options *o)
 {
-
 	struct run r = { .opt = o };
 	if (check_outputs(&r) < 0) {
 		close_out_dirs(&r);
@@ -477,8 +476,10 @@ int profiler_run(const struct options *o)
 	struct session_config sc;
 	options_session_config(o, &sc);
 	int status = session_open(&r.s, &sc, SIGTSTP);
-	if (status != 0)
+	if (status != 0) {
+		close_out_dirs(&r);
 		return status;
+	}
 	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };
 	r.symbols = symcache_new(&so, o->verbose);
 	if (!r.symbols) {

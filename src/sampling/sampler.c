@@ -531,6 +531,26 @@ static void account_cpu(struct sampler *s, struct thread_state *t)
 	}
 }
 
+/* The time T waited for a CPU since its last read, into stats.waited_ns.
+ * Its run delay grows only when a wait ends (the thread got a CPU): a
+ * thread runnable at its last read ('R') that has not run since is counted
+ * as waiting the whole interval meanwhile (a starved thread's wait never
+ * ends while sampled), and that part is not counted again when the wait
+ * ends. */
+static void count_wait(struct sampler *s, struct thread_state *t, const struct procfs_schedstat *ss,
+		       bool fresh, bool ran, uint64_t now)
+{
+	uint64_t ended = ss->run_delay_ns > t->run_delay_ns ? ss->run_delay_ns - t->run_delay_ns : 0;
+	if (!fresh && ended) {
+		s->stats.waited_ns += ended > t->wait_counted_ns ? ended - t->wait_counted_ns : 0;
+		t->wait_counted_ns = 0;
+	} else if (!fresh && !ran && t->running && t->read_ns && now > t->read_ns) {
+		s->stats.waited_ns += now - t->read_ns;
+		t->wait_counted_ns += now - t->read_ns;
+	}
+	t->read_ns = now;
+}
+
 /* Read thread T's run time (it is due this tick); in on-CPU mode make it a
  * candidate if it may be running; in --idle mode count it or choose it. */
 static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now, size_t *nchosen)
@@ -575,8 +595,7 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 	}
 	t->runtime_ns = ss.runtime_ns;
 	t->arrivals = ss.arrivals;
-	if (!fresh && ss.run_delay_ns > t->run_delay_ns)
-		s->stats.waited_ns += ss.run_delay_ns - t->run_delay_ns;
+	count_wait(s, t, &ss, fresh, ran, now);
 	t->run_delay_ns = ss.run_delay_ns;
 	bool idle = !ran && !t->running;
 	t->ran = ran;

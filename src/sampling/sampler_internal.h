@@ -57,6 +57,9 @@ struct thread_state {
 	bool ran;                     /* its run time or arrivals moved at the last read */
 	bool fresh;                   /* not read yet */
 	uint64_t run_delay_ns;        /* time it waited for a CPU, as of the tick's read */
+	uint64_t read_ns;             /* that read's tick (CLOCK_MONOTONIC) */
+	uint64_t wait_counted_ns;     /* of a wait not ended yet, the part counted
+	                               * in stats.waited_ns (count_wait) */
 	/* as of the read before our last interrupt of it, and that tick's
 	 * instant: was it waiting for a CPU then? (stop_was_queued) */
 	uint64_t intr_tick_ns, intr_run_delay_ns, intr_arrivals;

@@ -2,8 +2,10 @@
 # report_starved: a target that is runnable but given no CPU (SCHED_IDLE,
 # pinned to a CPU beside four busy loops) has next to no samples; csampler
 # says its threads waited for a CPU, and how long (the -v line's waited for
-# a CPU, from schedstat's run delay), instead of "no thread ran on a CPU"
-# and --idle (before: the same hint as for a sleeping target).
+# a CPU: schedstat's run delay, which grows only when a wait ends, and for
+# a wait not ended the time the thread stayed runnable without running),
+# instead of "no thread ran on a CPU" and --idle (before: the same hint as
+# for a sleeping target).
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 need_cmd taskset
