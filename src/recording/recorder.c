@@ -325,6 +325,13 @@ void recorder_account_cpu(struct recorder *r, uint32_t key, uint64_t ns)
 			stackmap_add_cpu(r->sinks[i].map, key, ns);
 }
 
+void recorder_account_unnamed_cpu(struct recorder *r, uint64_t ns)
+{
+	for (size_t i = 0; i < r->nsinks; i++)
+		if (r->sinks[i].map)
+			stackmap_add_cpu(r->sinks[i].map, STACKMAP_POOL_KEY, ns);
+}
+
 void recorder_reserve_keys(struct recorder *r, size_t more)
 {
 	if (more > r->nfree)

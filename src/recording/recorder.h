@@ -157,6 +157,9 @@ size_t recorder_nfollowed(const struct recorder *r);
  * threads reads it): every sink counting now keeps it beside its counts,
  * and the outputs give each thread that total (stackmap_scaler_init). */
 void recorder_account_cpu(struct recorder *r, uint32_t key, uint64_t ns);
+/* The CPU of a thread that ends with no key (never sampled): counted with
+ * the short-lived threads' (STACKMAP_POOL_KEY), with no key made. */
+void recorder_account_unnamed_cpu(struct recorder *r, uint64_t ns);
 /* Room for MORE keys, made between ticks. */
 void recorder_reserve_keys(struct recorder *r, size_t more);
 

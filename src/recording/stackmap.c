@@ -95,10 +95,13 @@ struct stackmap {
 	unsigned char *wbuf;
 	size_t wbuf_cap, wbuf_used;
 	struct stackmap_stats stats;
-	uint64_t *key_counted;   /* by thread key: periods counted */
-	uint64_t *key_cpu_ns;    /* by thread key: the kernel's account */
+	struct key_account {     /* by thread key */
+		uint64_t counted;        /* periods counted */
+		uint64_t cpu_ns;         /* the kernel's account */
+	} *keys;
 	size_t nkeys;
 	bool accounted;          /* some key's CPU was accounted */
+	uint64_t pool_cpu_ns;    /* CPU of threads with no key (never sampled) */
 };
 
 static uint64_t hash_key(uint32_t thread_key, uint32_t flags, const uint64_t *addrs, unsigned depth)
@@ -183,8 +186,7 @@ void stackmap_free(struct stackmap *m)
 	free(m->scratch);
 	free(m->wbuf);
 	free(m->tmpdir);
-	free(m->key_counted);
-	free(m->key_cpu_ns);
+	free(m->keys);
 	free(m);
 }
 
@@ -363,7 +365,7 @@ int stackmap_insert(struct stackmap *m, uint32_t thread_key, uint32_t flags,
 	m->stats.inserts++;
 	m->stats.samples += count;
 	if (thread_key < m->nkeys)
-		m->key_counted[thread_key] += count;
+		m->keys[thread_key].counted += count;
 
 	uint64_t h = hash_key(thread_key, flags, addrs, depth);
 	size_t b = h % m->nbuckets;
@@ -406,7 +408,7 @@ int stackmap_insert(struct stackmap *m, uint32_t thread_key, uint32_t flags,
 lost:
 	m->stats.lost += count;
 	if (thread_key < m->nkeys)
-		m->key_counted[thread_key] -= count;
+		m->keys[thread_key].counted -= count;
 	return -1;
 }
 
@@ -712,26 +714,22 @@ int stackmap_reserve_keys(struct stackmap *m, size_t n)
 	size_t cap = m->nkeys ? m->nkeys : 64;
 	while (cap < n)
 		cap *= 2;
-	uint64_t *counted = realloc(m->key_counted, cap * sizeof *counted);
-	if (!counted)
+	struct key_account *keys = realloc(m->keys, cap * sizeof *keys);
+	if (!keys)
 		return -1;
-	m->key_counted = counted;
-	uint64_t *cpu = realloc(m->key_cpu_ns, cap * sizeof *cpu);
-	if (!cpu)
-		return -1;
-	m->key_cpu_ns = cpu;
-	memset(counted + m->nkeys, 0, (cap - m->nkeys) * sizeof *counted);
-	memset(cpu + m->nkeys, 0, (cap - m->nkeys) * sizeof *cpu);
+	memset(keys + m->nkeys, 0, (cap - m->nkeys) * sizeof *keys);
+	m->keys = keys;
 	m->nkeys = cap;
 	return 0;
 }
 
 void stackmap_add_cpu(struct stackmap *m, uint32_t key, uint64_t ns)
 {
+	uint64_t *to = key == STACKMAP_POOL_KEY ? &m->pool_cpu_ns
+		       : key < m->nkeys ? &m->keys[key].cpu_ns : NULL;
 	m->accounted = true;
-	if (key < m->nkeys)
-		m->key_cpu_ns[key] = m->key_cpu_ns[key] + ns < m->key_cpu_ns[key]
-					     ? UINT64_MAX : m->key_cpu_ns[key] + ns;
+	if (to)
+		*to = *to + ns < *to ? UINT64_MAX : *to + ns;
 }
 
 uint64_t stackmap_scale_share(uint64_t seen_before, uint64_t count, uint64_t total,
@@ -757,11 +755,11 @@ int stackmap_scaler_init(struct stackmap_scaler *sc, const struct stackmap *m, u
 	sc->seen = calloc(sc->nkeys ? sc->nkeys : 1, sizeof *sc->seen);
 	if (!sc->seen)
 		return -1;
-	uint64_t pool_ns = 0;
+	uint64_t pool_ns = m ? m->pool_cpu_ns : 0;
 	for (size_t k = 0; k < sc->nkeys; k++)
-		if (m->key_counted[k] < STACKMAP_SCALE_MIN) {
-			sc->pool_counted += m->key_counted[k];
-			pool_ns += m->key_cpu_ns[k] < UINT64_MAX - pool_ns ? m->key_cpu_ns[k] : 0;
+		if (m->keys[k].counted < STACKMAP_SCALE_MIN) {
+			sc->pool_counted += m->keys[k].counted;
+			pool_ns += m->keys[k].cpu_ns < UINT64_MAX - pool_ns ? m->keys[k].cpu_ns : 0;
 		}
 	sc->pool_total = sc->nkeys ? in_periods(pool_ns, period_ns) : 0;
 	return 0;
@@ -771,11 +769,11 @@ uint64_t stackmap_scaler_key_total(const struct stackmap_scaler *sc, uint32_t ke
 				   uint64_t *counted)
 {
 	const struct stackmap *m = sc->map;
-	*counted = m && key < m->nkeys ? m->key_counted[key] : 0;
+	*counted = m && key < m->nkeys ? m->keys[key].counted : 0;
 	if (key >= sc->nkeys)
 		return *counted;
 	return *counted >= STACKMAP_SCALE_MIN
-		       ? in_periods(m->key_cpu_ns[key], sc->period_ns)
+		       ? in_periods(m->keys[key].cpu_ns, sc->period_ns)
 		       : stackmap_scale_share(0, *counted, sc->pool_total, sc->pool_counted);
 }
 

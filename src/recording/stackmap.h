@@ -101,6 +101,10 @@ void stackmap_get_stats(const struct stackmap *m, struct stackmap_stats *out);
  * neither counted per key nor scaled. -1 out of memory. */
 #define STACKMAP_SCALE_MIN 8u
 int stackmap_reserve_keys(struct stackmap *m, size_t n);
+/* KEY STACKMAP_POOL_KEY: the CPU of a thread that has no key (it ended
+ * never sampled: a key each would grow with a thread-making target), the
+ * pool's. */
+#define STACKMAP_POOL_KEY UINT32_MAX
 void stackmap_add_cpu(struct stackmap *m, uint32_t key, uint64_t ns);
 /* A walk of M's entries that gives each its share of its key's (or the
  * pool's) total (stackmap_scale_share), keeping what was given so far: the

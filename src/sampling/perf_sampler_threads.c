@@ -70,8 +70,6 @@ struct thread_row *ps_row_make(struct perf_sampler *ps, struct recorder_process 
 	return &ps->rows[slot];
 }
 
-static uint32_t row_name(struct perf_sampler *ps, struct thread_row *row, uint64_t now);
-
 /* Tell the recorder the CPU ROW's thread used since the last read (its
  * schedstat run time): each thread's total in the outputs is then the
  * kernel's account of it (stackmap_scaler_init), as with ptrace. Read at its
@@ -95,10 +93,13 @@ void ps_row_account(struct perf_sampler *ps, struct thread_row *row, uint64_t no
 		row->unaccounted_ns += ss.runtime_ns - row->runtime_ns;
 	row->runtime_ns = ss.runtime_ns;
 	row->have_runtime = true;
-	/* a thread never sampled has CPU too: its process's pool takes it
-	 * (stackmap_scaler_init) */
-	if (row->unaccounted_ns && id->key == UINT32_MAX)
-		(void)row_name(ps, row, now);
+	/* a thread not sampled yet (made at its birth, read at its exit or
+	 * at the end) has CPU too: the pool of the short-lived threads takes
+	 * it, with no key made for it */
+	if (row->unaccounted_ns && id->key == UINT32_MAX) {
+		recorder_account_unnamed_cpu(ps->rec, row->unaccounted_ns);
+		row->unaccounted_ns = 0;
+	}
 	if (row->unaccounted_ns && id->key != UINT32_MAX) {
 		recorder_account_cpu(ps->rec, id->key, row->unaccounted_ns);
 		row->unaccounted_ns = 0;
@@ -227,9 +228,8 @@ void ps_rows_of_process_release(struct perf_sampler *ps, pid_t pid)
 	}
 }
 
-/* ROW's key: made at its first sample (or when CPU is told of a thread
- * never sampled), and again when its name changed (read from /proc at most
- * once a second). UINT32_MAX out of memory. */
+/* ROW's key: made at its first sample, and again when its name changed
+ * (read from /proc at most once a second). UINT32_MAX out of memory. */
 static uint32_t row_name(struct perf_sampler *ps, struct thread_row *row, uint64_t now)
 {
 	const struct recorder_followed *id = ps_row_id(ps, row);

@@ -636,17 +636,22 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 void threads_account_exit(struct sampler *s, pid_t pid, pid_t tid)
 {
 	struct procfs_schedstat ss;
-	char state;
+	char buf[128];
 
 	if (s->cfg.idle)
 		return;
-	/* born since the last tick: added now, to be read from the next tick
-	 * on with the others queued (not during a tick's round, which
-	 * allocates nothing; such a thread's CPU is left out) */
-	if (!threads_find(s, tid) && !s->in_tick)
-		(void)threads_add_pending(s, s->stats.ticks + 1);
 	struct thread_state *t = threads_find(s, tid);
-	if (!t || t->retired || thread_id(s, t)->pid != pid ||
+	if (!t) {
+		/* born since the last tick and never read (one of ours, queued):
+		 * all its CPU, into the pool, with no key made for it (a key
+		 * each, and a file opened, for thousands of threads a second) */
+		if (threads_queued(s, tid) && (s->stats.ticks > 1 || s->cfg.launched) &&
+		    procfs_read_file(pid, tid, "schedstat", buf, sizeof buf) > 0 &&
+		    procfs_parse_schedstat(buf, &ss) && ss.runtime_ns)
+			recorder_account_unnamed_cpu(s->rec, ss.runtime_ns);
+		return;
+	}
+	if (t->retired || thread_id(s, t)->pid != pid ||
 	    !threads_open_file(s, t, "schedstat", &t->schedstat_fd) ||
 	    !procfs_read_schedstat(t->schedstat_fd, &ss))
 		return;
@@ -658,9 +663,11 @@ void threads_account_exit(struct sampler *s, pid_t pid, pid_t tid)
 		t->cpu_unaccounted_ns += ss.runtime_ns - t->runtime_ns;
 	}
 	t->runtime_ns = ss.runtime_ns;
-	/* its key: it may never have been a candidate (named at its first) */
-	if (t->cpu_unaccounted_ns && thread_id(s, t)->key == UINT32_MAX)
-		(void)threads_read_stat(s, t, &state);
+	/* never a candidate, so never named: no key for it */
+	if (thread_id(s, t)->key == UINT32_MAX && t->cpu_unaccounted_ns) {
+		recorder_account_unnamed_cpu(s->rec, t->cpu_unaccounted_ns);
+		t->cpu_unaccounted_ns = 0;
+	}
 	account_cpu(s, t);
 }
 

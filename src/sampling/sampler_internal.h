@@ -189,8 +189,10 @@ int threads_add_pending(struct sampler *s, uint64_t now);
 /* TID of PID stops on its way out (TARGET_EV_THREAD_EXITING): account the
  * CPU it used since its last read (sampler.c), so that the CPU of a thread
  * that lived a few ticks, or less than one, is not lost (the scaler pools
- * it with its process's). */
+ * it with the other short-lived threads'). */
 void threads_account_exit(struct sampler *s, pid_t pid, pid_t tid);
+/* Whether TID waits to be added (threads_queue). */
+bool threads_queued(const struct sampler *s, pid_t tid);
 void threads_retire(struct sampler *s, struct thread_state *t);
 void threads_release_retired(struct sampler *s);
 bool threads_read_stat(struct sampler *s, struct thread_state *t, char *state);

@@ -368,6 +368,14 @@ void threads_queue(struct sampler *s, pid_t pid, pid_t tid)
 	s->pending[s->npending++] = (struct target_thread){ .pid = pid, .tid = tid };
 }
 
+bool threads_queued(const struct sampler *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->npending; i++)
+		if (s->pending[i].tid == tid)
+			return true;
+	return false;
+}
+
 /* Target says TID (or every thread of PID, TID 0) is gone: forget it if it
  * waits to be added (a thread that lived less than a tick). */
 static void unqueue_thread(struct sampler *s, pid_t pid, pid_t tid)

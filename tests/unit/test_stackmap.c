@@ -419,6 +419,12 @@ static void test_cpu_scaling(void **state)
 	assert_int_equal(stackmap_scaler_count(&sc, 0, 17) + stackmap_scaler_count(&sc, 0, 13), 12);
 	assert_int_equal(stackmap_scaler_count(&sc, 2, 40), 0);
 	stackmap_scaler_fini(&sc);
+	/* a thread that ended never sampled: its CPU with no key, the pool's */
+	stackmap_add_cpu(m, STACKMAP_POOL_KEY, 90000000);
+	assert_int_equal(stackmap_scaler_init(&sc, m, period), 0);
+	assert_int_equal(stackmap_scaler_key_total(&sc, 1, &counted), 62);  /* 5 of 9, of 111 */
+	assert_int_equal(stackmap_scaler_key_total(&sc, 0, &counted), 12);
+	stackmap_scaler_fini(&sc);
 	/* wall-clock (period 0): counts as sampled */
 	assert_int_equal(stackmap_scaler_init(&sc, m, 0), 0);
 	assert_int_equal(stackmap_scaler_key_total(&sc, 0, &counted), 30);
