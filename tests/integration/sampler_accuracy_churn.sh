@@ -10,11 +10,12 @@
 # that more) (before this was fixed: 9 points short, and a third of the
 # CPU unsampled); the
 # rest is at most 5 points above the kernel's; and the samples stand for
-# the process's CPU time within 10% under, 5% over (each thread's CPU is
+# the process's CPU time within 10% under, 7% over (each thread's CPU is
 # read at its exit, and the threads sampled fewer than 8 times are scaled
-# to their process's account together; measured 96-99%: the CPU of a thread
-# that ends during a tick's round before its first read is left out; it was
-# 87-98%, within 25%, when short threads kept their raw counts).
+# to their account together; measured 96-102%: the CPU of a thread that
+# ends during a tick's round before its first read is left out, and the
+# fixture reads its own before its threads are joined; it was 87-98%,
+# within 25%, when short threads kept their raw counts).
 TEST_TIMEOUT=180
 . "$TESTS_SRCDIR/lib.sh"
 need_root
@@ -47,7 +48,7 @@ check_case() {
 		"$(pct "$((total - short - long))" "$total")" 0 \
 		"$(awk -v s="$work" -v l="$steady" -v p="$process" 'BEGIN { printf "%.1f\n", 100 * (p - s - l) / p + 5 }')"
 	assert_within "threads of ${on} us: sampled CPU, % of the process's" \
-		"$(awk -v n="$total" -v p="$process" 'BEGIN { printf "%.1f\n", 100 * n * (1e9 / 199) / p }')" 90 105
+		"$(awk -v n="$total" -v p="$process" 'BEGIN { printf "%.1f\n", 100 * n * (1e9 / 199) / p }')" 90 107
 }
 
 check_case 300 0
