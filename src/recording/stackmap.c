@@ -732,67 +732,12 @@ void stackmap_add_cpu(struct stackmap *m, uint32_t key, uint64_t ns)
 		*to = *to + ns < *to ? UINT64_MAX : *to + ns;
 }
 
-uint64_t stackmap_scale_share(uint64_t seen_before, uint64_t count, uint64_t total,
-			      uint64_t counted)
+void stackmap_key_account(const struct stackmap *m, uint32_t key, struct stackmap_account *out)
 {
-	if (total == counted || counted == 0)
-		return count;
-	unsigned __int128 half = counted / 2;
-	uint64_t upto = (uint64_t)(((unsigned __int128)(seen_before + count) * total + half) / counted);
-	uint64_t before = (uint64_t)(((unsigned __int128)seen_before * total + half) / counted);
-	return upto - before;
-}
-
-static uint64_t in_periods(uint64_t ns, uint64_t period_ns)
-{
-	return ns / period_ns + (ns % period_ns >= period_ns - period_ns / 2);
-}
-
-int stackmap_scaler_init(struct stackmap_scaler *sc, const struct stackmap *m, uint64_t period_ns)
-{
-	*sc = (struct stackmap_scaler){ .map = m, .period_ns = period_ns };
-	sc->nkeys = m && period_ns && m->accounted ? m->nkeys : 0;
-	sc->seen = calloc(sc->nkeys ? sc->nkeys : 1, sizeof *sc->seen);
-	if (!sc->seen)
-		return -1;
-	uint64_t pool_ns = m ? m->pool_cpu_ns : 0;
-	for (size_t k = 0; k < sc->nkeys; k++)
-		if (m->keys[k].counted < STACKMAP_SCALE_MIN) {
-			sc->pool_counted += m->keys[k].counted;
-			pool_ns += m->keys[k].cpu_ns < UINT64_MAX - pool_ns ? m->keys[k].cpu_ns : 0;
-		}
-	sc->pool_total = sc->nkeys ? in_periods(pool_ns, period_ns) : 0;
-	return 0;
-}
-
-uint64_t stackmap_scaler_key_total(const struct stackmap_scaler *sc, uint32_t key,
-				   uint64_t *counted)
-{
-	const struct stackmap *m = sc->map;
-	*counted = m && key < m->nkeys ? m->keys[key].counted : 0;
-	if (key >= sc->nkeys)
-		return *counted;
-	return *counted >= STACKMAP_SCALE_MIN
-		       ? in_periods(m->keys[key].cpu_ns, sc->period_ns)
-		       : stackmap_scale_share(0, *counted, sc->pool_total, sc->pool_counted);
-}
-
-uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint64_t count)
-{
-	uint64_t counted, total = stackmap_scaler_key_total(sc, key, &counted);
-	if (key >= sc->nkeys)
-		return count;
-	bool pooled = counted < STACKMAP_SCALE_MIN;
-	uint64_t *seen = pooled ? &sc->pool_seen : &sc->seen[key];
-	uint64_t share = pooled ? stackmap_scale_share(*seen, count, sc->pool_total, sc->pool_counted)
-				: stackmap_scale_share(*seen, count, total, counted);
-	*seen += count;
-	return share;
-}
-
-void stackmap_scaler_fini(struct stackmap_scaler *sc)
-{
-	free(sc->seen);
-	sc->seen = NULL;
-	sc->nkeys = 0;
+	*out = (struct stackmap_account){ .nkeys = m->nkeys, .accounted = m->accounted,
+					  .pool_cpu_ns = m->pool_cpu_ns };
+	if (key < m->nkeys) {
+		out->counted = m->keys[key].counted;
+		out->cpu_ns = m->keys[key].cpu_ns;
+	}
 }

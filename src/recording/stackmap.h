@@ -23,6 +23,7 @@
  * resident memory and reads the spill file once per pass. */
 #ifndef CSAMPLER_STACKMAP_H
 #define CSAMPLER_STACKMAP_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -84,8 +85,10 @@ void stackmap_get_stats(const struct stackmap *m, struct stackmap_stats *out);
  * counted, however its samples fell (a busy host, a shared CPU, a tick that
  * came late): its stacks keep the shares sampling gave them, scaled to that
  * total, rounded so the scaled counts add up to it exactly.
- * The threads counted fewer than STACKMAP_SCALE_MIN periods (short-lived,
- * or never sampled at all) are scaled together, one pool for the map: the
+ * The threads counted fewer than STACKMAP_SCALE_MIN periods whose CPU is
+ * under as many periods (short-lived, or never sampled at all: one with a
+ * few samples of much CPU, its stops dropped, keeps its own) are scaled
+ * together, one pool for the map: the
  * pool's stacks to the pool's CPU, so the CPU of a thread never sampled is
  * not lost (its sample chance is its CPU's: the samples of those sampled
  * stand for it) and the total is the kernel's: a shell loop of 1,500
@@ -106,6 +109,15 @@ int stackmap_reserve_keys(struct stackmap *m, size_t n);
  * pool's. */
 #define STACKMAP_POOL_KEY UINT32_MAX
 void stackmap_add_cpu(struct stackmap *m, uint32_t key, uint64_t ns);
+/* KEY's account in M (and the map's: its room, whether any CPU was
+ * accounted, the CPU of threads with no key), for the scaler. */
+struct stackmap_account {
+	uint64_t counted, cpu_ns;       /* KEY's: periods counted, CPU */
+	size_t nkeys;
+	bool accounted;
+	uint64_t pool_cpu_ns;
+};
+void stackmap_key_account(const struct stackmap *m, uint32_t key, struct stackmap_account *out);
 /* A walk of M's entries that gives each its share of its key's (or the
  * pool's) total (stackmap_scale_share), keeping what was given so far: the
  * profile builder and --top count with it. PERIOD_NS 0: counts as sampled

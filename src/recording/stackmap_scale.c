@@ -1,0 +1,92 @@
+/* stackmap_scale: the walk that gives each of a map's stacks its share of
+ * the kernel's account of its thread's CPU (stackmap.h: the scaler). Pure:
+ * it reads a map's per-key account through stackmap_key_account. */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "stackmap.h"
+
+static uint64_t in_periods(uint64_t ns, uint64_t period_ns)
+{
+	return ns / period_ns + (ns % period_ns >= period_ns - period_ns / 2);
+}
+
+uint64_t stackmap_scale_share(uint64_t seen_before, uint64_t count, uint64_t total,
+			      uint64_t counted)
+{
+	if (total == counted || counted == 0)
+		return count;
+	unsigned __int128 half = counted / 2;
+	uint64_t upto = (uint64_t)(((unsigned __int128)(seen_before + count) * total + half) / counted);
+	uint64_t before = (uint64_t)(((unsigned __int128)seen_before * total + half) / counted);
+	return upto - before;
+}
+
+/* Whether key K is scaled with the pool: few samples and little CPU (a
+ * thread short-lived, or never sampled); one with a few samples of much
+ * CPU (its stops found it waiting for a CPU) is scaled to its own. */
+static bool pooled(const struct stackmap *m, size_t k, uint64_t period_ns)
+{
+	struct stackmap_account a;
+	stackmap_key_account(m, (uint32_t)k, &a);
+	return a.counted < STACKMAP_SCALE_MIN &&
+	       (!a.counted || a.cpu_ns / STACKMAP_SCALE_MIN < period_ns);
+}
+
+int stackmap_scaler_init(struct stackmap_scaler *sc, const struct stackmap *m, uint64_t period_ns)
+{
+	struct stackmap_account a = { 0 };
+	*sc = (struct stackmap_scaler){ .map = m, .period_ns = period_ns };
+	if (m)
+		stackmap_key_account(m, 0, &a);
+	sc->nkeys = period_ns && a.accounted ? a.nkeys : 0;
+	sc->seen = calloc(sc->nkeys ? sc->nkeys : 1, sizeof *sc->seen);
+	if (!sc->seen)
+		return -1;
+	uint64_t pool_ns = a.pool_cpu_ns;
+	for (size_t k = 0; k < sc->nkeys; k++)
+		if (pooled(m, k, period_ns)) {
+			stackmap_key_account(m, (uint32_t)k, &a);
+			sc->pool_counted += a.counted;
+			pool_ns += a.cpu_ns < UINT64_MAX - pool_ns ? a.cpu_ns : 0;
+		}
+	sc->pool_total = sc->nkeys ? in_periods(pool_ns, period_ns) : 0;
+	return 0;
+}
+
+uint64_t stackmap_scaler_key_total(const struct stackmap_scaler *sc, uint32_t key,
+				   uint64_t *counted)
+{
+	struct stackmap_account a = { 0 };
+	if (sc->map)
+		stackmap_key_account(sc->map, key, &a);
+	*counted = a.counted;
+	if (key >= sc->nkeys)
+		return *counted;
+	return !pooled(sc->map, key, sc->period_ns)
+		       ? in_periods(a.cpu_ns, sc->period_ns)
+		       : stackmap_scale_share(0, *counted, sc->pool_total, sc->pool_counted);
+}
+
+uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint64_t count)
+{
+	uint64_t counted, total = stackmap_scaler_key_total(sc, key, &counted);
+	if (key >= sc->nkeys)
+		return count;
+	bool pool = pooled(sc->map, key, sc->period_ns);
+	uint64_t *seen = pool ? &sc->pool_seen : &sc->seen[key];
+	uint64_t share = pool ? stackmap_scale_share(*seen, count, sc->pool_total, sc->pool_counted)
+			      : stackmap_scale_share(*seen, count, total, counted);
+	*seen += count;
+	return share;
+}
+
+void stackmap_scaler_fini(struct stackmap_scaler *sc)
+{
+	free(sc->seen);
+	sc->seen = NULL;
+	sc->nkeys = 0;
+}
