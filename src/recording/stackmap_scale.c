@@ -53,7 +53,12 @@ int stackmap_scaler_init(struct stackmap_scaler *sc, const struct stackmap *m, u
 			sc->pool_counted += a.counted;
 			pool_ns += a.cpu_ns < UINT64_MAX - pool_ns ? a.cpu_ns : 0;
 		}
+	/* (never below the count sampled: a pool whose account came out
+	 * short, threads that ended unread while csampler had no CPU, would
+	 * scale their samples away; sampled, they are unbiased) */
 	sc->pool_total = sc->nkeys ? in_periods(pool_ns, period_ns) : 0;
+	if (sc->pool_total < sc->pool_counted)
+		sc->pool_total = sc->pool_counted;
 	return 0;
 }
 
