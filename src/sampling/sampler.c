@@ -531,6 +531,27 @@ static void account_cpu(struct sampler *s, struct thread_state *t)
 	}
 }
 
+/* RUNTIME_NS read for T: the CPU it used since its last read waits in
+ * cpu_unaccounted_ns (on-CPU mode). At its first read, what it used before
+ * is not ours to count, unless it was born while we sample (seen after the
+ * first tick, or in a program started for us). */
+static bool born_while_sampled(const struct sampler *s)
+{
+	return s->stats.ticks > 1 || s->cfg.launched;
+}
+
+static void take_runtime(struct sampler *s, struct thread_state *t, uint64_t runtime_ns)
+{
+	if (t->fresh) {
+		t->fresh = false;
+		if (born_while_sampled(s) && !s->cfg.idle)
+			t->cpu_unaccounted_ns = runtime_ns;
+	} else if (!s->cfg.idle && runtime_ns > t->runtime_ns) {
+		t->cpu_unaccounted_ns += runtime_ns - t->runtime_ns;
+	}
+	t->runtime_ns = runtime_ns;
+}
+
 /* The time T waited for a CPU since its last read, into stats.waited_ns.
  * Its run delay grows only when a wait ends (the thread got a CPU): a
  * thread runnable at its last read ('R') that has not run since is counted
@@ -569,31 +590,20 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 		return;
 	}
 	bool fresh = t->fresh;
-	if (t->fresh) {
-		t->fresh = false;
-		t->runtime_ns = ss.runtime_ns;
+	if (fresh)
 		t->arrivals = ss.arrivals;
-		/* CPU time it used before we saw it is not ours to count,
-		 * unless it was born while we sample (seen after the first
-		 * tick, or in a program started for us) */
-		if ((s->stats.ticks > 1 || s->cfg.launched) && !s->cfg.idle)
-			t->cpu_unaccounted_ns = ss.runtime_ns;
-	}
 	/* It got a CPU or ran since the last read (a running thread's
 	 * run time is updated only at scheduler events, its arrivals
 	 * when it gets a CPU): it may be running now. */
-	bool ran = ss.runtime_ns != t->runtime_ns || ss.arrivals != t->arrivals;
+	bool ran = !fresh && (ss.runtime_ns != t->runtime_ns || ss.arrivals != t->arrivals);
 	if (ss.arrivals > t->arrivals) {
 		/* the target's own switches: our stops left out */
 		uint64_t got = ss.arrivals - t->arrivals;
 		s->stats.switches += got - (t->own_stops < got ? t->own_stops : got);
 	}
 	t->own_stops = 0;
-	if (!s->cfg.idle && ss.runtime_ns > t->runtime_ns) {
-		t->cpu_unaccounted_ns += ss.runtime_ns - t->runtime_ns;
-		account_cpu(s, t);
-	}
-	t->runtime_ns = ss.runtime_ns;
+	take_runtime(s, t, ss.runtime_ns);
+	account_cpu(s, t);
 	t->arrivals = ss.arrivals;
 	count_wait(s, t, &ss, fresh, ran, now);
 	t->run_delay_ns = ss.run_delay_ns;
@@ -645,7 +655,7 @@ void threads_account_exit(struct sampler *s, pid_t pid, pid_t tid)
 		/* born since the last tick and never read (one of ours, queued):
 		 * all its CPU, into the pool, with no key made for it (a key
 		 * each, and a file opened, for thousands of threads a second) */
-		if (threads_queued(s, tid) && (s->stats.ticks > 1 || s->cfg.launched) &&
+		if (threads_queued(s, tid) && born_while_sampled(s) &&
 		    procfs_read_file(pid, tid, "schedstat", buf, sizeof buf) > 0 &&
 		    procfs_parse_schedstat(buf, &ss) && ss.runtime_ns)
 			recorder_account_unnamed_cpu(s->rec, ss.runtime_ns);
@@ -655,14 +665,7 @@ void threads_account_exit(struct sampler *s, pid_t pid, pid_t tid)
 	    !threads_open_file(s, t, "schedstat", &t->schedstat_fd) ||
 	    !procfs_read_schedstat(t->schedstat_fd, &ss))
 		return;
-	if (t->fresh) {
-		t->fresh = false;
-		if (s->stats.ticks > 1 || s->cfg.launched)
-			t->cpu_unaccounted_ns = ss.runtime_ns;
-	} else if (ss.runtime_ns > t->runtime_ns) {
-		t->cpu_unaccounted_ns += ss.runtime_ns - t->runtime_ns;
-	}
-	t->runtime_ns = ss.runtime_ns;
+	take_runtime(s, t, ss.runtime_ns);
 	/* never a candidate, so never named: no key for it */
 	if (thread_id(s, t)->key == UINT32_MAX && t->cpu_unaccounted_ns) {
 		recorder_account_unnamed_cpu(s->rec, t->cpu_unaccounted_ns);
