@@ -524,6 +524,10 @@ void target_detach(struct target *t)
 	if (t->cfg.verbose && t->restarted)
 		warn("restarted %llu system call%s that an interrupt ended with EINTR", t->restarted,
 		     t->restarted == 1 ? "" : "s");
+	if (t->cfg.verbose && t->stray_caught)
+		warn("stopped %llu runnable thread%s after another took a signal queued only because "
+		     "the process is traced (a call it woke runs again)", t->stray_caught,
+		     t->stray_caught == 1 ? "" : "s");
 	/* Nothing to ask of the kernel: the tracees are let go when the
 	 * tracer thread exits, each as it is (tracer.h). */
 	t->nrows = 0;

@@ -310,6 +310,9 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 		tg_restart_interrupted_call(t, i, tid);
 		if (!r->restart_ip)
 			r->restart_ip = pending_restart;   /* (tg_undo_restart checks it still is) */
+		/* (the thread it woke may be another: stop it before it
+		 * returns EINTR) */
+		tg_catch_stray_wakers(t, i);
 	} else if (kind == STOP_SIGNAL) {
 		tg_undo_restart(t, i, tid);
 	} else {

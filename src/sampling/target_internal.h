@@ -81,6 +81,7 @@ struct target {
 	bool in_full_pass;            /* a waitpid(-1) pass is under way */
 	long long next_full_ns;       /* the next full pass is due then */
 	unsigned long long restarted;  /* calls tg_restart_interrupted_call restarted */
+	unsigned long long stray_caught; /* threads tg_catch_stray_wakers interrupted */
 	struct user_regs_struct regs;  /* of thread regs_tid (0: none), read at its stop */
 	pid_t regs_tid;
 
@@ -134,6 +135,10 @@ void tg_undo_restart(struct target *t, size_t i, pid_t tid);
 /* Whether signal SIG, being delivered to thread TID of PID, would reach it
  * were it not traced (true when unknown). */
 bool tg_signal_reaches(pid_t pid, pid_t tid, int sig);
+/* Row I took a stray signal (one that reaches no thread untraced): stop the
+ * threads of its process it may have been taken from, so a call it woke
+ * runs again (target_restart.c). */
+void tg_catch_stray_wakers(struct target *t, size_t i);
 
 /* ---- target_attach.c ------------------------------------------------------- */
 

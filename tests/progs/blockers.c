@@ -21,8 +21,9 @@
  * SECONDS or at SIGTERM (taken by the main thread with sigtimedwait: every
  * thread blocks it, so it interrupts no blocked call).
  *
- * usage: blockers SECONDS [WORK_US [WAIT_MS]]   (defaults: 0 us, 200 ms)
- * Prints "ready PID" first. */
+ * usage: blockers SECONDS [WORK_US [WAIT_MS [FORK_US]]]   (defaults: 0 us,
+ * 200 ms, no forking): with FORK_US, thread "forker" forks a child every
+ * FORK_US microseconds (below). Prints "ready PID" first. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +45,7 @@
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -280,6 +282,27 @@ static void *spinner(void *arg)
 	return arg;
 }
 
+/* Thread "forker": a child every FORK_US that exits at once, reaped with
+ * WNOHANG (as a server's master, a shell): each child's exit raises a
+ * SIGCHLD at SIG_DFL, which the kernel drops for a process nobody traces. */
+static long fork_us;
+static void *forker(void *arg)
+{
+	pthread_setname_np(pthread_self(), "forker");
+	struct timespec ts = { .tv_sec = fork_us / 1000000, .tv_nsec = (fork_us % 1000000) * 1000L };
+	for (;;) {
+		pid_t child = fork();
+		if (child == 0)
+			_exit(0);
+		if (child < 0)
+			abort();
+		nanosleep(&ts, NULL);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+	return arg;
+}
+
 static unsigned long report(void)
 {
 	unsigned long total = 0;
@@ -305,8 +328,10 @@ int main(int argc, char **argv)
 		work_us = atol(argv[2]);
 	if (argc > 3)
 		wait_ms = atol(argv[3]);
-	if (seconds <= 0 || work_us < 0 || wait_ms <= 0) {
-		fprintf(stderr, "usage: blockers SECONDS [WORK_US [WAIT_MS]]\n");
+	if (argc > 4)
+		fork_us = atol(argv[4]);
+	if (seconds <= 0 || work_us < 0 || wait_ms <= 0 || fork_us < 0) {
+		fprintf(stderr, "usage: blockers SECONDS [WORK_US [WAIT_MS [FORK_US]]]\n");
 		return 2;
 	}
 
@@ -341,6 +366,8 @@ int main(int argc, char **argv)
 		if (pthread_create(&th, NULL, blocker, (void *)k) != 0)
 			return 2;
 	if (pthread_create(&th, NULL, spinner, NULL) != 0)
+		return 2;
+	if (fork_us > 0 && pthread_create(&th, NULL, forker, NULL) != 0)
 		return 2;
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
