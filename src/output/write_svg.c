@@ -6,7 +6,10 @@
  * statically (so the image reads without scripts, e.g. in an <img>), and the
  * embedded script adds click to zoom, regex search with the matched share,
  * hover details and reset. Frames narrower than MIN_WIDTH pixels are left
- * out, as flamegraph.pl does, to keep huge profiles small.
+ * out, as flamegraph.pl does; and where the frames left would still make a
+ * file over about SVG_BYTES_MAX (a deep compiler's profile: 389k frames,
+ * 109 MB, more than a browser opens), the narrowest go too, until the rest
+ * fit (svg_fit_budget), and the image says how many and how narrow.
  *
  * Colors are stable: the hue range says what kind of frame it is (warm =
  * native code, the module picking the hue inside it; lighter for inlined
@@ -36,6 +39,8 @@
 #define TITLE_MAX 160                  /* characters of the title shown */
 #define LABEL_MAX 64                   /* characters of a label's value shown */
 #define WORD_MAX 64                    /* characters of what a count is (-i: a type) */
+#define SVG_BYTES_MAX (4u << 20)       /* the frames' part of the file, estimated */
+#define NODE_BYTES 240                 /* a frame's markup besides its name (twice) */
 
 struct svg_node {
 	const char *name;        /* owned (but the root's), not NUL-terminated */
@@ -148,6 +153,51 @@ static int layout_stack(void *ctx, const struct folded_stack *st)
 	return 0;
 }
 
+static int by_count_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Keep the widest frames whose markup fits SVG_BYTES_MAX (estimated by the
+ * frames' average size): the frames of a count at or under the cut are
+ * dropped, every frame of that count, so a frame and a callee as wide go
+ * together; a callee is never wider than its caller, so no frame kept loses
+ * its caller. Returns the number dropped and sets *CUT (0: none). */
+static size_t svg_fit_budget(struct svg_layout *lay, uint64_t *cut)
+{
+	size_t bytes = 0;
+	*cut = 0;
+	for (size_t i = 0; i < lay->len; i++)
+		bytes += NODE_BYTES + 2 * lay->n[i].len;
+	if (bytes <= SVG_BYTES_MAX)
+		return 0;
+	uint64_t *counts = malloc(lay->len * sizeof *counts);
+	if (!counts)
+		return 0;   /* (out of memory: drawn whole) */
+	for (size_t i = 0; i < lay->len; i++)
+		counts[i] = lay->n[i].count;
+	qsort(counts, lay->len, sizeof *counts, by_count_desc);
+	size_t avg = (bytes + lay->len - 1) / lay->len;
+	uint64_t limit = counts[SVG_BYTES_MAX / avg];   /* (< len: bytes > the budget) */
+	free(counts);
+	size_t w = 0, dropped = 0;
+	lay->max_depth = 0;
+	for (size_t i = 0; i < lay->len; i++) {
+		if (lay->n[i].count <= limit) {
+			free((char *)lay->n[i].name);
+			dropped++;
+			continue;
+		}
+		if (lay->n[i].depth > lay->max_depth)
+			lay->max_depth = lay->n[i].depth;
+		lay->n[w++] = lay->n[i];
+	}
+	lay->len = w;
+	*cut = limit;
+	return dropped;
+}
+
 static void layout_free(struct svg_layout *lay)
 {
 	for (size_t i = 0; i < lay->len; i++)
@@ -256,6 +306,7 @@ static const char svg_style[] =
 	"text { font-family: \"DejaVu Sans Mono\", Menlo, Consolas, monospace; "
 	"font-size: 12px; fill: #000; }\n"
 	"#title { font-size: 16px; text-anchor: middle; }\n"
+	"#cut { text-anchor: middle; fill: rgb(90,90,90); }\n"
 	".button { cursor: pointer; fill: #246; }\n"
 	".button:hover { text-decoration: underline; }\n"
 	".hide { display: none; }\n"
@@ -458,6 +509,8 @@ int write_svg(const struct profile *p, FILE *out, const struct write_options *op
 		return -1;
 	}
 	total = lay.offset;
+	uint64_t cut;
+	size_t dropped = svg_fit_budget(&lay, &cut);
 	root = (struct svg_node){ "all", 3, 0, total, 0, root_frame, lay.base_offset };
 	uint64_t max_change = 0;
 	for (size_t i = 0; p->diff && i < lay.len; i++) {
@@ -487,6 +540,14 @@ int write_svg(const struct profile *p, FILE *out, const struct write_options *op
 	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"22\">", IMAGE_WIDTH / 2);
 	write_title(p, out, opt);
 	fputs("</text>\n", out);
+	if (dropped && total)
+	{
+		fprintf(out, "<text id=\"cut\" x=\"%d\" y=\"40\">%zu frames of %" PRIu64 " ",
+			IMAGE_WIDTH / 2, dropped, cut);
+		escape_xml(out, word, strlen(word), WORD_MAX);
+		fprintf(out, " or fewer (%.3f%%) not drawn, to keep this file small</text>\n",
+			100.0 * (double)cut / (double)total);
+	}
 	fprintf(out, "<text id=\"reset\" class=\"button hide\" x=\"%d\" y=\"40\">Reset Zoom</text>\n",
 		SIDE_PAD);
 	fprintf(out, "<text id=\"search\" class=\"button\" x=\"%d\" y=\"40\" "

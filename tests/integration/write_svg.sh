@@ -2,7 +2,11 @@
 # write_svg: our own flame graph of mkprofile's known profile, parsed as XML
 # (xmllint when present, python3's xml.etree always): the frames are exactly
 # the tree of the folded stacks, each width proportional to its samples and
-# inside its parent, the title, the script, hostile names escaped.
+# inside its parent, the title, the script, hostile names escaped. A deep
+# profile (5,000 distinct stacks of 66 frames: 264k frames at least 0.1 px
+# wide, 80 MB of SVG before) keeps its widest frames within 5 MB, the file
+# says how many it left out, and the frames drawn are whole (each in its
+# parent).
 . "$TESTS_SRCDIR/lib.sh"
 need_cmd python3
 
@@ -94,6 +98,30 @@ print('# %s: %d frames, widths proportional to %d samples' % (svg_path.rsplit('/
 PY
 }
 check "$T/t.svg" "$T/t.folded" 'csampler: ./app --mode="fast" <in>&out (pid 4242), 1.50s, 125 samples'
+grep -q 'id="cut"' "$T/t.svg" && fail "frames left out of a small profile"
+
+"$PROGS/mkprofile" -W 5000 "$T/w.svg" || fail "mkprofile -W failed"
+size=$(wc -c <"$T/w.svg")
+note "deep profile: $size bytes, $(grep -c '<g class="f"' "$T/w.svg") frames drawn"
+[ "$size" -le 5242880 ] || fail "deep profile's SVG is $size bytes (over 5 MB)"
+grep -q '<text id="cut" [^>]*>[0-9]* frames of 1 samples or fewer ([0-9.]*%) not drawn' "$T/w.svg" ||
+	fail "the SVG does not say which frames it left out"
+python3 - "$T/w.svg" <<'PY' || fail "deep profile's SVG frames are not whole"
+import sys, xml.etree.ElementTree as ET
+NS = '{http://www.w3.org/2000/svg}'
+frames = [(int(g.get('data-d')), int(g.get('data-s')), int(g.get('data-n')), g.get('data-name'))
+          for g in ET.parse(sys.argv[1]).getroot().iter(NS + 'g') if g.get('class') == 'f']
+byd = {}
+for f in frames:
+    byd.setdefault(f[0], []).append(f)
+for d, s, n, name in frames:
+    if d and not any(p[1] <= s and s + n <= p[1] + p[2] for p in byd.get(d - 1, [])):
+        print('FAIL: frame %s at depth %d has no caller drawn' % (name, d)); sys.exit(1)
+names = set(f[3] for f in frames)
+for want in ('main', 'wide', 'compute', 'ns::deep::level_0_a(std::vector<int, std::allocator<int> > const&)'):
+    if want not in names:
+        print('FAIL: %s not drawn' % want); sys.exit(1)
+PY
 check "$T/p.svg" "$T/p.folded" 'my <title> & "quotes"'
 grep -q 'data-name="a:b999 77-4245"' "$T/t.svg" || fail "hostile thread frame not escaped as in folded"
 grep -q '>my &lt;title&gt; &amp; &quot;quotes&quot;</text>' "$T/p.svg" || fail "title not XML-escaped"

@@ -1,11 +1,15 @@
 /* mkprofile: build a known synthetic profile and write it with the real
  * writers, for the write_*.sh integration tests.
  *
- *   mkprofile [-t] [-a] [-T TITLE] [-f FORMAT] FILE...
+ *   mkprofile [-t] [-a] [-T TITLE] [-f FORMAT] [-W N] FILE...
  *
  * -t thread root frames, -a _[i]/_[j] annotations, -T the SVG title, -f the
- * format of every FILE (else from its extension; "-" is stdout). Exit 0, or
- * 69 when some file could not be written (the writer printed why).
+ * format of every FILE (else from its extension; "-" is stdout), -W N adds
+ * N samples of one each to thread app, each its own stack of 64 frames
+ * under main;wide (frame K of sample I: "ns::deep::level_K_a(...)" or
+ * "..._b(...)" by bit K of a hash of I), the shape of a deep compiler's
+ * profile. Exit 0, or 69 when some file could not be written (the writer
+ * printed why).
  *
  * The profile (pid 4242, period 1e9/99 ns, 1.5 s, 125 samples):
  *
@@ -58,7 +62,35 @@ static void add_sample(struct profile *p, uint32_t thread, const uint32_t *locs,
 	}
 }
 
-static struct profile *build_profile(void)
+#define WIDE_DEPTH 64
+static void add_wide(struct profile *p, uint32_t m_app, uint32_t thread, uint32_t l_main, long n)
+{
+	uint32_t locs[2][WIDE_DEPTH], l_wide;
+	char name[128];
+	for (int k = 0; k < WIDE_DEPTH; k++)
+		for (int b = 0; b < 2; b++) {
+			snprintf(name, sizeof name,
+				 "ns::deep::level_%d_%c(std::vector<int, std::allocator<int> > const&)",
+				 k, "ab"[b]);
+			uint32_t f = line_function(p, name, name, "deep.cc", 100 + k);
+			locs[b][k] = one_line_location(p, 0x410000 + (uint64_t)(2 * k + b) * 16,
+						       m_app, f, 100 + k, false);
+		}
+	l_wide = one_line_location(p, 0x401700, m_app, line_function(p, "wide", "wide", "app.c", 90),
+				   91, false);
+	for (long i = 0; i < n; i++) {
+		uint64_t h = (uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+		uint32_t st[WIDE_DEPTH + 2];
+		for (int k = 0; k < WIDE_DEPTH; k++)   /* (leaf first) */
+			st[WIDE_DEPTH - 1 - k] = locs[(h >> k) & 1][k];
+		st[WIDE_DEPTH] = l_wide;
+		st[WIDE_DEPTH + 1] = l_main;
+		add_sample(p, thread, st, WIDE_DEPTH + 2, 0, 1);
+	}
+}
+
+static struct profile *build_profile(long wide)
 {
 	struct profile *p = profile_new();
 	struct profile_mapping app = { 0x400000, 0x402000, 0, "/usr/bin/app",
@@ -145,6 +177,8 @@ static struct profile *build_profile(void)
 		add_sample(p, t_evil, s5, 5, 0, 13);
 		add_sample(p, t_pool, s6, 1, PROFILE_SAMPLE_TRUNCATED, 5);
 	}
+	if (wide > 0)
+		add_wide(p, m_app, t_app, l_main, wide);
 	return p;
 }
 
@@ -154,8 +188,9 @@ int main(int argc, char **argv)
 	enum output_format f = FORMAT_AUTO;
 	struct profile *p;
 	int c, status = 0;
+	long wide = 0;
 
-	while ((c = getopt(argc, argv, "taT:f:")) != -1) {
+	while ((c = getopt(argc, argv, "taT:f:W:")) != -1) {
 		switch (c) {
 		case 't':
 			opt.threads = true;
@@ -166,6 +201,9 @@ int main(int argc, char **argv)
 		case 'T':
 			opt.title = optarg;
 			break;
+		case 'W':
+			wide = atol(optarg);
+			break;
 		case 'f':
 			f = write_format_from_name(optarg);
 			if (f == FORMAT_AUTO) {
@@ -174,11 +212,11 @@ int main(int argc, char **argv)
 			}
 			break;
 		default:
-			fprintf(stderr, "usage: mkprofile [-t] [-a] [-T TITLE] [-f FORMAT] FILE...\n");
+			fprintf(stderr, "usage: mkprofile [-t] [-a] [-T TITLE] [-f FORMAT] [-W N] FILE...\n");
 			return 64;
 		}
 	}
-	p = build_profile();
+	p = build_profile(wide);
 	for (int i = optind; i < argc; i++)
 		if (write_output(p, argv[i], -1, f, &opt) < 0)
 			status = 69;
