@@ -139,6 +139,61 @@ check_completions() {
 	grep -qx echo "$T/reply" || fail "$sh: '-- ech' did not offer echo"
 }
 
+# option_value OPT: a value csampler accepts for OPT (nothing for a flag).
+option_value() {
+	case "$1" in
+	-p|--pid|-t|--tid) echo 4194300 ;;
+	-d|--duration|--interval|--serve-max-seconds) echo 2 ;;
+	-F|--rate) echo 99 ;;
+	-o|--output) echo "$T/mode2.svg" ;;
+	-i|--input) echo "$T/none2.pb.gz" ;;
+	-f|--format) echo folded ;;
+	--thread-group) echo 'a=b' ;;
+	--label) echo 'k=v' ;;
+	--max-depth) echo 64 ;;
+	--max-stacks) echo 1000 ;;
+	--stack-window) echo 64k ;;
+	--attach-mode) echo persistent ;;
+	--backend) echo ptrace ;;
+	--serve) echo 127.0.0.1:0 ;;
+	--serve-token-file) echo "$T/none.token" ;;
+	esac
+}
+
+# check_mode_completions SH COMPLETE [PARTIAL]: in each mode (--dump, -i,
+# --top, --serve), every option COMPLETE offers for "csampler MODE PARTIAL"
+# (PARTIAL: "-", or "--" for a shell that completes commands after "-") is
+# one csampler takes there: run with a process (or an input) that does not
+# exist, it fails for that (65, 66), never with a usage error (64). (--diff
+# takes a second -i; --help and --version end any line; --top runs in a
+# terminal, util-linux's script.)
+check_mode_completions() {
+	local sh=$1 complete=$2 partial=${3:--} mode opt st bad=
+	for mode in "--dump -p 4194300" "-i $T/none.pb.gz -o $T/mode.folded" "--top -p 4194300" \
+		    "--serve 127.0.0.1:0 -p 4194300"; do
+		$complete "csampler $mode $partial"
+		grep -q -- '^-' "$T/reply" || fail "$sh: no option offered after 'csampler $mode $partial'"
+		for opt in $(sed -n 's/=$//; /^-/p' "$T/reply" | sort -u); do
+			case "$mode:$opt" in
+			*:--diff|*:-h|*:--help|*:-V|*:--version|*:--|-i*:-i|-i*:--input) continue ;;
+			esac
+			st=0
+			case "$mode" in
+			--top*) command -v script >/dev/null || continue
+				# shellcheck disable=SC2046
+				TERM=xterm timeout -k 2 10 script -qec "$CSAMPLER $mode $opt $(option_value "$opt")" \
+					/dev/null >"$T/mode.err" 2>&1 </dev/null || st=$? ;;
+			*)	# shellcheck disable=SC2046
+				"$CSAMPLER" $mode "$opt" $(option_value "$opt") >"$T/mode.out" 2>"$T/mode.err" \
+					</dev/null || st=$? ;;
+			esac
+			[ "$st" = 64 ] && bad="$bad
+$sh: after '$mode', $opt is offered and refused: $(grep csampler: "$T/mode.err" | head -n 1)"
+		done
+	done
+	[ -z "$bad" ] || fail "options offered that csampler refuses:$bad"
+}
+
 # proc_state PID: the one-letter State from /proc/PID/status (R S D T t Z ...).
 proc_state() { awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 

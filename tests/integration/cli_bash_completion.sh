@@ -1,7 +1,8 @@
 #!/bin/sh
 # cli_bash_completion: completions/csampler, driven through bash-completion
 # as an interactive bash would: COMP_WORDS/COMP_CWORD set, the function that
-# `complete -p csampler` names called, COMPREPLY read back.
+# `complete -p csampler` names called, COMPREPLY read back. In each mode
+# (--dump, -i, --top, --serve) no option offered is one csampler refuses.
 . "$TESTS_SRCDIR/lib.sh"
 
 BC=/usr/share/bash-completion/bash_completion
@@ -106,4 +107,9 @@ complete_line csampler -F 199 ech
 grep -qx echo "$T/reply" || fail "'-F 199 ech' did not offer echo"
 complete_line csampler -- ls --dur
 grep -q -- "--duration" "$T/reply" && fail "'-- ls --dur' completed csampler's own option"
+
+# In each mode, only the options csampler takes there.
+# shellcheck disable=SC2086
+bash_complete() { complete_line $1; }
+check_mode_completions bash bash_complete
 exit 0

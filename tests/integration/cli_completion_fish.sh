@@ -1,7 +1,9 @@
 #!/bin/sh
 # cli_completion_fish: the fish completion (csampler.fish), driven by fish
 # itself through `complete -C`: options, PIDs for -p, formats for -f, the
-# program after "--", and nothing of csampler's own after the program.
+# program after "--", and nothing of csampler's own after the program; in
+# each mode (--dump, -i, --top, --serve) no option offered is one csampler
+# refuses.
 . "$TESTS_SRCDIR/lib.sh"
 need_cmd fish
 
@@ -16,6 +18,7 @@ fish_complete() {
 
 fish --no-execute "$COMPDIR/csampler.fish" || fail "csampler.fish: fish syntax error"
 check_completions fish fish_complete
+check_mode_completions fish fish_complete --
 fish_complete "csampler -F 99 ls --dur"
 grep -q -- '--duration' "$T/reply" && fail "fish: 'ls --dur' completed csampler's own option"
 exit 0

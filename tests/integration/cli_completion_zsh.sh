@@ -1,7 +1,8 @@
 #!/bin/sh
 # cli_completion_zsh: the zsh completion (_csampler), driven by zsh itself
 # through zpty with compadd recorded: options, PIDs for -p, formats for -f,
-# values of --attach-mode=, and the program after "--".
+# values of --attach-mode=, and the program after "--"; in each mode
+# (--dump, -i, --top, --serve) no option offered is one csampler refuses.
 . "$TESTS_SRCDIR/lib.sh"
 need_cmd zsh
 
@@ -37,6 +38,7 @@ zsh_complete() {
 
 zsh -n "$COMPDIR/_csampler" || fail "_csampler: zsh syntax error"
 check_completions zsh zsh_complete
+check_mode_completions zsh zsh_complete
 zsh_complete "csampler --attach-mode="
 assert_eq "zsh: --attach-mode=" "$(tr '\n' ' ' <"$T/reply")" "per-sample persistent "
 grep -q -- '^--' "$T/reply" && fail "zsh: '-- ech' offered options"
