@@ -24,6 +24,11 @@ uint64_t clock_monotonic_ns(void)
 	return clock_read_ns(CLOCK_MONOTONIC);
 }
 
+uint64_t clock_thread_cpu_ns(void)
+{
+	return clock_read_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
 uint64_t clock_realtime_ns(void)
 {
 	return clock_read_ns(CLOCK_REALTIME);

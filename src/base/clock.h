@@ -67,6 +67,9 @@ uint64_t clock_random_seed(void);
 uint64_t clock_random_below(struct tick_clock *c, uint64_t n);
 
 uint64_t clock_monotonic_ns(void);
+/* The CPU time the calling thread has used (CLOCK_THREAD_CPUTIME_ID): what
+ * a piece of work costs, however long it waited for a CPU. */
+uint64_t clock_thread_cpu_ns(void);
 /* The time of day (CLOCK_REALTIME), in ns since the epoch: a profile's start. */
 uint64_t clock_realtime_ns(void);
 
