@@ -416,9 +416,12 @@ size_t recorder_nfollowed(const struct recorder *r)
 
 /* ---- capture and count ------------------------------------------------------------ */
 
+static void read_maps_at_stop(struct recorder_process *p);
+
 int recorder_capture(struct recorder *r, struct recorder_process *p, pid_t tid,
 		     const struct user_regs_struct *regs, struct unwind_snapshot *snap)
 {
+	read_maps_at_stop(p);
 	if (unwind_capture(p->unwinder, tid, regs, snap) == 0)
 		return 0;
 	/* The process refuses us its memory (it made itself non-dumpable, or
@@ -484,14 +487,24 @@ void recorder_count(struct recorder *r, uint32_t key, uint32_t flags, const uint
  * unloaded and another loaded at its address without any address of ours
  * falling outside the mappings known (which is what makes the unwinder
  * read them). Every 100 reads' time (10 ms to 1 s: 1% of a CPU at most);
- * once a process unloaded code, before each sample of it, every 20 reads'
- * time at least (and 1 ms). A read's time is the CPU it took, not the wall
- * time: on a loaded host a read that waited for a CPU made the next wait
- * up to a second, and every sample in between was named by the library
- * mapped then (sym_dlopen_reuse attached at load 346: 99.7% alpha). */
+ * once a process unloaded code, or for MAPS_WATCH_NS after its mappings
+ * last changed (a library loaded: another may follow where it is; and
+ * after it was first seen: a process attached to may be doing so), at each
+ * stop of one of its threads, while it is stopped (recorder_capture: read
+ * at the unwinding, after it resumed, they were what it mapped since, and
+ * a library loaded where another was named 5% of swaplibs' samples by the
+ * other); where its quickest read took more CPU than MAPS_STOP_READ_MAX_NS
+ * (thousands of mappings), before each sample every 20 reads' time at
+ * least (and 1 ms). A read's time is the CPU it took, not the wall time:
+ * on a loaded host a read that waited for a CPU turned the reads at each
+ * stop off, or put off the next read up to a second, and every sample in
+ * between was named by the library mapped then (sym_dlopen_reuse attached,
+ * CI at load 346: 0% alpha one run, 99.7% another, where it spends 50%). */
 #define MAPS_CHECK_MIN_NS 10000000ull
 #define MAPS_CHECK_MAX_NS 1000000000ull
 #define MAPS_CHURN_NS 1000000ull
+#define MAPS_STOP_READ_MAX_NS 200000ull
+#define MAPS_WATCH_NS 1000000000ull
 
 static void read_maps_if_due(struct recorder_process *p)
 {
@@ -510,6 +523,24 @@ static void read_maps_if_due(struct recorder_process *p)
 	(void)procmaps_refresh(p->maps);
 	p->maps_read_ns = clock_monotonic_ns();
 	p->maps_read_cost_ns = clock_thread_cpu_ns() - cpu;
+	if (!p->maps_read_least_ns || p->maps_read_cost_ns < p->maps_read_least_ns)
+		p->maps_read_least_ns = p->maps_read_cost_ns;
+}
+
+/* A thread of P is stopped: if P unloaded code, its mappings as they are
+ * now (see read_maps_if_due). */
+static void read_maps_at_stop(struct recorder_process *p)
+{
+	uint64_t now = clock_monotonic_ns(), gen = procmaps_generation(p->maps);
+	if (gen != p->maps_generation) {
+		p->maps_generation = gen;
+		p->maps_watch_until_ns = now + MAPS_WATCH_NS;
+	}
+	if (!procmaps_code_unloaded(p->maps) && now >= p->maps_watch_until_ns)
+		return;
+	if (p->maps_read_least_ns <= MAPS_STOP_READ_MAX_NS)
+		p->maps_read_ns = 0;   /* (due now) */
+	read_maps_if_due(p);
 }
 
 void recorder_read_maps(struct recorder *r)
@@ -592,8 +623,10 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 	*depth = 0;
 	p->sampled = true;
 	/* (the mappings of a process that unloaded code are read before each
-	 * of its samples; the others' between ticks: recorder_read_maps) */
-	if (procmaps_code_unloaded(p->maps))
+	 * of its samples: at the stop (recorder_capture), or here for a
+	 * sample the kernel took (--backend=perf); the others' between ticks:
+	 * recorder_read_maps) */
+	if (procmaps_code_unloaded(p->maps) && snap->kernel_copy)
 		read_maps_if_due(p);
 	if (!p->python_told)
 		tell_python(r, p, snap->kernel_copy);

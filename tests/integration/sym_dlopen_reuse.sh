@@ -1,14 +1,21 @@
 #!/bin/sh
 # sym_dlopen_reuse: a program that loads libalpha.so, runs it, unloads it,
-# then libbravo.so (the same code under other names), in turn, each
-# loading at the address the other left. Every address in that range was
-# named after the library mapped there at the end: alpha_hot 85%,
+# then libbravo.so (the same code under other names, at other offsets: a
+# function never called, *_padding, first in bravo and last in alpha), in
+# turn, each loading at the address the other left. Every address in that
+# range was named after the library mapped there at the end: alpha_hot 85%,
 # bravo_hot 0% where perf saw 30.5/29.7. Each sample's addresses now carry
-# the mapping they were in (the mappings read again before each sample
-# once a process unloaded code), so the split between the two follows the
+# the mapping they were in, and once a process unloaded code its mappings
+# are read at each stop, while the thread is stopped (read after it
+# resumed, at the unwinding, they named 5% of the samples by the library
+# loaded since: *_padding). So the split between the two follows the
 # fixture's own account of the CPU it spent in each, within 3 standard
-# errors (and 4 points), and no sample names a library's function by the
-# other's code. Attached too.
+# errors (and 4 points), no sample names a library's function by the
+# other's code, and none is named *_padding (also read at each stop for a
+# second after a process is first seen or its mappings change: attached,
+# 0.1-0.9% were *_padding while csampler read them every 10 ms until it
+# first saw a library gone). 20 runs of 20 had none at 999 Hz. Attached
+# too.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 
@@ -24,13 +31,15 @@ note "$rounds rounds; the fixture's CPU: alpha $alpha ns, bravo $bravo ns ($want
 both=$T/both.folded
 grep -E ';(alpha|bravo)_(hot|leaf)( |;)' "$F" >"$both"
 total=$(folded_total "$both")
-[ "$total" -ge 200 ] || fail "only $total samples in the libraries: $(sort -t' ' -k2 -rn "$F" | head -3)"
+[ "$total" -ge 100 ] || fail "only $total samples in the libraries: $(sort -t' ' -k2 -rn "$F" | head -3)"
 se=$(share_se 3 "$want" "$total")
 tol=$(awk -v s="$se" 'BEGIN { print (s > 4) ? s : 4 }')
 assert_share "$both" ';alpha_hot;alpha_leaf$' "$want" "$tol"
 assert_share "$both" ';bravo_hot;bravo_leaf$' "$(awk -v w="$want" 'BEGIN { print 100 - w }')" "$tol"
-# never one library's function under the other's
+# never one library's function under the other's, nor a library's code
+# named by the other's file
 grep -Eq 'alpha_hot;bravo|bravo_hot;alpha' "$F" && fail "mixed stacks: $(grep -E 'alpha_hot;bravo|bravo_hot;alpha' "$F" | head -2)"
+assert_eq "samples named *_padding (never called)" "$(folded_count "$F" '_padding')" 0
 
 # attached to it while it runs
 start_fixture swaplibs 8
@@ -44,4 +53,5 @@ total=$(folded_total "$both")
 se=$(share_se 3 50 "$total")
 tol=$(awk -v s="$se" 'BEGIN { print (s > 6) ? s : 6 }')
 assert_share "$both" ';alpha_hot;alpha_leaf$' 50 "$tol"
+assert_eq "attached: samples named *_padding" "$(folded_count "$T/att.folded" '_padding')" 0
 exit 0

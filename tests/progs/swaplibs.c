@@ -1,11 +1,14 @@
 /* swaplibs: loads libalpha.so, runs its alpha_hot, unloads it, then the
  * same with libbravo.so, in turn for SECONDS (both next to this binary;
- * each loads where the other was, the same code under other names), and
+ * each loads where the other was, the same code under other names at
+ * other offsets: swaplib.c), and
  * measures the CPU each spent (CLOCK_THREAD_CPUTIME_ID around the calls).
  *
  * usage: swaplibs SECONDS
  * Prints "ready PID" first, then at the end
- *   rounds N same-address yes|no cpu-alpha NS cpu-bravo NS */
+ *   rounds N same-address yes|no cpu-alpha NS cpu-bravo NS
+ * (same-address: every load of either was at one base address) */
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <limits.h>
@@ -55,9 +58,12 @@ int main(int argc, char **argv)
 				(unsigned long long (*)(unsigned long long, unsigned))dlsym(h, fn[i]);
 			if (!hot)
 				return 2;
-			if (where[i] && where[i] != (unsigned long)hot)
+			Dl_info info;
+			if (!dladdr((void *)hot, &info))
+				return 2;
+			if (where[i] && where[i] != (unsigned long)info.dli_fbase)
 				same = false;
-			where[i] = (unsigned long)hot;
+			where[i] = (unsigned long)info.dli_fbase;
 			long long t0 = ns(CLOCK_THREAD_CPUTIME_ID);
 			x = hot(x, 40);
 			cpu[i] += ns(CLOCK_THREAD_CPUTIME_ID) - t0;
