@@ -490,37 +490,13 @@ static void write_node(const struct profile *p, FILE *out, const struct svg_node
 	fputs("</text></g>\n", out);
 }
 
-int write_svg(const struct profile *p, FILE *out, const struct write_options *opt)
+/* The SVG's start: its size, the style, the background, the title, the
+ * line saying which frames were left out (DROPPED of CUT samples or fewer),
+ * the buttons and the details line. */
+static void write_head(const struct profile *p, FILE *out, const struct write_options *opt,
+		       int height, uint64_t total, size_t dropped, uint64_t cut)
 {
-	struct write_options o = opt ? *opt : (struct write_options){ 0 };
-	struct svg_layout lay = { .expected = p->total_samples };
-	struct svg_node root;
-	uint64_t total = 0;
-	int height, ret = 0;
-	static const struct write_frame root_frame = { WRITE_FRAME_UNKNOWN, PROFILE_NONE,
-						       PROFILE_NONE };
-
 	const char *word = profile_count_word(p);
-	o.annotate = false;      /* kinds are shown by color, not by suffix */
-	if (folded_foreach(p, &o, layout_stack, &lay) != 0 || close_frames(&lay, 0) < 0) {
-		int err = errno ? errno : ENOMEM;
-		layout_free(&lay);
-		errno = err;
-		return -1;
-	}
-	total = lay.offset;
-	uint64_t cut;
-	size_t dropped = svg_fit_budget(&lay, &cut);
-	root = (struct svg_node){ "all", 3, 0, total, 0, root_frame, lay.base_offset };
-	uint64_t max_change = 0;
-	for (size_t i = 0; p->diff && i < lay.len; i++) {
-		uint64_t c = lay.n[i].count > lay.n[i].base ? lay.n[i].count - lay.n[i].base
-							    : lay.n[i].base - lay.n[i].count;
-		if (c > max_change)
-			max_change = c;
-	}
-	height = TOP_PAD + (int)(lay.max_depth + 1) * FRAME_HEIGHT + BOTTOM_PAD;
-
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\" data-width=\"%d\" data-pad=\"%d\" "
@@ -555,6 +531,38 @@ int write_svg(const struct profile *p, FILE *out, const struct write_options *op
 	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"> </text>\n",
 		IMAGE_WIDTH - SIDE_PAD, height - 12);
 	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", SIDE_PAD, height - 12);
+}
+
+int write_svg(const struct profile *p, FILE *out, const struct write_options *opt)
+{
+	struct write_options o = opt ? *opt : (struct write_options){ 0 };
+	struct svg_layout lay = { .expected = p->total_samples };
+	struct svg_node root;
+	uint64_t total = 0;
+	int height, ret = 0;
+	static const struct write_frame root_frame = { WRITE_FRAME_UNKNOWN, PROFILE_NONE,
+						       PROFILE_NONE };
+	o.annotate = false;      /* kinds are shown by color, not by suffix */
+	if (folded_foreach(p, &o, layout_stack, &lay) != 0 || close_frames(&lay, 0) < 0) {
+		int err = errno ? errno : ENOMEM;
+		layout_free(&lay);
+		errno = err;
+		return -1;
+	}
+	total = lay.offset;
+	uint64_t cut;
+	size_t dropped = svg_fit_budget(&lay, &cut);
+	root = (struct svg_node){ "all", 3, 0, total, 0, root_frame, lay.base_offset };
+	uint64_t max_change = 0;
+	for (size_t i = 0; p->diff && i < lay.len; i++) {
+		uint64_t c = lay.n[i].count > lay.n[i].base ? lay.n[i].count - lay.n[i].base
+							    : lay.n[i].base - lay.n[i].count;
+		if (c > max_change)
+			max_change = c;
+	}
+	height = TOP_PAD + (int)(lay.max_depth + 1) * FRAME_HEIGHT + BOTTOM_PAD;
+
+	write_head(p, out, opt, height, total, dropped, cut);
 	fputs("<g id=\"frames\">\n", out);
 	if (total) {
 		write_node(p, out, &root, total, height, max_change);
