@@ -18,8 +18,11 @@ run_csampler -F 199 -d 3 -o "$T/whole.folded" -p "$FIXTURE_PID"
 assert_eq "exit status" "$CS_STATUS" 0
 total=$(folded_total "$T/whole.folded")
 [ "$total" -gt 0 ] || fail "no samples"
-whole=$(frames_hist "$T/whole.folded" | awk '$1 == 300 && $2 == 1 && $3 == "bottom_spin" { s += $4 } END { print s + 0 }')
-note "$whole of $total samples: main, 300 x recurse, bottom_spin"
+# (a sample may land in bottom_spin's clock read: glibc's clock_gettime or
+# the vDSO's under it, a whole stack too: 2 of 128 in one CI run)
+whole=$(frames_hist "$T/whole.folded" | awk '$1 == 300 && $2 == 1 &&
+	($3 == "bottom_spin" || $3 ~ /clock_gettime/) { s += $4 } END { print s + 0 }')
+note "$whole of $total samples: main, 300 x recurse, bottom_spin (or its clock read)"
 awk -v w="$whole" -v t="$total" 'BEGIN { exit !(100 * w >= 99 * t) }' ||
 	fail "only $whole of $total samples unwound whole: $(frames_hist "$T/whole.folded" | sort | uniq -c | head -5)"
 assert_folded_has "$T/whole.folded" '^_start;([^;]+;)*main;(recurse;){300}bottom_spin [0-9]+$'
