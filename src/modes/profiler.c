@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "error.h"
 #include "profiler.h"
+#include "progress.h"
 #include "report.h"
 #include "backend.h"
 #include "session.h"
@@ -38,6 +39,7 @@ struct run {
 	int stop_signal;             /* the last stop signal received, or 0 */
 	unsigned stop_signals;       /* how many were received */
 	bool progress;               /* draw a status line on stderr */
+	struct progress *line;       /* the status line of a phase after sampling */
 	bool attached;               /* the session sampled (the tracer thread says) */
 	struct timeline *timeline;   /* every sample in time order, for timeline outputs */
 	/* the window being sampled: the whole run, or with --interval the
@@ -230,6 +232,19 @@ static int write_outputs(struct run *r, const struct profile *p)
  * and write it. After the LAST, nothing is symbolized again: the
  * symbolizers' files are closed before the outputs are made (a --children
  * run of many processes near the descriptor limit). */
+/* The symbolizers open a file for its symbols (symbolize_options.on_open). */
+static void tell_reading(void *ctx, const char *path)
+{
+	struct run *r = ctx;
+	progress_reading(r->line, path);
+}
+
+static void tell_built(void *ctx, uint64_t done, uint64_t total)
+{
+	struct run *r = ctx;
+	progress_count(r->line, done, total);
+}
+
 static void write_window(struct run *r, struct stackmap *map, struct timeline *tl, uint64_t end_ns,
 			 bool last, void (*before_writing)(struct run *r, const struct profile *p))
 {
@@ -240,8 +255,14 @@ static void write_window(struct run *r, struct stackmap *map, struct timeline *t
 		.main_pid = r->main_pid, .start_ns = r->window_start_ns,
 		.start_realtime_ns = r->window_start_realtime_ns,
 		.duration_ns = end_ns - r->window_start_ns, .symbols = r->symbols,
+		.on_progress = tell_built, .progress_ctx = r,
 	};
+	/* (a line if it takes over a second: reading the programs' symbols and
+	 * debug files took 14-28 s for python3.11 on a busy host) */
+	r->line = progress_start(r->progress, "naming the samples' addresses:");
 	struct profile *p = builder_build(&in);
+	progress_end(r->line);
+	r->line = NULL;
 	if (last) {
 		symcache_free(r->symbols);
 		r->symbols = NULL;
@@ -480,7 +501,8 @@ int profiler_run(const struct options *o)
 		close_out_dirs(&r);
 		return status;
 	}
-	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };
+	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses,
+					.on_open = tell_reading, .open_ctx = &r };
 	r.symbols = symcache_new(&so, o->verbose);
 	if (!r.symbols) {
 		warn_errno("cannot set up symbolization");

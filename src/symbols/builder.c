@@ -33,6 +33,7 @@ struct build {
 	} *seen;
 	size_t seen_cap;
 	struct stackmap_scaler scale; /* each thread's total: the kernel's account */
+	uint64_t walked_stacks, walked_samples, total_samples; /* on_progress's */
 	int error;
 };
 
@@ -197,9 +198,19 @@ static int add_stack(struct build *b, uint32_t key, uint32_t stack_flags, const 
 	return 0;
 }
 
+/* One more stack of RAW samples walked: the caller told every
+ * BUILD_PROGRESS_EVERY stacks. */
+static void walked(struct build *b, uint64_t raw)
+{
+	b->walked_samples += raw;
+	if (b->in->on_progress && ++b->walked_stacks % BUILD_PROGRESS_EVERY == 0)
+		b->in->on_progress(b->in->progress_ctx, b->walked_samples, b->total_samples);
+}
+
 static int add_entry(void *ctx, const struct stackmap_entry *e)
 {
 	struct build *b = ctx;
+	walked(b, e->count);
 	/* its share of its thread's total: the kernel's account of the
 	 * thread's CPU where the map has one (stackmap_scaler_init) */
 	uint64_t count = stackmap_scaler_count(&b->scale, e->thread_key, e->count);
@@ -210,6 +221,7 @@ static int add_entry(void *ctx, const struct stackmap_entry *e)
 static int add_timeline_entry(void *ctx, const struct timeline_entry *e)
 {
 	struct build *b = ctx;
+	walked(b, e->count);
 	uint64_t t = e->time_ns > b->in->start_ns ? e->time_ns - b->in->start_ns : 0;
 	uint64_t count = stackmap_scaler_count(&b->scale, e->thread_key, e->count);
 	return count ? add_stack(b, e->thread_key, e->flags, e->addrs, e->depth, count, t) : 0;
@@ -324,6 +336,11 @@ struct profile *builder_build(const struct build_input *in)
 			goto fail;
 	bool more_unnamed = symcache_more_unnamed(b.symbols);
 	add_main_mapping(&b);
+	if (in->map) {
+		struct stackmap_stats ms;
+		stackmap_get_stats(in->map, &ms);
+		b.total_samples = ms.samples;
+	}
 	/* with a timeline output, one sample per sample taken, in time order */
 	int walk = in->timeline ? timeline_foreach(in->timeline, add_timeline_entry, &b)
 				: stackmap_foreach(in->map, add_entry, &b);

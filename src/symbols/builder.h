@@ -74,7 +74,12 @@ struct build_input {
 	uint64_t start_realtime_ns, duration_ns;
 	struct symcache *symbols;       /* kept across builds (the processes seen
 	                                 * since are added), or NULL: one of its own */
+	/* Called every BUILD_PROGRESS_EVERY stacks with the samples built so
+	 * far and the total (0 when not known), or NULL. */
+	void (*on_progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
 };
+#define BUILD_PROGRESS_EVERY 64
 
 /* The profile of IN, or NULL (said). The caller frees it (profile_free). */
 struct profile *builder_build(const struct build_input *in);

@@ -344,6 +344,8 @@ static struct sym_module *module_for_entry(struct symbolizer *s, const struct pr
 		return NULL;
 	struct entry_link *link = &s->links[s->nlinks++];
 	*link = (struct entry_link){ e->start, e->end, e->offset, e->inode, SIZE_MAX };
+	if (s->opt.on_open)
+		s->opt.on_open(s->opt.open_ctx, e->path);
 
 	struct opened_elf o;
 	if (!open_entry_elf(s, e, &o))

@@ -21,6 +21,10 @@
 struct symbolize_options {
 	bool no_inline;          /* report only the outermost function per address */
 	bool addresses_only;     /* no symbol lookup at all: module+0xOFF names */
+	/* Told the path of each file a symbolizer opens for its symbols (a
+	 * slow read: progress.h), or NULL. */
+	void (*on_open)(void *ctx, const char *path);
+	void *open_ctx;
 };
 
 struct symbol_frame {
