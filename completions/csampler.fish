@@ -47,7 +47,7 @@ function __fish_csampler_ok -a name
     end
     if contains -- --dump $tokens
         set -a refused tid input diff duration interval rate output format idle threads \
-            thread-group label children max-stacks attach-mode backend annotate top serve \
+            thread-group label max-stacks attach-mode backend annotate top serve \
             serve-token-file serve-max-seconds
     end
     if contains -- -i $tokens; or string match -q -- '--input*' $tokens

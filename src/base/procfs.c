@@ -110,6 +110,39 @@ size_t procfs_count_children(pid_t pid)
 	return n;
 }
 
+size_t procfs_descendants(pid_t pid, pid_t *out, size_t max)
+{
+	struct pair { pid_t pid, parent; } *all = NULL;
+	size_t n = 0, cap = 0, found = 0;
+	struct procfs_dir d;
+	procfs_dir_open(&d, 0);
+	for (pid_t p; (p = procfs_dir_next(&d)) > 0;) {
+		pid_t parent = procfs_parent(p);
+		if (parent <= 0)
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 256;
+			struct pair *grown = realloc(all, ncap * sizeof *all);
+			if (!grown)
+				break;
+			all = grown;
+			cap = ncap;
+		}
+		all[n++] = (struct pair){ p, parent };
+	}
+	procfs_dir_close(&d);
+	/* breadth first: the root's children, then those of each found in turn */
+	for (size_t i = 0; i < n && found < max; i++)
+		if (all[i].parent == pid)
+			out[found++] = all[i].pid;
+	for (size_t k = 0; k < found; k++)
+		for (size_t i = 0; i < n && found < max; i++)
+			if (all[i].parent == out[k])
+				out[found++] = all[i].pid;
+	free(all);
+	return found;
+}
+
 /* Read FD from where it is into BUF, at most SIZE-1 bytes, NUL ended (the
  * bytes may hold NULs of their own); the count read. */
 static size_t read_all(int fd, char *buf, size_t size)

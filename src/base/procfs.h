@@ -107,5 +107,9 @@ size_t procfs_open_fds(void);
 pid_t procfs_parent(pid_t pid);
 /* How many processes have PID as their parent now. */
 size_t procfs_count_children(pid_t pid);
+/* The descendants of PID (children, their children...), parents before
+ * their children, at most MAX into OUT (one scan of /proc, bounded by
+ * PROCFS_SCAN_MAX entries); how many. */
+size_t procfs_descendants(pid_t pid, pid_t *out, size_t max);
 
 #endif

@@ -56,7 +56,7 @@ static int run_dump(const struct options *opts)
 	options_dump_config(opts, &dc);
 	session_stop_signals(&stop);
 	sigprocmask(SIG_BLOCK, &stop, NULL);
-	int status = dump_run(&dc, stdout);
+	int status = dump_tree(&dc, stdout);
 	struct timespec now = { 0, 0 };
 	for (int sig; (sig = sigtimedwait(&stop, NULL, &now)) > 0;)
 		if (!opts->quiet)

@@ -48,6 +48,6 @@ void options_dump_config(const struct options *o, struct dump_config *out)
 	*out = (struct dump_config){
 		.pid = o->pid, .max_depth = o->max_depth, .stack_window = o->stack_window,
 		.no_inline = o->no_inline, .addresses = o->addresses, .python = !o->no_python,
-		.verbose = o->verbose,
+		.children = o->children, .verbose = o->verbose,
 	};
 }

@@ -28,7 +28,7 @@ void options_print_help(FILE *out)
 "  PROGRAM [ARG]...         run PROGRAM and profile it; csampler exits with its\n"
 "                           status\n"
 "      --children           follow child processes (fork, vfork, clone) and\n"
-"                           their execs\n"
+"                           their execs; with --dump, dump each of them\n"
 "      --attach-mode=MODE   persistent (default): stay attached for the run;\n"
 "                           per-sample: attach around each sample only, for\n"
 "                           targets that receive many signals (-p only)\n"

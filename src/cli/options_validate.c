@@ -148,8 +148,6 @@ static enum options_result validate_dump(const struct options *o, const struct g
 		with = "--rate";
 	else if (o->idle)
 		with = "--idle";
-	else if (o->children)
-		with = "--children";
 	else if (o->threads)
 		with = "--threads";
 	else if (o->ngroups)

@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -593,5 +594,32 @@ out:
 		unwind_free(d.u);
 	if (d.pm)
 		procmaps_free(d.pm);
+	return status;
+}
+
+int dump_tree(const struct dump_config *o, FILE *out)
+{
+	int status = dump_run(o, out);
+	if (status != 0 || !o->children)
+		return status;
+	pid_t *kids = malloc(DUMP_TREE_MAX * sizeof *kids);
+	if (!kids) {
+		warn_errno("cannot list the children of process %d", (int)o->pid);
+		return CS_EXIT_SYSTEM;
+	}
+	size_t n = procfs_descendants(o->pid, kids, DUMP_TREE_MAX);
+	if (n == DUMP_TREE_MAX)
+		warn("process %d has more descendants than the %d dumped", (int)o->pid, DUMP_TREE_MAX);
+	for (size_t i = 0; i < n; i++) {
+		if (kids[i] == getpid() || kill(kids[i], 0) < 0)
+			continue;   /* (csampler itself, or gone since the scan) */
+		struct dump_config child = *o;
+		child.pid = kids[i];
+		fputc('\n', out);
+		int st = dump_run(&child, out);
+		if (st != 0 && st != CS_EXIT_NO_PROCESS && status == 0)
+			status = st;
+	}
+	free(kids);
 	return status;
 }

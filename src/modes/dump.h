@@ -23,10 +23,18 @@ struct dump_config {
 	size_t stack_window;            /* bytes copied of each stopped thread's stack */
 	bool no_inline, addresses;      /* symbolization: as a profile's */
 	bool python;                    /* CPython's frames read (--no-python: not) */
+	bool children;                  /* --children: its descendants too (dump_tree) */
 	int verbose;
 };
 
 int dump_run(const struct dump_config *cfg, FILE *out);
+/* --dump --children: the process, then each of its descendants (children
+ * first, found in one scan of /proc, at most DUMP_TREE_MAX), one dump_run
+ * each under its own "Process" heading, a blank line between: one
+ * snapshot per process, taken in turn. A descendant gone before its turn
+ * is passed over. The first's status, or the first other failure's. */
+#define DUMP_TREE_MAX 256
+int dump_tree(const struct dump_config *cfg, FILE *out);
 
 
 #endif

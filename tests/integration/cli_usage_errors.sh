@@ -62,7 +62,6 @@ check "--dump prog"               "csampler: --dump needs -p PID: it snapshots a
 check "--dump -p $P -o x"         "csampler: --dump cannot be combined with --output: it prints one snapshot of every thread to standard output"
 check "--dump -p $P -d 3"         "csampler: --dump cannot be combined with --duration: it prints one snapshot of every thread to standard output"
 check "--dump --top -p $P"        "csampler: --dump cannot be combined with --top: it prints one snapshot of every thread to standard output"
-check "--dump --children -p $P"   "csampler: --dump cannot be combined with --children: it prints one snapshot of every thread to standard output"
 check "--top -o x -p $P"          "csampler: --top cannot be combined with --output: it shows a live view instead of writing a profile"
 check "--top -f svg -p $P"        "csampler: --top cannot be combined with --format: it writes no file"
 check "--attach-mode per-sample -- true" "csampler: --attach-mode=per-sample works with -p PID only, without --children: between samples it could not see the program's exec"
