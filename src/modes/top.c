@@ -113,6 +113,7 @@ struct top {
 	bool by_line;                      /* 'l': source lines, not functions */
 	bool full_names;                   /* 'n': names as demangled, not shortened */
 	bool paused;                       /* 'p': the screen is frozen */
+	bool show_keys;                    /* '?': the keys listed instead of the rows */
 };
 
 /* ---- function names -------------------------------------------------------------- */
@@ -398,11 +399,34 @@ static void read_command(struct top *tp)
 	escape_terminal(buf, tp->command, sizeof tp->command);
 }
 
+/* TEXT on line Y; cut to the screen's width with "..." at the end, so a cut
+ * name never looks whole. */
 static void draw_line(int y, const char *text)
 {
 	if (y >= LINES)
 		return;
+	if (COLS > 3 && strlen(text) > (size_t)COLS) {
+		mvaddnstr(y, 0, text, COLS - 3);
+		addstr("...");
+		return;
+	}
 	mvaddnstr(y, 0, text, COLS);
+}
+
+/* '?': what each key does, in place of the rows. */
+static void draw_keys(int y)
+{
+	static const char *const keys[] = {
+		"  q        quit (csampler detaches; the target runs on)",
+		"  s / t    sort by self or by total time",
+		"  l        functions or source lines (file:line in function)",
+		"  n        short or full names (C++ and Rust arguments, hashes)",
+		"  p, space pause or resume (the rows stay as they are)",
+		"  r        reset: empty the window, count afresh",
+		"  ?        these keys, or the rows again",
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		draw_line(y + (int)i, keys[i]);
 }
 
 static void draw(struct top *tp)
@@ -418,11 +442,14 @@ static void draw(struct top *tp)
 	erase();
 	snprintf(line, sizeof line, "csampler --top  pid %d  %s", (int)tp->pid, tp->command);
 	draw_line(0, line);
-	snprintf(line, sizeof line, "threads %zu  %.1f samples/s at %u Hz  window %.0fs  samples %llu  pause p50 %.0f us",
-		 nthreads, window_s > 0 ? (double)tp->window_samples / window_s : 0.0, tp->opt->rate,
-		 window_s, (unsigned long long)tp->window_samples, (double)st.pause_p50_ns / 1e3);
+	/* (samples a second over the rate: the CPUs the threads kept busy) */
+	double per_s = window_s > 0 ? (double)tp->window_samples / window_s : 0.0;
+	snprintf(line, sizeof line, "threads %zu  %.2f CPUs busy (%.1f samples/s at %u Hz)  window %.0fs  "
+		 "samples %llu  pause p50 %.0f us", nthreads, per_s / (double)tp->opt->rate, per_s,
+		 tp->opt->rate, window_s, (unsigned long long)tp->window_samples,
+		 (double)st.pause_p50_ns / 1e3);
 	draw_line(1, line);
-	snprintf(line, sizeof line, "%s%s  sorted by %s  q quit  s/t sort  l %s  n %s names  p %s  r reset",
+	snprintf(line, sizeof line, "%s%s  sorted by %s  q quit  s/t sort  l %s  n %s names  p %s  ? keys",
 		 tp->paused ? "PAUSED  " : "", tp->status ? tp->status : "",
 		 tp->sort_total ? "total" : "self", tp->by_line ? "functions" : "lines",
 		 tp->full_names ? "short" : "full", tp->paused ? "resume" : "pause");
@@ -434,7 +461,9 @@ static void draw(struct top *tp)
 					 : "  SELF%  TOTAL%   SELF s  TOTAL s  FUNCTION");
 		attroff(A_REVERSE);
 	}
-	if (tp->ring_filled == 0 || tp->window_samples == 0) {
+	if (tp->show_keys) {
+		draw_keys(4);
+	} else if (tp->ring_filled == 0 || tp->window_samples == 0) {
 		draw_line(4, tp->ring_filled == 0 ? "  (collecting samples)" : "  (no samples: the threads are idle)");
 	} else {
 		int y = 4;
@@ -502,6 +531,9 @@ static bool handle_key(struct top *tp, int ch, uint64_t now)
 		return tp->paused || window_rows(tp) == 0;
 	case 'r':
 		reset_window(tp, now);
+		return true;
+	case '?':
+		tp->show_keys = !tp->show_keys;
 		return true;
 	case KEY_RESIZE:
 		return true;

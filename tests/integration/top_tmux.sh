@@ -3,7 +3,9 @@
 # functions with self and total shares and seconds (leaf_a within 3 seconds
 # of its first screen); the keys work: t/s sort by total/self, l shows
 # source lines, p freezes the rows while sampling goes on, r empties the
-# window, n shows full C++ names instead of shortened ones; 'q' quits with
+# window, n shows full C++ names instead of shortened ones, ? lists the
+# keys (r among them) in place of the rows; a line wider than the pane ends
+# in "..."; the header says the CPUs the threads kept busy; 'q' quits with
 # status 0 and Ctrl-C does too, each leaving the target running and
 # untraced.
 . "$TESTS_SRCDIR/lib.sh"
@@ -57,7 +59,7 @@ wait_screen one "${ROW}leaf_a\$" 30 || fail "leaf_a not shown within 3 s: $(scre
 wait_screen one "${ROW}leaf_b\$" 20 || fail "leaf_b not shown: $(screen_of one)"
 screen=$(screen_of one)
 note "screen:"; printf '%s\n' "$screen" | sed 's/^/#   /'
-assert_match "header" "$screen" "threads 1  [0-9.]+ samples/s at 99 Hz  window [0-9]+s  samples [0-9]+"
+assert_match "header" "$screen" "threads 1  [0-9]\.[0-9]{2} CPUs busy \([0-9.]+ samples/s at 99 Hz\)  window [0-9]+s  samples [0-9]+"
 assert_match "column titles" "$screen" '^  SELF%  TOTAL%   SELF s  TOTAL s  FUNCTION$'
 # The callers of the leaves are there with their total share. work_round's
 # own code (it shuffles the order of its calls) is a few instructions per
@@ -71,7 +73,7 @@ case "$first" in leaf_a|leaf_b|leaf_c) ;; *) fail "hottest row is '$first', not 
 lines=$(printf '%s\n' "$screen" | wc -l)
 [ "$lines" -le 24 ] || fail "the screen has $lines lines in a 24-line pane"
 
-assert_match "keys" "$screen" 'sorted by self  q quit  s/t sort  l lines  n full names  p pause  r reset'
+assert_match "keys" "$screen" 'sorted by self  q quit  s/t sort  l lines  n full names  p pause  \? keys$'
 
 # the keys: t sorts by total (the thread's root has it all), s by self again
 tm send-keys -t one t
@@ -114,6 +116,18 @@ for i in $(seq 1 30); do
 done
 [ "$reset" = yes ] || fail "'r' did not empty the window (${before} s before): $(screen_of one)"
 wait_screen one "${ROW}leaf_a\$" 30 || fail "no leaf_a after the reset: $(screen_of one)"
+
+# '?' lists the keys in place of the rows; again, the rows come back
+tm send-keys -t one '?'
+wait_screen one '^  q        quit \(csampler detaches' 20 || fail "'?' did not list the keys: $(screen_of one)"
+screen_of one | grep -Eq "${ROW}" && fail "'?' left rows on the screen: $(screen_of one)"
+tm send-keys -t one '?'
+wait_screen one "${ROW}leaf_[abc]\$" 30 || fail "a second '?' did not bring the rows back: $(screen_of one)"
+# a pane narrower than a line: the line is cut with "..." at its end
+tm resize-window -t one -x 30
+wait_screen one '^csampler --top  pid [0-9]+ .{1,13}\.\.\.$' 20 ||
+	fail "a line cut at 30 columns does not end in '...': $(screen_of one)"
+tm resize-window -t one -x 80
 
 tm send-keys -t one q
 assert_eq "exit status after q" "$(wait_status one)" 0
