@@ -26,6 +26,7 @@
 #include "array.h"
 #include "escape.h"
 #include "intern.h"
+#include "symbolize.h"
 #include "write_internal.h"
 
 #define IMAGE_WIDTH 1200
@@ -34,7 +35,7 @@
 #define FONT_SIZE 12
 #define CHAR_WIDTH (FONT_SIZE * 0.6)   /* monospace */
 #define TOP_PAD 48
-#define BOTTOM_PAD 34
+#define BOTTOM_PAD 50                  /* the legend, the details line */
 #define MIN_WIDTH 0.1
 #define TITLE_MAX 160                  /* characters of the title shown */
 #define LABEL_MAX 64                   /* characters of a label's value shown */
@@ -266,6 +267,51 @@ static void diff_color(const struct svg_node *n, uint64_t max_change, int rgb[3]
 	hsl_to_rgb(change >= 0 ? 0 : 220, change == 0 ? 0 : 0.85, 0.95 - 0.45 * k, rgb);
 }
 
+/* What a frame is, for its color and the legend. */
+enum svg_class { SVG_NATIVE, SVG_INLINE, SVG_PYTHON, SVG_JIT, SVG_UNKNOWN, SVG_TRUNCATED,
+		 SVG_THREAD, SVG_NCLASSES };
+static const char *const svg_class_names[SVG_NCLASSES] = {
+	"native", "inlined", "Python", "JIT", "no symbol", "[truncated]", "thread",
+};
+
+static enum svg_class frame_class(const struct profile *p, const struct svg_node *n)
+{
+	switch (n->frame.kind) {
+	case WRITE_FRAME_JIT: return SVG_JIT;
+	case WRITE_FRAME_UNKNOWN: return SVG_UNKNOWN;
+	case WRITE_FRAME_MARKER: return SVG_TRUNCATED;
+	case WRITE_FRAME_THREAD: return SVG_THREAD;
+	case WRITE_FRAME_INLINE: return SVG_INLINE;
+	default:
+		return strcmp(module_name(p, n->frame.mapping), SYMBOLIZE_PYTHON_MAPPING) == 0
+		       ? SVG_PYTHON : SVG_NATIVE;
+	}
+}
+
+/* The colors of each class (flamegraph.pl's as the baseline: warm native
+ * code, green JIT, aqua for what an interpreter runs): hue, saturation and
+ * lightness, varied by JITTER and JITTER2 (0..1, the function's hash) and
+ * for native code by MODULE_HUE (0..44, the module's). */
+static void class_hsl(enum svg_class c, double jitter, double jitter2, uint32_t module_hue,
+		      double *h, double *s, double *l)
+{
+	switch (c) {
+	case SVG_JIT: *h = 95 + 45 * jitter, *s = 0.55 + 0.2 * jitter2, *l = 0.55; break;
+	case SVG_PYTHON: *h = 170 + 25 * jitter, *s = 0.45 + 0.2 * jitter2, *l = 0.58; break;
+	case SVG_UNKNOWN: *h = 0, *s = 0, *l = 0.70 + 0.1 * jitter; break;
+	case SVG_TRUNCATED: *h = 0, *s = 0, *l = 0.45; break;
+	case SVG_THREAD: *h = 230 + 30 * jitter, *s = 0.45, *l = 0.72; break;
+	case SVG_INLINE:
+	case SVG_NATIVE:
+	default:
+		/* the module picks the hue within red..yellow, the function varies it */
+		*h = (double)module_hue + 10 * jitter;
+		*s = 0.70 + 0.25 * jitter2;
+		*l = c == SVG_INLINE ? 0.72 : 0.58;
+		break;
+	}
+}
+
 static void frame_color(const struct profile *p, const struct svg_node *n, int rgb[3])
 {
 	uint32_t fh = hash32(n->name, n->len);
@@ -274,29 +320,40 @@ static void frame_color(const struct profile *p, const struct svg_node *n, int r
 	double jitter = (double)(fh & 0xff) / 255.0, jitter2 = (double)((fh >> 8) & 0xff) / 255.0;
 	double h, s, l;
 
-	switch (n->frame.kind) {
-	case WRITE_FRAME_JIT:
-		h = 95 + 45 * jitter, s = 0.55 + 0.2 * jitter2, l = 0.55;
-		break;
-	case WRITE_FRAME_UNKNOWN:
-	case WRITE_FRAME_MARKER:
-		h = 0, s = 0, l = 0.70 + 0.1 * jitter;
-		break;
-	case WRITE_FRAME_THREAD:
-		h = 200 + 30 * jitter, s = 0.50, l = 0.70;
-		break;
-	case WRITE_FRAME_INLINE:
-	case WRITE_FRAME_NATIVE:
-	default:
-		/* the module picks the hue within red..yellow, the function varies it */
-		h = (double)(mh % 45) + 10 * jitter;
-		s = 0.70 + 0.25 * jitter2;
-		l = n->frame.kind == WRITE_FRAME_INLINE ? 0.70 : 0.58;
-		break;
-	}
+	class_hsl(frame_class(p, n), jitter, jitter2, mh % 45, &h, &s, &l);
 	if (n->depth == 0)
 		h = 0, s = 0, l = 0.82;
 	hsl_to_rgb(h, s, l, rgb);
+}
+
+/* A legend of the classes drawn (not for a --diff, whose colors are its
+ * changes), one box and name each, at Y. */
+static void write_legend(const struct profile *p, FILE *out, const struct svg_layout *lay, int y)
+{
+	bool seen[SVG_NCLASSES] = { false };
+	size_t nseen = 0;
+	for (size_t i = 0; i < lay->len; i++) {
+		enum svg_class c = frame_class(p, &lay->n[i]);
+		nseen += !seen[c];
+		seen[c] = true;
+	}
+	if (p->diff || nseen < 2)
+		return;
+	int x = SIDE_PAD;
+	fputs("<g id=\"legend\">", out);
+	for (int c = 0; c < SVG_NCLASSES; c++) {
+		if (!seen[c])
+			continue;
+		double h, s, l;
+		int rgb[3];
+		class_hsl((enum svg_class)c, 0.5, 0.5, 20, &h, &s, &l);
+		hsl_to_rgb(h, s, l, rgb);
+		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"rgb(%d,%d,%d)\"/>"
+			"<text x=\"%d\" y=\"%d\">%s</text>", x, y - 9, rgb[0], rgb[1], rgb[2], x + 14, y,
+			svg_class_names[c]);
+		x += 14 + (int)(strlen(svg_class_names[c]) * CHAR_WIDTH) + 16;
+	}
+	fputs("</g>\n", out);
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -334,6 +391,7 @@ static const char svg_script[] =
 	"  return { g: g, rect: g.querySelector('rect'), text: g.querySelector('text'),\n"
 	"    name: g.getAttribute('data-name'), s: +g.getAttribute('data-s'),\n"
 	"    n: +g.getAttribute('data-n'), d: +g.getAttribute('data-d'),\n"
+	"    where: g.getAttribute('data-where'),\n"
 	"    b: g.hasAttribute('data-b') ? +g.getAttribute('data-b') : null };\n"
 	"});\n"
 	"var byG = new Map(); info.forEach(function (f) { byG.set(f.g, f); });\n"
@@ -395,7 +453,8 @@ static const char svg_script[] =
 	"  var f = byG.get(g);\n"
 	"  var was = f.b === null ? '' : '; base ' + pct(f.b, TOTAL) + ', ' +\n"
 	"    (f.n >= f.b ? '+' : '') + (100 * (f.n - f.b) / TOTAL).toFixed(2);\n"
-	"  details.textContent = f.name + ' (' + f.n + ' ' + WORD + ', ' + pct(f.n, TOTAL) + was + ')';\n"
+	"  details.textContent = f.name + ' (' + f.n + ' ' + WORD + ', ' + pct(f.n, TOTAL) + was + ')' +\n"
+	"    (f.where ? ' \\u2014 ' + f.where : '');\n"
 	"});\n"
 	"svg.addEventListener('mouseout', function (e) { if (frameOf(e)) details.textContent = ' '; });\n"
 	"reset.addEventListener('click', function () { zoom(info.filter(function (f) { return f.d === 0; })[0]); });\n"
@@ -446,6 +505,28 @@ static void write_title(const struct profile *p, FILE *out, const struct write_o
 	}
 }
 
+/* Where frame N's function is: its source file and first line, and its
+ * module ("app.c:41 in app"), into BUF; the length (0: nothing known). */
+#define WHERE_MAX 512
+static size_t frame_where(const struct profile *p, const struct svg_node *n, char *buf, size_t size)
+{
+	const char *file = "";
+	int64_t line = 0;
+	if (!n->depth || n->frame.function == PROFILE_NONE || n->frame.function >= p->nfunctions)
+		return 0;   /* (a frame without a function is named by its module already) */
+	file = p->functions[n->frame.function].filename ? p->functions[n->frame.function].filename : "";
+	line = p->functions[n->frame.function].start_line;
+	const char *mod = module_name(p, n->frame.mapping);
+	int len;
+	if (*file && line > 0)
+		len = snprintf(buf, size, "%s:%lld%s%s", file, (long long)line, *mod ? " in " : "", mod);
+	else if (*file)
+		len = snprintf(buf, size, "%s%s%s", file, *mod ? " in " : "", mod);
+	else
+		len = snprintf(buf, size, "%s", mod);
+	return len < 0 ? 0 : (size_t)len < size ? (size_t)len : size - 1;
+}
+
 static void write_node(const struct profile *p, FILE *out, const struct svg_node *n,
 		       uint64_t total, int height, uint64_t max_change)
 {
@@ -466,18 +547,29 @@ static void write_node(const struct profile *p, FILE *out, const struct svg_node
 		fprintf(out, "data-b=\"%" PRIu64 "\" ", n->base);
 	fputs("data-name=\"", out);
 	escape_xml(out, n->name, n->len, SIZE_MAX);
+	char where[WHERE_MAX];
+	size_t wlen = frame_where(p, n, where, sizeof where);
+	if (wlen) {
+		fputs("\" data-where=\"", out);
+		escape_xml(out, where, wlen, SIZE_MAX);
+	}
 	fputs("\"><title>", out);
 	escape_xml(out, n->name, n->len, SIZE_MAX);
 	fprintf(out, " (%" PRIu64 " ", n->count);
 	const char *word = profile_count_word(p);
 	escape_xml(out, word, strlen(word), WORD_MAX);
 	if (p->diff)
-		fprintf(out, ", %.2f%%; base %.2f%%, %+.2f)</title>",
+		fprintf(out, ", %.2f%%; base %.2f%%, %+.2f)",
 			100.0 * (double)n->count / (double)total,
 			100.0 * (double)n->base / (double)total,
 			100.0 * ((double)n->count - (double)n->base) / (double)total);
 	else
-		fprintf(out, ", %.2f%%)</title>", 100.0 * (double)n->count / (double)total);
+		fprintf(out, ", %.2f%%)", 100.0 * (double)n->count / (double)total);
+	if (wlen) {
+		fputs(" \xe2\x80\x94 ", out);
+		escape_xml(out, where, wlen, SIZE_MAX);
+	}
+	fputs("</title>", out);
 	fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
 		"fill=\"rgb(%d,%d,%d)\"/>", x, y, w, FRAME_HEIGHT - 1, rgb[0], rgb[1], rgb[2]);
 	fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_HEIGHT - 4.5);
@@ -574,6 +666,8 @@ int write_svg(const struct profile *p, FILE *out, const struct write_options *op
 			IMAGE_WIDTH / 2, TOP_PAD + 12);
 	}
 	fputs("</g>\n", out);
+	if (total)
+		write_legend(p, out, &lay, height - 28);
 	fputs(svg_script, out);
 	fputs("</svg>\n", out);
 	layout_free(&lay);

@@ -2,7 +2,9 @@
 # write_svg: our own flame graph of mkprofile's known profile, parsed as XML
 # (xmllint when present, python3's xml.etree always): the frames are exactly
 # the tree of the folded stacks, each width proportional to its samples and
-# inside its parent, the title, the script, hostile names escaped. A deep
+# inside its parent, the title, the script, hostile names escaped; each
+# frame says where its function is (file:line in module) on hover, and a
+# legend names the kinds of frame drawn (each its colors). A deep
 # profile (5,000 distinct stacks of 66 frames: 264k frames at least 0.1 px
 # wide, 80 MB of SVG before) keeps its widest frames within 5 MB, the file
 # says how many it left out, and the frames drawn are whole (each in its
@@ -63,7 +65,8 @@ for g in root.iter(NS + 'g'):
     name, n, d, s = g.get('data-name'), int(g.get('data-n')), int(g.get('data-d')), int(g.get('data-s'))
     x, w = float(rect.get('x')), float(rect.get('width'))
     pct = '%.2f%%' % (100.0 * n / total)
-    if ttl.text != '%s (%d samples, %s)' % (name, n, pct):
+    where = g.get('data-where')
+    if ttl.text != '%s (%d samples, %s)%s' % (name, n, pct, ' \u2014 ' + where if where else ''):
         die('title %r of frame %r' % (ttl.text, name))
     if abs(w - n * span / total) > 0.01:
         die('frame %s: width %.2f for %d of %d samples' % (name, w, n, total))
@@ -99,6 +102,17 @@ PY
 }
 check "$T/t.svg" "$T/t.folded" 'csampler: ./app --mode="fast" <in>&out (pid 4242), 1.50s, 125 samples'
 grep -q 'id="cut"' "$T/t.svg" && fail "frames left out of a small profile"
+# the hover: where each function is (its file and first line, its module)
+grep -q 'data-name="compute" data-where="app.c:38 in app"' "$T/t.svg" ||
+	fail "compute's frame does not say where it is: $(grep -o 'data-name="compute"[^>]*' "$T/t.svg" | head -1)"
+grep -q '<title>compute (50 samples, 40.00%) — app.c:38 in app</title>' "$T/t.svg" ||
+	fail "compute's title: $(grep -o '<title>compute[^<]*' "$T/t.svg" | head -1)"
+grep -q "details.textContent = f.name .*" "$T/t.svg" && grep -q "f.where ?" "$T/t.svg" ||
+	fail "the hover line does not show where"
+# colored by kind, with a legend of the kinds drawn
+legend=$(grep -o '<g id="legend">.*</g>' "$T/t.svg" | sed 's/<rect[^>]*>//g; s/<[^>]*>/ /g' | tr -s ' ')
+assert_eq "legend" "$legend" " native inlined JIT no symbol [truncated] thread "
+grep -q '<g id="legend">' "$T/p.svg" || fail "no legend without the thread view"
 
 "$PROGS/mkprofile" -W 5000 "$T/w.svg" || fail "mkprofile -W failed"
 size=$(wc -c <"$T/w.svg")

@@ -1,7 +1,7 @@
 #!/bin/sh
 # write_svg_view: csampler's flame graph SVG opened in headless Chromium,
 # as a user opens it: no script error; a frame's mouse-over says its name,
-# its samples and share, and its width is that share of the graph; a
+# its samples and share, where its function is (file:line in module), and its width is that share of the graph; a
 # click zooms it to the full width and hides a sibling. A --diff graph
 # (two test profiles whose shares are known) colors the frame that shrank
 # blue and the one that grew red, their mouse-over gives the base's share
@@ -33,7 +33,9 @@ total=$(folded_total "$T/hot.folded")
 view "$T/hot.svg" a1 leaf_a leaf_b
 n=$(folded_count "$T/hot.folded" ';leaf_a$')
 pct=$(awk -v n="$n" -v t="$total" 'BEGIN { printf "%.2f", 100 * n / t }')
-assert_eq "leaf_a's mouse-over" "$(field frame leaf_a 5)" "leaf_a_(${n}_samples,_${pct}%)"
+# (name, samples, share, then where: its source file and first line, its module)
+assert_match "leaf_a's mouse-over" "$(field frame leaf_a 5)" \
+	"^leaf_a_\\(${n}_samples,_${pct}%\\)_—_(.*/)?hot\\.c:31_in_hot\$"
 width=$(awk -v n="$n" -v t="$total" -v f="$FULL" 'BEGIN { printf "%.1f", f * n / t }')
 assert_within "leaf_a's width, pixels" "$(field frame leaf_a 4)" \
 	"$(awk -v w="$width" 'BEGIN { print w - 0.2 }')" "$(awk -v w="$width" 'BEGIN { print w + 0.2 }')"
