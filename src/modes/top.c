@@ -16,8 +16,9 @@
  * kinds are counted; the screen shows one ('l' switches).
  *
  * Keys: q quits, s/t sort by self/total, l switches functions and source
- * lines, n full or shortened names (names.h), p freezes the screen while
- * sampling goes on, r empties the window. */
+ * lines, T shows a row per thread (marked THREAD_MARK, counted as the
+ * lines are), n full or shortened names (names.h), p freezes the screen
+ * while sampling goes on, r empties the window, ? lists the keys. */
 #include "config.h"
 
 #include <curses.h>
@@ -57,6 +58,7 @@
 #define TOP_WINDOW_STACKS 4096         /* per-second stackmap; more spills, exactly */
 #define TOP_NAME_MAX 1024              /* escaped function names are cut here */
 #define LINE_MARK '\001'                /* first byte of a source line's name */
+#define THREAD_MARK '\002'              /* first byte of a thread's row ('T') */
 
 struct fn_count {
 	uint32_t fn;
@@ -114,6 +116,8 @@ struct top {
 	bool full_names;                   /* 'n': names as demangled, not shortened */
 	bool paused;                       /* 'p': the screen is frozen */
 	bool show_keys;                    /* '?': the keys listed instead of the rows */
+	bool by_thread;                    /* 'T': a row per thread, not per function */
+	size_t thread_rows;                /* thread rows interned (thread_intern) */
 };
 
 /* ---- function names -------------------------------------------------------------- */
@@ -177,6 +181,29 @@ static uint32_t line_intern(struct top *tp, const struct symbol_frame *f, const 
 	name[0] = LINE_MARK;
 	escape_terminal(raw + 1, name + 1, sizeof name - 1);
 	return name_id(tp, name);
+}
+
+/* The id of thread TI's row: "NAME-TID" (escaped), marked THREAD_MARK.
+ * Names stay interned for the run: after TOP_THREAD_ROWS threads, the
+ * others of a name share "NAME-*", and after twice as many distinct rows,
+ * one "[other threads]" (a service that makes a thread per request would
+ * otherwise grow the table for good). */
+#define TOP_THREAD_ROWS 256
+static uint32_t thread_intern(struct top *tp, const struct recorder_thread *ti)
+{
+	char raw[TOP_NAME_MAX], name[TOP_NAME_MAX];
+	if (tp->thread_rows >= 2 * TOP_THREAD_ROWS)
+		snprintf(raw, sizeof raw, "[other threads]");
+	else if (tp->thread_rows >= TOP_THREAD_ROWS)
+		snprintf(raw, sizeof raw, "%s-*", ti ? ti->name : "?");
+	else
+		snprintf(raw, sizeof raw, "%s-%d", ti ? ti->name : "?", ti ? (int)ti->tid : 0);
+	name[0] = THREAD_MARK;
+	escape_terminal(raw, name + 1, sizeof name - 1);
+	size_t before = tp->fns.n;
+	uint32_t id = name_id(tp, name);
+	tp->thread_rows += tp->fns.n > before;
+	return id;
 }
 
 /* ---- symbolization, cached per address ----------------------------------------------- */
@@ -272,6 +299,13 @@ static int count_stack(void *ctx, const struct stackmap_entry *e)
 		return 0;
 	tp->ring[tp->ring_next].samples += count;
 	a->stamp_now++;
+	/* (its thread's row: all of the stack's samples are the thread's own) */
+	uint32_t th = thread_intern(tp, ti);
+	if (th == UINT32_MAX)
+		return 1;
+	a->stamp[th] = a->stamp_now;
+	if (accum_add(a, th, count, count) < 0)
+		return 1;
 	if (e->depth == 0) {
 		/* --idle: a blocked thread we could not interrupt; else a stack
 		 * the unwinder could not start. */
@@ -320,6 +354,15 @@ static int compare_rows(const void *x, const void *y, void *ctx)
 static bool is_line_row(const struct top *tp, const struct fn_count *r)
 {
 	return tp->fns.strs[r->fn][0] == LINE_MARK;
+}
+
+/* Whether row R is one of the view's: functions, source lines or threads. */
+static bool in_view(const struct top *tp, const struct fn_count *r)
+{
+	char mark = tp->fns.strs[r->fn][0];
+	if (tp->by_thread)
+		return mark == THREAD_MARK;
+	return mark != THREAD_MARK && is_line_row(tp, r) == tp->by_line;
 }
 
 /* Sum the ring into the sorted rows. */
@@ -420,6 +463,7 @@ static void draw_keys(int y)
 		"  q        quit (csampler detaches; the target runs on)",
 		"  s / t    sort by self or by total time",
 		"  l        functions or source lines (file:line in function)",
+		"  T        a row per thread (NAME-TID), or the functions again",
 		"  n        short or full names (C++ and Rust arguments, hashes)",
 		"  p, space pause or resume (the rows stay as they are)",
 		"  r        reset: empty the window, count afresh",
@@ -457,8 +501,9 @@ static void draw(struct top *tp)
 	if (LINES > 3) {
 		attron(A_REVERSE);
 		mvhline(3, 0, ' ', COLS);
-		draw_line(3, tp->by_line ? "  SELF%  TOTAL%   SELF s  TOTAL s  SOURCE LINE"
-					 : "  SELF%  TOTAL%   SELF s  TOTAL s  FUNCTION");
+		draw_line(3, tp->by_thread ? "  SELF%  TOTAL%   SELF s  TOTAL s  THREAD"
+			     : tp->by_line ? "  SELF%  TOTAL%   SELF s  TOTAL s  SOURCE LINE"
+					   : "  SELF%  TOTAL%   SELF s  TOTAL s  FUNCTION");
 		attroff(A_REVERSE);
 	}
 	if (tp->show_keys) {
@@ -469,10 +514,10 @@ static void draw(struct top *tp)
 		int y = 4;
 		for (size_t i = 0; i < tp->nrows && y < LINES; i++) {
 			const struct fn_count *r = &tp->rows[i];
-			if (is_line_row(tp, r) != tp->by_line)
+			if (!in_view(tp, r))
 				continue;
-			const char *n = tp->fns.strs[r->fn] + (tp->by_line ? 1 : 0);
-			if (!tp->full_names) {
+			const char *n = tp->fns.strs[r->fn] + (tp->by_line || tp->by_thread ? 1 : 0);
+			if (!tp->full_names && !tp->by_thread) {
 				names_shorten(n, name, sizeof name);
 				n = name;
 			}
@@ -521,6 +566,10 @@ static bool handle_key(struct top *tp, int ch, uint64_t now)
 		return true;
 	case 'l':
 		tp->by_line = !tp->by_line;
+		tp->by_thread = false;
+		return true;
+	case 'T':
+		tp->by_thread = !tp->by_thread;
 		return true;
 	case 'n':
 		tp->full_names = !tp->full_names;

@@ -4,7 +4,8 @@
 # of its first screen); the keys work: t/s sort by total/self, l shows
 # source lines, p freezes the rows while sampling goes on, r empties the
 # window, n shows full C++ names instead of shortened ones, ? lists the
-# keys (r among them) in place of the rows; a line wider than the pane ends
+# keys (r among them) in place of the rows, T a row per thread; a line
+# wider than the pane ends
 # in "..."; the header says the CPUs the threads kept busy; 'q' quits with
 # status 0 and Ctrl-C does too, each leaving the target running and
 # untraced.
@@ -116,6 +117,14 @@ for i in $(seq 1 30); do
 done
 [ "$reset" = yes ] || fail "'r' did not empty the window (${before} s before): $(screen_of one)"
 wait_screen one "${ROW}leaf_a\$" 30 || fail "no leaf_a after the reset: $(screen_of one)"
+
+# 'T': a row per thread (the fixture's one: all its samples), then back
+tm send-keys -t one T
+wait_screen one 'THREAD$' 20 || fail "'T' did not switch to threads: $(screen_of one)"
+wait_screen one "^ +(99\.[0-9]|100\.0) +(99\.[0-9]|100\.0) +[0-9.]+ +[0-9.]+  hot-$PID\$" 30 ||
+	fail "no row for the thread hot-$PID: $(screen_of one)"
+tm send-keys -t one T
+wait_screen one 'FUNCTION$' 20 || fail "a second 'T' did not switch back: $(screen_of one)"
 
 # '?' lists the keys in place of the rows; again, the rows come back
 tm send-keys -t one '?'
