@@ -91,7 +91,8 @@ assert_eq "pprof written again: main.goKeepA" \
 	"$(awk '$NF == "main.goKeepA" { print $1 }' "$T/h.top")" \
 	"$(awk '$NF == "main.goKeepA" { print $1 }' "$T/heap.top")"
 grep -q 'data-word="bytes"' "$T/h.svg" || fail "SVG: no bytes"
-grep -Eq '<title>main\.goKeepA \([0-9]+ bytes, [0-9.]+%\)</title>' "$T/h.svg" || fail "SVG: goKeepA's title"
+grep -Eq '<title>main\.goKeepA \([0-9]+ bytes, [0-9.]+%\)( — [^<]*)?</title>' "$T/h.svg" ||
+	fail "SVG: goKeepA's title: $(grep -o '<title>main\.goKeepA[^<]*' "$T/h.svg" | head -1)"
 grep -q '"unit":"bytes"' "$T/h.speedscope.json" || fail "speedscope: not in bytes"
 # a test profile of alloc_space (one sample type of bytes, no default)
 python3 "$TESTS_SRCDIR/mkpprof.py" heap "$T/heap.pb" || harness "mkpprof.py failed"

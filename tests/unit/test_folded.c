@@ -221,7 +221,10 @@ static void test_svg_and_text(void **state)
 	assert_non_null(strstr(s, ">t&lt;&amp;&gt;&quot;&#39;</text>"));
 	assert_non_null(strstr(s, "data-name=\"work:x\""));
 	assert_non_null(strstr(s, "<title>all (25 samples, 100.00%)</title>"));
-	assert_non_null(strstr(s, "<title>main (12 samples, 48.00%)</title>"));
+	/* a function's frame says where it is (file:first line in its module);
+	 * a thread's does not */
+	assert_non_null(strstr(s, "<title>main (12 samples, 48.00%) \xe2\x80\x94 app.c:1 in app</title>"));
+	assert_non_null(strstr(s, "data-name=\"main\" data-where=\"app.c:1 in app\""));
 	assert_non_null(strstr(s, "<title>pool_3 (8 samples, 32.00%)</title>"));
 	assert_null(strstr(s, "\x01"));
 	assert_string_equal(s + strlen(s) - 7, "</svg>\n");
