@@ -23,6 +23,7 @@ struct progress {
 	const char *phase;
 	uint64_t start_ns, done, total;
 	char what[WHAT_MAX];
+	const char *verb;                  /* what it does with WHAT */
 	bool over, drawn;
 };
 
@@ -40,7 +41,8 @@ static void draw(struct progress *p, uint64_t now)
 		const char *w = len > WHAT_SHOWN ? p->what + len - WHAT_SHOWN : p->what;
 		char shown[4 * WHAT_SHOWN + 1];
 		escape_terminal(w, shown, sizeof shown);
-		fprintf(stderr, " reading %s%s", len > WHAT_SHOWN ? "..." : "", shown);
+		fprintf(stderr, " %s %s%s", p->verb ? p->verb : "reading", len > WHAT_SHOWN ? "..." : "",
+			shown);
 	}
 	fflush(stderr);
 	p->drawn = true;
@@ -106,13 +108,19 @@ void progress_count(struct progress *p, uint64_t done, uint64_t total)
 	pthread_mutex_unlock(&p->lock);
 }
 
-void progress_reading(struct progress *p, const char *what)
+void progress_doing(struct progress *p, const char *verb, const char *what)
 {
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->lock);
+	p->verb = verb;
 	snprintf(p->what, sizeof p->what, "%s", what ? what : "");
 	pthread_mutex_unlock(&p->lock);
+}
+
+void progress_reading(struct progress *p, const char *what)
+{
+	progress_doing(p, "reading", what);
 }
 
 void progress_end(struct progress *p)

@@ -122,6 +122,21 @@ static void test_slow_phase_draws_and_erases(void **state)
 	free(out);
 }
 
+static void test_writing(void **state)
+{
+	(void)state;
+	int saved, fd = capture(&saved);
+	struct progress *p = progress_start(true, "writing the profile");
+	assert_non_null(p);
+	progress_doing(p, "to", "/tmp/out.folded");
+	for (int i = 0; i < 200 && count_in(fd, "/tmp/out.folded") < 1; i++)
+		sleep_ms(100);
+	progress_end(p);
+	char *out = release(fd, saved);
+	assert_non_null(strstr(out, "] writing the profile to /tmp/out.folded"));
+	free(out);
+}
+
 static void test_disabled(void **state)
 {
 	(void)state;
@@ -141,6 +156,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quick_phase_draws_nothing),
 		cmocka_unit_test(test_slow_phase_draws_and_erases),
+		cmocka_unit_test(test_writing),
 		cmocka_unit_test(test_disabled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
