@@ -550,7 +550,7 @@ int procmaps_refresh(struct procmaps *pm)
 	pm->epoch++;
 	size_t nsorted = pm->n;
 	int added = 0;
-	bool changed = false, failed = false;
+	bool changed = false, failed = false, code_added = false;
 	const char *p = pm->buf, *end = pm->buf + len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -568,6 +568,7 @@ int procmaps_refresh(struct procmaps *pm)
 				/* Bounded: mappings beyond the limit are not recorded. */
 			} else if (pm_add_mapping(pm, &e, pm->scratch)) {
 				added++;
+				code_added |= e.executable && e.inode != 0;
 			} else {
 				failed = true;
 			}
@@ -587,6 +588,7 @@ int procmaps_refresh(struct procmaps *pm)
 			return -1;
 		pm->generation++;
 	}
+	pm->code_generation += code_added;
 	if (failed) {
 		errno = ENOMEM;
 		return -1;
@@ -743,6 +745,11 @@ const struct procmaps_entry *procmaps_at(const struct procmaps *pm, size_t i)
 uint64_t procmaps_generation(const struct procmaps *pm)
 {
 	return pm->generation;
+}
+
+uint64_t procmaps_code_generation(const struct procmaps *pm)
+{
+	return pm->code_generation;
 }
 
 pid_t procmaps_pid(const struct procmaps *pm)

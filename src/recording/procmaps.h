@@ -119,6 +119,9 @@ bool procmaps_code_unloaded(const struct procmaps *pm);
 size_t procmaps_count(const struct procmaps *pm);
 const struct procmaps_entry *procmaps_at(const struct procmaps *pm, size_t i);
 uint64_t procmaps_generation(const struct procmaps *pm);
+/* Changes when a refresh added a code mapping of a file (a library loaded;
+ * the first read; an exec's): not for anonymous or data mappings. */
+uint64_t procmaps_code_generation(const struct procmaps *pm);
 pid_t procmaps_pid(const struct procmaps *pm);
 
 /* Descriptor of the target's root directory (O_PATH), or -1. */

@@ -89,6 +89,7 @@ struct procmaps {
 	struct open_file *files;
 	size_t nfiles, filescap;
 	uint64_t generation;
+	uint64_t code_generation;     /* refreshes that added a code mapping of a file */
 	unsigned image;                 /* execs seen */
 	bool reuse;                     /* procmaps_has_reuse */
 	bool code_unloaded;             /* procmaps_code_unloaded */

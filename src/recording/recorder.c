@@ -487,9 +487,10 @@ void recorder_count(struct recorder *r, uint32_t key, uint32_t flags, const uint
  * unloaded and another loaded at its address without any address of ours
  * falling outside the mappings known (which is what makes the unwinder
  * read them). Every 100 reads' time (10 ms to 1 s: 1% of a CPU at most);
- * once a process unloaded code, or for MAPS_WATCH_NS after its mappings
- * last changed (a library loaded: another may follow where it is; and
- * after it was first seen: a process attached to may be doing so), at each
+ * once a process unloaded code, or for MAPS_WATCH_NS after it last loaded
+ * code (a library loaded: another may follow where it is; and after it was
+ * first seen: a process attached to may be doing so; not after anonymous or
+ * data mappings, which a malloc-heavy program changes all the time), at each
  * stop of one of its threads, while it is stopped (recorder_capture: read
  * at the unwinding, after it resumed, they were what it mapped since, and
  * a library loaded where another was named 5% of swaplibs' samples by the
@@ -531,7 +532,7 @@ static void read_maps_if_due(struct recorder_process *p)
  * now (see read_maps_if_due). */
 static void read_maps_at_stop(struct recorder_process *p)
 {
-	uint64_t now = clock_monotonic_ns(), gen = procmaps_generation(p->maps);
+	uint64_t now = clock_monotonic_ns(), gen = procmaps_code_generation(p->maps);
 	if (gen != p->maps_generation) {
 		p->maps_generation = gen;
 		p->maps_watch_until_ns = now + MAPS_WATCH_NS;
