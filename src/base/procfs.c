@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "procfs.h"
 
 ssize_t procfs_pread_text(int fd, char *buf, size_t size)
@@ -120,14 +121,8 @@ size_t procfs_descendants(pid_t pid, pid_t *out, size_t max)
 		pid_t parent = procfs_parent(p);
 		if (parent <= 0)
 			continue;
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 256;
-			struct pair *grown = realloc(all, ncap * sizeof *all);
-			if (!grown)
-				break;
-			all = grown;
-			cap = ncap;
-		}
+		if (array_grow(&all, &cap, n + 1, sizeof *all, 256) < 0)
+			break;   /* (out of memory: the processes listed so far) */
 		all[n++] = (struct pair){ p, parent };
 	}
 	procfs_dir_close(&d);

@@ -602,11 +602,7 @@ int dump_tree(const struct dump_config *o, FILE *out)
 	int status = dump_run(o, out);
 	if (status != 0 || !o->children)
 		return status;
-	pid_t *kids = malloc(DUMP_TREE_MAX * sizeof *kids);
-	if (!kids) {
-		warn_errno("cannot list the children of process %d", (int)o->pid);
-		return CS_EXIT_SYSTEM;
-	}
+	pid_t kids[DUMP_TREE_MAX];
 	size_t n = procfs_descendants(o->pid, kids, DUMP_TREE_MAX);
 	if (n == DUMP_TREE_MAX)
 		warn("process %d has more descendants than the %d dumped", (int)o->pid, DUMP_TREE_MAX);
@@ -620,6 +616,5 @@ int dump_tree(const struct dump_config *o, FILE *out)
 		if (st != 0 && st != CS_EXIT_NO_PROCESS && status == 0)
 			status = st;
 	}
-	free(kids);
 	return status;
 }

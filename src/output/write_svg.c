@@ -510,12 +510,11 @@ static void write_title(const struct profile *p, FILE *out, const struct write_o
 #define WHERE_MAX 512
 static size_t frame_where(const struct profile *p, const struct svg_node *n, char *buf, size_t size)
 {
-	const char *file = "";
-	int64_t line = 0;
 	if (!n->depth || n->frame.function == PROFILE_NONE || n->frame.function >= p->nfunctions)
 		return 0;   /* (a frame without a function is named by its module already) */
-	file = p->functions[n->frame.function].filename ? p->functions[n->frame.function].filename : "";
-	line = p->functions[n->frame.function].start_line;
+	const struct profile_function *f = &p->functions[n->frame.function];
+	const char *file = f->filename ? f->filename : "";
+	int64_t line = f->start_line;
 	const char *mod = module_name(p, n->frame.mapping);
 	int len;
 	if (*file && line > 0)
@@ -608,8 +607,7 @@ static void write_head(const struct profile *p, FILE *out, const struct write_op
 	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"22\">", IMAGE_WIDTH / 2);
 	write_title(p, out, opt);
 	fputs("</text>\n", out);
-	if (dropped && total)
-	{
+	if (dropped && total) {
 		fprintf(out, "<text id=\"cut\" x=\"%d\" y=\"40\">%zu frames of %" PRIu64 " ",
 			IMAGE_WIDTH / 2, dropped, cut);
 		escape_xml(out, word, strlen(word), WORD_MAX);

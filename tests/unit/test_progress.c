@@ -71,6 +71,14 @@ static int count_in(int fd, const char *needle)
 	return c;
 }
 
+/* Wait until NEEDLE was drawn TIMES times in FD (at most 20 s, however busy
+ * the host: drawn after a second, then every quarter of one). */
+static void wait_drawn(int fd, const char *needle, int times)
+{
+	for (int i = 0; i < 200 && count_in(fd, needle) < times; i++)
+		sleep_ms(100);
+}
+
 static void test_quick_phase_draws_nothing(void **state)
 {
 	(void)state;
@@ -101,10 +109,7 @@ static void test_slow_phase_draws_and_erases(void **state)
 	/* a path longer than what is shown, with a control character */
 	progress_reading(p, "/very/long/directory/name/that/goes/on/and/on/usr/lib/debug/"
 			    ".build-id/ab/cdef\x1b[31m.debug");
-	/* drawn after a second, then redrawn every quarter of one: wait for
-	 * two draws (at most 20 s, however busy the host) */
-	for (int i = 0; i < 200 && count_in(fd, "1234 of 5678") < 2; i++)
-		sleep_ms(100);
+	wait_drawn(fd, "1234 of 5678", 2);
 	progress_end(p);
 	char *out = release(fd, saved);
 	/* the first draw after a second at least */
@@ -129,8 +134,7 @@ static void test_writing(void **state)
 	struct progress *p = progress_start(true, "writing the profile");
 	assert_non_null(p);
 	progress_doing(p, "to", "/tmp/out.folded");
-	for (int i = 0; i < 200 && count_in(fd, "/tmp/out.folded") < 1; i++)
-		sleep_ms(100);
+	wait_drawn(fd, "/tmp/out.folded", 1);
 	progress_end(p);
 	char *out = release(fd, saved);
 	assert_non_null(strstr(out, "] writing the profile to /tmp/out.folded"));
