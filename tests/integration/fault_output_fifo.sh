@@ -4,8 +4,10 @@
 # a reader, or until SIGINT or SIGTERM, says so in one line, writes the
 # other outputs and exits 69 (before: the open blocked forever, SIGINT and
 # SIGTERM held, the other outputs never written). A reader that holds it open and reads nothing
-# (its pipe filled first): SIGINT ends the wait within a
-# second, exit 69, the other output written. A reader that reads: the
+# (its pipe filled first): SIGINT ends the wait, exit 69, the other output
+# written. "Ends the wait" is judged against the 10 s stall: under 5 s with
+# the other output written (about 0.1 s on a quiet host; a loaded one
+# stretches that, never to the stall). A reader that reads: the
 # FIFO carries the whole profile. The target runs on untraced each time.
 TEST_TIMEOUT=120
 . "$TESTS_SRCDIR/lib.sh"
@@ -29,7 +31,7 @@ wait "$cs" || st=$?
 t1=$(date +%s%N)
 assert_eq "FIFO nobody reads, SIGTERM: status ($(cat "$T/err"))" "$st" 69
 assert_within "FIFO nobody reads, SIGTERM: seconds to end" \
-	"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')" 0 1
+	"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')" 0 5
 grep -q "^csampler: cannot write $T/ff: nobody read the FIFO" "$T/err" || fail "$(cat "$T/err")"
 [ -s "$T/a.svg" ] || fail "FIFO nobody reads: the other output was not written"
 assert_untraced_running "$M"
@@ -55,10 +57,13 @@ wait "$cs" || st=$?
 t1=$(date +%s%N)
 assert_eq "FIFO read by nobody, SIGINT: status ($(cat "$T/err"))" "$st" 69
 assert_within "FIFO read by nobody, SIGINT: seconds to end" \
-	"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')" 0 1
+	"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')" 0 5
 grep -q "^csampler: cannot write $T/ff" "$T/err" || fail "no line about the FIFO: $(cat "$T/err")"
 [ -s "$T/b.svg" ] || fail "the other output was not written: $(cat "$T/err")"
+# (reaped before the next reader opens the FIFO: while the holder lives,
+# the pipe keeps the 64 KiB written above and that reader would read them)
 kill_ours KILL "$holder"
+wait "$holder" 2>/dev/null
 assert_untraced_running "$M"
 
 # a reader that reads
