@@ -267,6 +267,31 @@ bool procfs_read_schedstat(int fd, struct procfs_schedstat *out)
 	return procfs_pread_text(fd, buf, sizeof buf) > 0 && procfs_parse_schedstat(buf, out);
 }
 
+bool procfs_parse_exec_start(const char *buf, uint64_t *ns)
+{
+	const char *p = strstr(buf, "\nse.exec_start ");
+	if (!p)
+		return false;
+	p += strlen("\nse.exec_start ");
+	p += strspn(p, " ");
+	if (*p++ != ':')
+		return false;
+	p += strspn(p, " ");
+	uint64_t ms, frac;
+	const char *f = NULL;
+	if (!decimal(&p, &ms) || *p != '.' || (f = ++p, !decimal(&p, &frac)) || p - f != 6 ||
+	    ms > UINT64_MAX / 1000000u - 1)
+		return false;
+	*ns = ms * 1000000u + frac;
+	return true;
+}
+
+bool procfs_read_exec_start(int fd, uint64_t *ns)
+{
+	char buf[320];
+	return procfs_pread_text(fd, buf, sizeof buf) > 0 && procfs_parse_exec_start(buf, ns);
+}
+
 bool procfs_fd_waits(pid_t pid, long fd)
 {
 	char path[64], link[32];

@@ -70,6 +70,13 @@ bool procfs_parse_schedstat(const char *buf, struct procfs_schedstat *out);
 /* Read kept-open schedstat FD afresh and parse it. */
 bool procfs_read_schedstat(int fd, struct procfs_schedstat *out);
 
+/* /proc/.../sched (CONFIG_SCHED_DEBUG): "se.exec_start : MS.NNNNNN", the
+ * run-queue clock (ns) at which the task last began running or was last
+ * brought up to date on its CPU; false where the line is absent or not a
+ * number. Read from FD's first bytes (the line is the third). */
+bool procfs_parse_exec_start(const char *buf, uint64_t *ns);
+bool procfs_read_exec_start(int fd, uint64_t *ns);
+
 /* Of the signals in MASK (bit n-1: signal n), those that would reach the
  * thread whose status file's text is STATUS if it were not traced: caught
  * (SigCgt), or at a default action other than nothing (not SIGCHLD,

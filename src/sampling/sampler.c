@@ -50,7 +50,9 @@
  *     only after the tick (schedstat's arrival count moved: it was woken,
  *     or it blocked after we read 'R' and our stop woke it). Such a sample
  *     is dropped (stats.dropped_waking): counting it would put CPU where
- *     the thread slept. A stop at a preemption point in user code is kept:
+ *     the thread slept. Not so a thread the tick's switch to csampler took
+ *     off its CPU (found by /proc/TID/sched's se.exec_start, equal to
+ *     csampler's own): it was running, and arrives again only to stop. A stop at a preemption point in user code is kept:
  *     the thread was executing there.
  * --idle (wall clock) reads every thread every tick and counts a period for
  * each, running or not: a running one is stopped and copied as above; a
@@ -127,6 +129,7 @@ struct sampler *sampler_new(struct target *t, struct recorder *rec,
 	for (size_t i = 0; i < WHEEL; i++)
 		s->wheel[i] = NO_SLOT;
 	s->rng = clock_random_seed();
+	s->self_sched_fd = -1;
 	struct rlimit rl;
 	s->max_fds = SIZE_MAX;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
@@ -157,6 +160,8 @@ void sampler_free(struct sampler *s)
 			free(s->threads[i].last_stack);
 			recorder_unfollow_thread(s->rec, (uint32_t)i);
 		}
+	if (s->self_sched_fd >= 0)
+		close(s->self_sched_fd);
 	free(s->threads);
 	free(s->pending);
 	free(s->due);
@@ -268,7 +273,14 @@ enum stop_verdict {
  * A stop at the exit of a call that waits: a call our stop interrupted
  * (EINTR, ERESTART*) was being entered by a thread that ran at the tick,
  * unless it had gone to sleep in it already (then it got a CPU again to
- * stop); one that returned its timeout slept until its timer fired. */
+ * stop); one that returned its timeout slept until its timer fired. An
+ * arrival is no wake-up where the read before the interrupt found the
+ * thread on the CPU the round ran on: csampler (SCHED_FIFO) took that CPU
+ * from it, so it was running at the tick, in the call or on its way in,
+ * and came back to stop there (taken for a wake-up, every stop of a
+ * thread that shares its CPU with csampler's tick was dropped in a call
+ * that waits and kept elsewhere: on 2 CPUs, epoll_wait lost most of its
+ * share to write). */
 static enum stop_verdict judge_stop(const struct sampler *s, struct thread_state *t,
 				    const struct user_regs_struct *r, uint64_t seen_ns)
 {
@@ -289,7 +301,7 @@ static enum stop_verdict judge_stop(const struct sampler *s, struct thread_state
 		return STOP_KEEP;
 	if (ret == timeout_ret)
 		return STOP_WAKING;     /* slept until its timer fired */
-	return arrived ? STOP_WAKING : STOP_KEEP;
+	return arrived && !t->intr_on_our_cpu ? STOP_WAKING : STOP_KEEP;
 }
 
 /* Count the verdict V on a stop; whether to sample it. */
@@ -475,6 +487,7 @@ static size_t sample_round(struct sampler *s, size_t base, size_t n, long long s
 		t->intr_tick_ns = s->tick_ns;
 		t->intr_run_delay_ns = t->run_delay_ns;
 		t->intr_arrivals = t->arrivals;
+		t->intr_on_our_cpu = here >= 0 && t->cpu == here && threads_tick_took_cpu(s, t);
 		t->intr_weight = t->weight;
 	}
 	s->round_base = base;
@@ -678,6 +691,8 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 {
 	uint64_t now = s->tick_start_ns = clock_monotonic_ns();
 	uint64_t tick = ++s->stats.ticks;
+	if (!s->cfg.idle)
+		threads_read_own_exec_start(s);
 	size_t nchosen = 0;
 
 	if (threads_add_pending(s, tick) < 0 || threads_grow_scratch(s, recorder_nfollowed(s->rec)) < 0)

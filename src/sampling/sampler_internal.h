@@ -63,6 +63,8 @@ struct thread_state {
 	/* as of the read before our last interrupt of it, and that tick's
 	 * instant: was it waiting for a CPU then? (stop_was_queued) */
 	uint64_t intr_tick_ns, intr_run_delay_ns, intr_arrivals;
+	bool intr_on_our_cpu;         /* that read named the CPU the round ran on:
+	                               * csampler took the CPU from it (judge_stop) */
 	unsigned intr_weight;         /* the periods its stop counts, if kept */
 	uint64_t seen_ns, done_ns;    /* the round saw it stopped, then was done copying */
 	/* its run delay read at the stop (judge_stop), for the round's pause */
@@ -147,6 +149,12 @@ struct sampler {
 	uint64_t round_start_ns;
 	uint64_t next_tick_ns;         /* the next tick's instant, 0: none */
 	int round_cpu;                 /* the CPU csampler ran the round on (-1: unknown) */
+	/* the ticking thread's /proc/TID/sched (-1: not open, or none: no
+	 * CONFIG_SCHED_DEBUG), whose thread, and its se.exec_start as read at
+	 * this tick's start (0: unknown): see tick_took_cpu */
+	int self_sched_fd;
+	pid_t self_sched_tid;
+	uint64_t self_exec_start_ns;
 	struct sampler_stats stats;
 };
 
@@ -172,6 +180,15 @@ void threads_schedule_read(struct sampler *s, struct thread_state *t, uint64_t n
  * is), and any other gets a descriptor for this read only, closed by
  * threads_drop_transient. false if it cannot be opened (errno). */
 bool threads_open_file(struct sampler *s, struct thread_state *t, const char *name, int *fd);
+/* Open NAME of T for one read (the caller closes it): -1 if it cannot. */
+int threads_open_once(struct sampler *s, struct thread_state *t, const char *name);
+/* At a tick's start: the ticking thread's se.exec_start into
+ * s->self_exec_start_ns (0 where /proc/TID/sched is not there). */
+void threads_read_own_exec_start(struct sampler *s);
+/* T, 'R' on the CPU the round runs on: did this tick's switch to csampler
+ * take that CPU from it (it was running at the tick), rather than find it
+ * waiting there? Its exec_start then equals csampler's. Unknown: false. */
+bool threads_tick_took_cpu(struct sampler *s, struct thread_state *t);
 /* T ran: keep the files opened for one read, making room by closing
  * those of threads long idle. */
 void threads_keep_files(struct sampler *s, struct thread_state *t);

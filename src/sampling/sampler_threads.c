@@ -188,6 +188,12 @@ static bool evict_idle(struct sampler *s, const struct thread_state *keep)
 	return false;
 }
 
+int threads_open_once(struct sampler *s, struct thread_state *t, const char *name)
+{
+	const struct recorder_followed *id = thread_id(s, t);
+	return procfs_open_task_file(*task_dir_of(s, id->proc), id->pid, id->tid, name);
+}
+
 bool threads_open_file(struct sampler *s, struct thread_state *t, const char *name, int *fd)
 {
 	if (*fd >= 0)
@@ -534,4 +540,46 @@ void threads_set_idle_level(struct sampler *s)
 	while (level < s->max_skip_level && (s->nidle >> level) > budget)
 		level++;
 	s->idle_level = level;
+}
+
+/* How close two run-queue clocks read at one switch are: the switch
+ * stamps the task it takes off the CPU and the one it puts on with the
+ * same clock (__schedule: update_curr of the one, set_next_task of the
+ * other). Measured here: csampler's own stamp and that of the thread it
+ * preempted equal, to the nanosecond; a thread woken onto that CPU and
+ * not yet run keeps the stamp of its last run, before its sleep. */
+#define TOOK_CPU_MATCH_NS 1000u
+
+/* The ticking thread's se.exec_start, read at the tick's start (before its
+ * reads of the threads: a wake-up of another task on this CPU would bring
+ * it up to date); 0 where unknown. */
+void threads_read_own_exec_start(struct sampler *s)
+{
+	pid_t self = gettid();
+	s->self_exec_start_ns = 0;
+	if (s->self_sched_tid != self) {
+		if (s->self_sched_fd >= 0)
+			close(s->self_sched_fd);
+		s->self_sched_fd = procfs_open_task_file(-1, getpid(), self, "sched");
+		s->self_sched_tid = self;
+	}
+	if (s->self_sched_fd >= 0 && !procfs_read_exec_start(s->self_sched_fd, &s->self_exec_start_ns))
+		s->self_exec_start_ns = 0;
+}
+
+/* T, 'R' on the CPU the round runs on: did csampler's tick take that CPU
+ * from it (it was running at the tick), rather than find it waiting there
+ * for the CPU? Its exec_start is csampler's own when the switch to
+ * csampler took it off. Unknown (no /proc/TID/sched): no. */
+bool threads_tick_took_cpu(struct sampler *s, struct thread_state *t)
+{
+	if (!s->self_exec_start_ns)
+		return false;
+	int fd = threads_open_once(s, t, "sched");
+	uint64_t ns;
+	bool ok = fd >= 0 && procfs_read_exec_start(fd, &ns);
+	if (fd >= 0)
+		close(fd);
+	return ok && (ns > s->self_exec_start_ns ? ns - s->self_exec_start_ns
+						  : s->self_exec_start_ns - ns) <= TOOK_CPU_MATCH_NS;
 }

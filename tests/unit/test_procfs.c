@@ -232,6 +232,41 @@ static void test_files(void **state)
 	assert_false(procfs_fd_waits(getpid(), -1));
 }
 
+/* se.exec_start of /proc/.../sched: milliseconds with six decimals, as
+ * nanoseconds; anything else refused */
+static void test_exec_start(void **state)
+{
+	(void)state;
+	uint64_t ns = 1;
+	assert_true(procfs_parse_exec_start("head (29040, #threads: 1)\n-------\n"
+					    "se.exec_start                                :      "
+					    "37349505.151700\nse.vruntime : 1.000000\n", &ns));
+	assert_true(ns == 37349505151700ull);
+	assert_true(procfs_parse_exec_start("x\nse.exec_start : 0.000042\n", &ns));
+	assert_true(ns == 42);
+	ns = 7;
+	/* not at a line's start, no colon, too few or too many decimals, no
+	 * decimals, a sign, an overflow, absent */
+	assert_false(procfs_parse_exec_start("x\nnot.se.exec_start : 1.000000\n", &ns));
+	assert_false(procfs_parse_exec_start("x\nse.exec_start 1.000000\n", &ns));
+	assert_false(procfs_parse_exec_start("x\nse.exec_start : 1.00000\n", &ns));
+	assert_false(procfs_parse_exec_start("x\nse.exec_start : 1.0000000\n", &ns));
+	assert_false(procfs_parse_exec_start("x\nse.exec_start : 1\n", &ns));
+	assert_false(procfs_parse_exec_start("x\nse.exec_start : -1.000000\n", &ns));
+	assert_false(procfs_parse_exec_start("x\nse.exec_start : 99999999999999999999.000000\n", &ns));
+	assert_false(procfs_parse_exec_start("x\nse.exec_start : 18446744073709.551615\n", &ns));
+	assert_false(procfs_parse_exec_start("se.exec_start : 1.000000\n", &ns));
+	assert_false(procfs_parse_exec_start("", &ns));
+	assert_true(ns == 7);
+	/* our own, where the kernel has the file (CONFIG_SCHED_DEBUG) */
+	int fd = open("/proc/thread-self/sched", O_RDONLY);
+	if (fd >= 0) {
+		assert_true(procfs_read_exec_start(fd, &ns));
+		assert_true(ns > 0);
+		close(fd);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_signals_that_reach),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_exec_start),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
