@@ -461,6 +461,21 @@ static size_t find_running(struct sampler *s, size_t n)
 	return end;
 }
 
+/* The round's interrupts are sent: of its threads on csampler's CPU (the
+ * last of the round: sample_round), which did the tick's switch take off
+ * it? Asked now, not before the interrupts (the reads take 10-20 us, and
+ * a thread on another CPU may enter a call meanwhile and stop at its
+ * exit), and before csampler gives up its CPU (the thread would run). */
+static void round_sent(void *ctx)
+{
+	struct sampler *s = ctx;
+	for (size_t i = s->round_base + s->round_nspin; i < s->round_base + s->round_n; i++) {
+		struct thread_state *t = s->chosen[i];
+		t->intr_on_our_cpu = s->round_cpu >= 0 && t->cpu == s->round_cpu &&
+				     threads_tick_took_cpu(s, t);
+	}
+}
+
 /* Stop chosen[base, base + n) together; copy each as soon as it stops and
  * resume it; then unwind the copies and count them. Until its stop each one
  * is expected late (its stop may come after the round gave up on it, even
@@ -487,7 +502,7 @@ static size_t sample_round(struct sampler *s, size_t base, size_t n, long long s
 		t->intr_tick_ns = s->tick_ns;
 		t->intr_run_delay_ns = t->run_delay_ns;
 		t->intr_arrivals = t->arrivals;
-		t->intr_on_our_cpu = here >= 0 && t->cpu == here && threads_tick_took_cpu(s, t);
+		t->intr_on_our_cpu = false;  /* (round_sent) */
 		t->intr_weight = t->weight;
 	}
 	s->round_base = base;
@@ -500,9 +515,11 @@ static size_t sample_round(struct sampler *s, size_t base, size_t n, long long s
 		timeout = (long long)(s->next_tick_ns - now);
 	if (timeout < ROUND_MIN_WAIT_NS)
 		timeout = ROUND_MIN_WAIT_NS;
+	s->round_n = n;
+	s->round_nspin = nspin;
 	struct target_round round = { .tids = &s->chosen_tids[base], .n = n, .nspin = nspin,
 				      .spin_ns = spin_ns, .timeout_ns = timeout,
-				      .fn = capture_thread, .ctx = s };
+				      .fn = capture_thread, .sent = round_sent, .ctx = s };
 	target_sample_threads(s->target, &round);
 	for (size_t i = base; i < base + n; i++)
 		if (s->captured[i] && !s->chosen[i]->retired) {
@@ -691,8 +708,6 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 {
 	uint64_t now = s->tick_start_ns = clock_monotonic_ns();
 	uint64_t tick = ++s->stats.ticks;
-	if (!s->cfg.idle)
-		threads_read_own_exec_start(s);
 	size_t nchosen = 0;
 
 	if (threads_add_pending(s, tick) < 0 || threads_grow_scratch(s, recorder_nfollowed(s->rec)) < 0)

@@ -149,12 +149,13 @@ struct sampler {
 	uint64_t round_start_ns;
 	uint64_t next_tick_ns;         /* the next tick's instant, 0: none */
 	int round_cpu;                 /* the CPU csampler ran the round on (-1: unknown) */
+	size_t round_n, round_nspin;   /* the round's threads, those on other CPUs first */
 	/* the ticking thread's /proc/TID/sched (-1: not open, or none: no
 	 * CONFIG_SCHED_DEBUG), whose thread, and its se.exec_start as read at
-	 * this tick's start (0: unknown): see tick_took_cpu */
+	 * tick self_exec_tick (0: unknown): threads_tick_took_cpu */
 	int self_sched_fd;
 	pid_t self_sched_tid;
-	uint64_t self_exec_start_ns;
+	uint64_t self_exec_start_ns, self_exec_tick;
 	struct sampler_stats stats;
 };
 
@@ -182,9 +183,6 @@ void threads_schedule_read(struct sampler *s, struct thread_state *t, uint64_t n
 bool threads_open_file(struct sampler *s, struct thread_state *t, const char *name, int *fd);
 /* Open NAME of T for one read (the caller closes it): -1 if it cannot. */
 int threads_open_once(struct sampler *s, struct thread_state *t, const char *name);
-/* At a tick's start: the ticking thread's se.exec_start into
- * s->self_exec_start_ns (0 where /proc/TID/sched is not there). */
-void threads_read_own_exec_start(struct sampler *s);
 /* T, 'R' on the CPU the round runs on: did this tick's switch to csampler
  * take that CPU from it (it was running at the tick), rather than find it
  * waiting there? Its exec_start then equals csampler's. Unknown: false. */

@@ -550,12 +550,16 @@ void threads_set_idle_level(struct sampler *s)
  * not yet run keeps the stamp of its last run, before its sleep. */
 #define TOOK_CPU_MATCH_NS 1000u
 
-/* The ticking thread's se.exec_start, read at the tick's start (before its
- * reads of the threads: a wake-up of another task on this CPU would bring
- * it up to date); 0 where unknown. */
-void threads_read_own_exec_start(struct sampler *s)
+/* The ticking thread's se.exec_start, read once a tick when a thread on
+ * its CPU is judged (a scheduler tick between the switch and the read
+ * would bring it up to date: about 50 us in 4 ms, then no match); 0 where
+ * unknown. */
+static uint64_t own_exec_start(struct sampler *s)
 {
+	if (s->self_exec_tick == s->stats.ticks)
+		return s->self_exec_start_ns;
 	pid_t self = gettid();
+	s->self_exec_tick = s->stats.ticks;
 	s->self_exec_start_ns = 0;
 	if (s->self_sched_tid != self) {
 		if (s->self_sched_fd >= 0)
@@ -565,6 +569,7 @@ void threads_read_own_exec_start(struct sampler *s)
 	}
 	if (s->self_sched_fd >= 0 && !procfs_read_exec_start(s->self_sched_fd, &s->self_exec_start_ns))
 		s->self_exec_start_ns = 0;
+	return s->self_exec_start_ns;
 }
 
 /* T, 'R' on the CPU the round runs on: did csampler's tick take that CPU
@@ -573,13 +578,13 @@ void threads_read_own_exec_start(struct sampler *s)
  * csampler took it off. Unknown (no /proc/TID/sched): no. */
 bool threads_tick_took_cpu(struct sampler *s, struct thread_state *t)
 {
-	if (!s->self_exec_start_ns)
+	uint64_t own = own_exec_start(s);
+	if (!own)
 		return false;
 	int fd = threads_open_once(s, t, "sched");
 	uint64_t ns;
 	bool ok = fd >= 0 && procfs_read_exec_start(fd, &ns);
 	if (fd >= 0)
 		close(fd);
-	return ok && (ns > s->self_exec_start_ns ? ns - s->self_exec_start_ns
-						  : s->self_exec_start_ns - ns) <= TOOK_CPU_MATCH_NS;
+	return ok && (ns > own ? ns - own : own - ns) <= TOOK_CPU_MATCH_NS;
 }

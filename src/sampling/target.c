@@ -339,27 +339,30 @@ void tg_resume_held(struct target *t, size_t i, pid_t tid)
 		warn_errno("target: cannot resume thread %d", (int)tid);
 }
 
-/* Interrupt TIDS and wait up to TIMEOUT for their stops. With FN, each thread
- * that stops is handed to FN and resumed at once (a sampling round); without,
- * the stopped threads are held. Returns how many FN was called for. */
-static size_t collect_stops(struct target *t, const pid_t *tids, size_t n, size_t nspin,
-			    long long timeout, long long spin_ns, target_sample_fn fn, void *ctx)
+/* Interrupt R's threads (then call R's SENT) and wait up to its timeout
+ * for their stops. With its FN, each thread that stops is handed to FN and
+ * resumed at once (a sampling round); without, the stopped threads are
+ * held. Returns how many FN was called for. */
+static size_t collect_stops(struct target *t, const struct target_round *r)
 {
-	size_t sampled = 0;
+	const pid_t *tids = r->tids;
+	size_t n = r->n, sampled = 0;
 	interrupt_threads(t, tids, n);
-	long long deadline = (long long)clock_monotonic_ns() + timeout;
+	if (r->sent)
+		r->sent(r->ctx);
+	long long deadline = (long long)clock_monotonic_ns() + r->timeout_ns;
 	while (t->ncollect > 0) {
 		int status;
-		pid_t tid = tg_wait_report_spin(t, &status, deadline, spin_ns, tids, n, nspin);
+		pid_t tid = tg_wait_report_spin(t, &status, deadline, r->spin_ns, tids, n, r->nspin);
 		if (tid <= 0)
 			break;
 		tg_handle_report(t, tid, status);
 		ssize_t i = tg_row_find(t, tid);
-		if (!fn || i < 0 || t->rows[i].state != RS_HELD)
+		if (!r->fn || i < 0 || t->rows[i].state != RS_HELD)
 			continue;
 		for (size_t k = 0; k < n; k++)
 			if (tids[k] == tid) {
-				fn(ctx, k, tid);
+				r->fn(r->ctx, k, tid);
 				sampled++;
 				break;
 			}
@@ -367,7 +370,7 @@ static size_t collect_stops(struct target *t, const pid_t *tids, size_t n, size_
 		if (i >= 0 && t->rows[i].state == RS_HELD)
 			tg_resume_held(t, (size_t)i, tid);
 	}
-	end_collect(t, tids, n, fn != NULL);
+	end_collect(t, tids, n, r->fn != NULL);
 	return sampled;
 }
 
@@ -378,7 +381,9 @@ size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *
 		stopped[k] = false;
 	if (t->detached)
 		return 0;
-	collect_stops(t, tids, n, n, COLLECT_TIMEOUT_NS, SPIN_NS, NULL, NULL);
+	struct target_round hold = { .tids = tids, .n = n, .nspin = n, .spin_ns = SPIN_NS,
+				     .timeout_ns = COLLECT_TIMEOUT_NS };
+	collect_stops(t, &hold);
 	for (size_t k = 0; k < n; k++) {
 		ssize_t i = tg_row_find(t, tids[k]);
 		stopped[k] = i >= 0 && t->rows[i].state == RS_HELD;
@@ -389,8 +394,7 @@ size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *
 
 size_t target_sample_threads(struct target *t, const struct target_round *r)
 {
-	return t->detached ? 0 : collect_stops(t, r->tids, r->n, r->nspin, r->timeout_ns, r->spin_ns,
-					       r->fn, r->ctx);
+	return t->detached ? 0 : collect_stops(t, r);
 }
 
 void target_set_late_sample(struct target *t, void (*fn)(void *ctx, pid_t tid),

@@ -144,13 +144,16 @@ size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *
  * latency; it costs a CPU that may have other work; the others are waited
  * for asleep). A thread that has not stopped within TIMEOUT_NS was not on a
  * CPU (it waits for one): its stop comes later, to the late-sample hook.
- * Returns how many threads FN was called for. */
+ * SENT(CTX), if given, is called once the interrupts are sent, before any
+ * wait (csampler still holds its CPU). Returns how many threads FN was
+ * called for. */
 typedef void (*target_sample_fn)(void *ctx, size_t index, pid_t tid);
 struct target_round {
 	const pid_t *tids;
 	size_t n, nspin;
 	long long spin_ns, timeout_ns;
 	target_sample_fn fn;
+	void (*sent)(void *ctx);
 	void *ctx;
 };
 size_t target_sample_threads(struct target *t, const struct target_round *round);
