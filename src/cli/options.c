@@ -353,10 +353,11 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 		return add_output(o, arg);
 	case 'f':
 		o->format = write_format_from_name(arg);
-		if (o->format == FORMAT_AUTO)
-			return opt_usage_error("invalid format '%s': expected pprof, folded, svg, text or "
-					   "speedscope",
-					   arg);
+		if (o->format == FORMAT_AUTO) {
+			char names[128];
+			return opt_usage_error("invalid format '%s': expected %s", arg,
+					   write_format_names(names, sizeof names, false));
+		}
 		g->format = true;
 		g->format_arg = arg;
 		break;

@@ -16,6 +16,17 @@ static bool any_output_is(const struct options *o, enum output_format f)
 	return false;
 }
 
+/* Whether every output's format writes a --diff profile. */
+static bool all_outputs_diff(const struct options *o)
+{
+	for (size_t i = 0; i < o->noutputs; i++) {
+		const struct write_format_info *fi = write_format_info(o->outputs[i].format);
+		if (fi && !fi->diff)
+			return false;
+	}
+	return true;
+}
+
 /* The extension of PATH's file name (from its last '.', not a leading one),
  * or NULL. */
 static const char *extension_of(const char *path)
@@ -48,9 +59,10 @@ static enum options_result resolve_formats(struct options *o, const struct given
 			f = o->format;
 			format_used = true;
 		} else if (f == FORMAT_AUTO && ext) {
+			char known[256];
 			return opt_usage_error("unknown output file extension '%s' in '%s': use one of "
 					   "%s, or name the format with --format", ext, out->path,
-					   write_format_extensions());
+					   write_format_extensions(known, sizeof known));
 		} else if (f == FORMAT_AUTO) {
 			f = is_stdout ? FORMAT_FOLDED : FORMAT_PPROF;
 		}
@@ -284,10 +296,12 @@ enum options_result opt_validate(struct options *o, const struct given *g)
 		if (r == OPTIONS_RUN && o->annotate && !any_output_is(o, FORMAT_FOLDED))
 			return opt_usage_error("--annotate only changes folded output, and no output "
 					   "is folded");
-		if (r == OPTIONS_RUN && o->diff &&
-		    (any_output_is(o, FORMAT_PPROF) || any_output_is(o, FORMAT_SPEEDSCOPE)))
-			return opt_usage_error("--diff writes svg, folded or text (for pprof, compare "
-					   "with go tool pprof -diff_base BASE NEW)");
+		if (r == OPTIONS_RUN && o->diff && !all_outputs_diff(o)) {
+			char names[128];
+			return opt_usage_error("--diff writes %s (for pprof, compare with go tool "
+					   "pprof -diff_base BASE NEW)",
+					   write_format_names(names, sizeof names, true));
+		}
 		o->mode = MODE_CONVERT;
 		return r;
 	}

@@ -313,39 +313,18 @@ void report_written(const struct report_config *o, const char *path, enum output
 		    const struct profile *p, bool hint)
 {
 	uint64_t samples = p->total_samples;
-	static const char *const what[] = {
-		[FORMAT_PPROF] = "pprof", [FORMAT_FOLDED] = "folded stacks",
-		[FORMAT_SVG] = "flame graph", [FORMAT_TEXT] = "text report",
-		[FORMAT_SPEEDSCOPE] = "speedscope timeline",
-	};
-	if (o->quiet || f <= FORMAT_AUTO || f > FORMAT_SPEEDSCOPE)
+	const struct write_format_info *fi = write_format_info(f);
+	if (o->quiet || !fi)
 		return;
 	/* -i's type of count comes from the file: escaped for the terminal */
 	char word[80];
 	if (p->value_type)
 		escape_terminal(profile_count_word(p), word, sizeof word);
-	fprintf(stderr, "csampler: wrote %s (%s, %llu %s)%s", path, what[f],
+	fprintf(stderr, "csampler: wrote %s (%s, %llu %s)", path, fi->noun,
 		(unsigned long long)samples,
-		p->value_type ? word : plural(samples, "sample", "samples"),
-		hint ? "; view it" : "\n");
-	if (!hint)
-		return;
-	switch (f) {
-	case FORMAT_PPROF:
-		fprintf(stderr, ": go tool pprof -http=: %s\n", path);
-		break;
-	case FORMAT_FOLDED:
-		fprintf(stderr, ": flamegraph.pl %s > flame.svg (Debian's is "
-			"/usr/share/perl5/Devel/NYTProf/flamegraph.pl)\n", path);
-		break;
-	case FORMAT_SVG:
-		fputs(" in a web browser\n", stderr);
-		break;
-	case FORMAT_TEXT:
-		fprintf(stderr, ": less %s\n", path);
-		break;
-	default:
-		fputs(" at https://www.speedscope.app (drop the file on the page)\n", stderr);
-		break;
-	}
+		p->value_type ? word : plural(samples, "sample", "samples"));
+	if (hint)
+		fprintf(stderr, "; view it%s%s%s", fi->view, fi->view_path ? path : "",
+			fi->view_path && fi->view_after ? fi->view_after : "");
+	fputc('\n', stderr);
 }

@@ -354,13 +354,8 @@ static enum MHD_Result query_param(void *cls, enum MHD_ValueKind kind, const cha
 
 static const char *content_type(enum output_format f)
 {
-	switch (f) {
-	case FORMAT_SVG: return "image/svg+xml";
-	case FORMAT_SPEEDSCOPE: return "application/json";
-	case FORMAT_FOLDED:
-	case FORMAT_TEXT: return "text/plain; charset=utf-8";
-	default: return "application/octet-stream";
-	}
+	const struct write_format_info *fi = write_format_info(f);
+	return fi ? fi->mime : "application/octet-stream";
 }
 
 static int client_fd(struct MHD_Connection *conn)

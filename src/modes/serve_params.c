@@ -152,7 +152,9 @@ int serve_query_set(struct serve_query *q, const char *key, const char *value,
 	} else if (strcmp(key, "format") == 0) {
 		enum output_format f = value ? write_format_from_name(value) : FORMAT_AUTO;
 		if (f == FORMAT_AUTO) {
-			snprintf(err, errsz, "format must be pprof, svg, folded, text or speedscope");
+			char names[128];
+			snprintf(err, errsz, "format must be %s",
+				 write_format_names(names, sizeof names, false));
 			return -1;
 		}
 		q->format = f;

@@ -20,93 +20,127 @@
 #include "outfile.h"
 #include "write_internal.h"
 
-static const struct {
-	const char *suffix;
-	enum output_format format;
-} format_suffixes[] = {
-	{ ".pb.gz", FORMAT_PPROF },
-	{ ".pb", FORMAT_PPROF },
-	{ ".pprof", FORMAT_PPROF },
-	{ ".folded", FORMAT_FOLDED },
-	{ ".collapsed", FORMAT_FOLDED },
-	{ ".svg", FORMAT_SVG },
-	{ ".txt", FORMAT_TEXT },
-	{ ".speedscope.json", FORMAT_SPEEDSCOPE },
+/* One row per output format: everything csampler knows of it (its names,
+ * writer, whether it is built from a timeline, how it is served and how a
+ * user opens it). A format is added here, in enum output_format, and in
+ * the man page, --help and the completions. */
+static const struct write_format_info formats[] = {
+	{ .format = FORMAT_PPROF, .name = "pprof", .suffixes = { ".pb.gz", ".pb", ".pprof" },
+	  .writer = write_pprof, .mime = "application/octet-stream", .noun = "pprof",
+	  .view = ": go tool pprof -http=: ", .view_path = true },
+	{ .format = FORMAT_FOLDED, .name = "folded", .suffixes = { ".folded", ".collapsed" },
+	  .writer = write_folded, .diff = true, .mime = "text/plain; charset=utf-8", .noun = "folded stacks",
+	  .view = ": flamegraph.pl ", .view_path = true,
+	  .view_after = " > flame.svg (Debian's is /usr/share/perl5/Devel/NYTProf/flamegraph.pl)" },
+	{ .format = FORMAT_SVG, .name = "svg", .suffixes = { ".svg" },
+	  .writer = write_svg, .diff = true, .mime = "image/svg+xml", .noun = "flame graph",
+	  .view = " in a web browser" },
+	{ .format = FORMAT_TEXT, .name = "text", .suffixes = { ".txt" },
+	  .writer = write_text, .diff = true, .mime = "text/plain; charset=utf-8", .noun = "text report",
+	  .view = ": less ", .view_path = true },
+	{ .format = FORMAT_SPEEDSCOPE, .name = "speedscope", .suffixes = { ".speedscope.json" },
+	  .writer = write_speedscope, .timeline = true, .mime = "application/json",
+	  .noun = "speedscope timeline",
+	  .view = " at https://www.speedscope.app (drop the file on the page)" },
 };
+#define NFORMATS (sizeof formats / sizeof formats[0])
 
-static const char *const format_names[] = {
-	[FORMAT_AUTO] = "auto",
-	[FORMAT_PPROF] = "pprof",
-	[FORMAT_FOLDED] = "folded",
-	[FORMAT_SVG] = "svg",
-	[FORMAT_TEXT] = "text",
-	[FORMAT_SPEEDSCOPE] = "speedscope",
-};
+const struct write_format_info *write_format_info(enum output_format f)
+{
+	for (size_t i = 0; i < NFORMATS; i++)
+		if (formats[i].format == f)
+			return &formats[i];
+	return NULL;
+}
 
 enum output_format write_format_from_path(const char *path)
 {
 	size_t n = path ? strlen(path) : 0;
+	enum output_format best = FORMAT_AUTO;
+	size_t best_len = 0;
 
-	for (size_t i = 0; i < sizeof format_suffixes / sizeof format_suffixes[0]; i++) {
-		size_t m = strlen(format_suffixes[i].suffix);
-		/* a bare ".svg" is a hidden file named svg, not a format */
-		if (n > m && path[n - m - 1] != '/' &&
-		    strcmp(path + n - m, format_suffixes[i].suffix) == 0)
-			return format_suffixes[i].format;
-	}
-	return FORMAT_AUTO;
+	/* the longest ending that matches (".speedscope.json", not ".json") */
+	for (size_t i = 0; i < NFORMATS; i++)
+		for (size_t k = 0; k < WRITE_MAX_SUFFIXES && formats[i].suffixes[k]; k++) {
+			const char *suffix = formats[i].suffixes[k];
+			size_t m = strlen(suffix);
+			/* a bare ".svg" is a hidden file named svg, not a format */
+			if (n > m && m > best_len && path[n - m - 1] != '/' &&
+			    strcmp(path + n - m, suffix) == 0) {
+				best = formats[i].format;
+				best_len = m;
+			}
+		}
+	return best;
 }
 
 enum output_format write_format_from_name(const char *name)
 {
-	if (!name)
-		return FORMAT_AUTO;
-	for (size_t i = FORMAT_PPROF; i < sizeof format_names / sizeof format_names[0]; i++)
-		if (strcmp(name, format_names[i]) == 0)
-			return (enum output_format)i;
+	for (size_t i = 0; name && i < NFORMATS; i++)
+		if (strcmp(name, formats[i].name) == 0)
+			return formats[i].format;
 	return FORMAT_AUTO;
 }
 
 const char *write_format_name(enum output_format f)
 {
-	if ((size_t)f < sizeof format_names / sizeof format_names[0])
-		return format_names[f];
-	return "unknown";
+	const struct write_format_info *fi = write_format_info(f);
+	return fi ? fi->name : f == FORMAT_AUTO ? "auto" : "unknown";
 }
 
 bool write_format_is_timeline(enum output_format f)
 {
-	return f == FORMAT_SPEEDSCOPE;
+	const struct write_format_info *fi = write_format_info(f);
+	return fi && fi->timeline;
 }
 
-const char *write_format_extensions(void)
+const char *write_format_extensions(char *buf, size_t size)
 {
-	return ".pb.gz, .pb, .pprof, .folded, .collapsed, .svg, .txt, .speedscope.json";
+	size_t used = 0;
+	if (size)
+		buf[0] = '\0';
+	for (size_t i = 0; i < NFORMATS; i++)
+		for (size_t k = 0; k < WRITE_MAX_SUFFIXES && formats[i].suffixes[k]; k++) {
+			int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "",
+					 formats[i].suffixes[k]);
+			if (n < 0 || (size_t)n >= size - used)
+				return buf;
+			used += (size_t)n;
+		}
+	return buf;
+}
+
+const char *write_format_names(char *buf, size_t size, bool diff_only)
+{
+	size_t used = 0, n = 0, k = 0;
+	if (size)
+		buf[0] = '\0';
+	for (size_t i = 0; i < NFORMATS; i++)
+		n += !diff_only || formats[i].diff;
+	for (size_t i = 0; i < NFORMATS; i++) {
+		if (diff_only && !formats[i].diff)
+			continue;
+		k++;
+		int w = snprintf(buf + used, size - used, "%s%s", k == 1 ? "" : k == n ? " or " : ", ",
+				 formats[i].name);
+		if (w < 0 || (size_t)w >= size - used)
+			return buf;
+		used += (size_t)w;
+	}
+	return buf;
 }
 
 int write_to_stream(const struct profile *p, FILE *out, enum output_format f,
 		    const struct write_options *opt)
 {
 	static const struct write_options defaults = { 0 };
+	const struct write_format_info *fi = write_format_info(f);
 
-	if (!opt)
-		opt = &defaults;
-	switch (f) {
-	case FORMAT_PPROF:
-		return write_pprof(p, out, opt);
-	case FORMAT_FOLDED:
-		return write_folded(p, out, opt);
-	case FORMAT_SVG:
-		return write_svg(p, out, opt);
-	case FORMAT_TEXT:
-		return write_text(p, out, opt);
-	case FORMAT_SPEEDSCOPE:
-		return write_speedscope(p, out, opt);
-	case FORMAT_AUTO:
-		break;
+	if (!fi) {
+		errno = EINVAL;
+		return -1;
 	}
-	errno = EINVAL;
-	return -1;
+	return fi->writer(p, out, opt ? opt : &defaults);
 }
 
 int write_output_check(const char *path, int *dir)
@@ -125,8 +159,9 @@ int write_output(const struct profile *p, const char *path, int dir, enum output
 	if (f == FORMAT_AUTO)
 		f = strcmp(path, "-") == 0 ? FORMAT_FOLDED : write_format_from_path(path);
 	if (f == FORMAT_AUTO) {
+		char known[256];
 		warn("cannot tell the output format of %s: use %s, or --format", path,
-		     write_format_extensions());
+		     write_format_extensions(known, sizeof known));
 		errno = EINVAL;
 		return -1;
 	}

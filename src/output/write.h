@@ -37,8 +37,27 @@ struct write_options {
  * temp file in $TMPDIR, so their memory does not grow with the stacks. */
 #define WRITE_MEMORY_DEFAULT (8u * 1024 * 1024)
 
-/* Format named by PATH's extension (.pb .pb.gz .pprof .folded .collapsed .svg
- * .txt .speedscope.json); FORMAT_AUTO if none matches. */
+#define WRITE_MAX_SUFFIXES 3
+/* What csampler knows of one output format, in one row (write.c's table). */
+struct write_format_info {
+	enum output_format format;
+	const char *name;                         /* -f NAME */
+	const char *suffixes[WRITE_MAX_SUFFIXES]; /* file name endings (NULL-ended) */
+	int (*writer)(const struct profile *p, FILE *out, const struct write_options *opt);
+	bool timeline;                            /* built from a timeline (profile.timeline) */
+	bool diff;                                /* writes a --diff profile (two counts) */
+	const char *mime;                         /* its HTTP Content-Type */
+	const char *noun;                         /* "wrote F (NOUN, N samples)" */
+	/* how to view it: "; view it" VIEW [PATH VIEW_AFTER] */
+	const char *view, *view_after;
+	bool view_path;
+};
+/* F's row; NULL for FORMAT_AUTO or a value that names no format. */
+const struct write_format_info *write_format_info(enum output_format f);
+
+/* Format named by PATH's extension (the rows' suffixes: .pb .pb.gz .pprof
+ * .folded .collapsed .svg .txt .speedscope.json; the longest that
+ * matches); FORMAT_AUTO if none matches. */
 enum output_format write_format_from_path(const char *path);
 /* Format from its name ("pprof", "folded", "svg", "text", "speedscope");
  * FORMAT_AUTO if unknown. */
@@ -47,8 +66,13 @@ const char *write_format_name(enum output_format f);
 /* Whether F shows samples in time order (the profile must then be built
  * from a timeline: profile.timeline). */
 bool write_format_is_timeline(enum output_format f);
-/* The known extensions, for messages: ".pb.gz, .pb, ..." */
-const char *write_format_extensions(void);
+/* The format names, for messages ("pprof, folded, svg, text or
+ * speedscope"; DIFF_ONLY: those that write a --diff profile), into BUF of
+ * SIZE (cut to fit); BUF. */
+const char *write_format_names(char *buf, size_t size, bool diff_only);
+/* The known extensions, for messages (".pb.gz, .pb, ..."), into BUF of
+ * SIZE (cut to fit); BUF. */
+const char *write_format_extensions(char *buf, size_t size);
 
 /* Whether PATH can be written as write_output will write it (creating a
  * file in its directory, or writing the device or FIFO it names), checked

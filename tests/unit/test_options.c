@@ -534,7 +534,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "-i", "a", "--diff", "-o", "y.svg" },
 	  "csampler: --diff compares two profiles: -i BASE.pb.gz -i NEW.pb.gz --diff -o diff.svg" },
 	{ { "-i", "a", "-i", "b", "--diff", "-o", "y.pb.gz" },
-	  "csampler: --diff writes svg, folded or text (for pprof, compare with go tool pprof "
+	  "csampler: --diff writes folded, svg or text (for pprof, compare with go tool pprof "
 	  "-diff_base BASE NEW)" },
 	{ { "-t", "0" }, "csampler: invalid thread id '0'" },
 	{ { "-t", "5", "-t", "5" }, "csampler: thread 5 given twice" },
