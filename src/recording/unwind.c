@@ -42,6 +42,7 @@
 #include <time.h>
 
 #include "address.h"
+#include "intern.h"
 #include "unwind_internal.h"
 
 /* libunwind exports the remote-table search but no header declares it. */
@@ -74,8 +75,7 @@ static bool entry_is_immutable(const struct procmaps_entry *e)
 
 static size_t page_slot(uint64_t page)
 {
-	return (size_t)(((page / PAGE_SIZE_CACHED) * UINT64_C(0x9E3779B97F4A7C15)) >> 54) %
-	       PAGE_CACHE_SLOTS;
+	return (size_t)(hash_u64(page / PAGE_SIZE_CACHED) % PAGE_CACHE_SLOTS);
 }
 
 /* The cached copy of the immutable page at PAGE, filling it if needed; NULL

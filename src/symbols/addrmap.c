@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "addrmap.h"
+#include "intern.h"
 
 static size_t slot_hash(pid_t pid, uint64_t addr, size_t cap)
 {
-	uint64_t h = (addr * UINT64_C(0x9E3779B97F4A7C15)) ^ (uint64_t)(uint32_t)pid;
-	return (size_t)(h ^ (h >> 29)) & (cap - 1);
+	return (size_t)hash_u64(addr ^ (uint64_t)(uint32_t)pid << 32) & (cap - 1);
 }
 
 static int grow(struct addrmap *m)

@@ -19,6 +19,7 @@
 #include "config.h"
 
 #include "array.h"
+#include "intern.h"
 #include "symbolize_internal.h"
 
 #include <elfutils/libdwelf.h>
@@ -561,7 +562,7 @@ static bool cache_grow(struct symbolizer *s)
 	for (size_t i = 0; i < s->cache_slots; i++) {
 		if (s->cache[i].pc == 0)
 			continue;
-		size_t j = (size_t)(s->cache[i].pc * UINT64_C(0x9E3779B97F4A7C15) >> 20) & (n - 1);
+		size_t j = (size_t)hash_u64(s->cache[i].pc) & (n - 1);
 		while (slots[j].pc != 0)
 			j = (j + 1) & (n - 1);
 		slots[j] = s->cache[i];
@@ -577,7 +578,7 @@ static struct cache_slot *cache_find(struct symbolizer *s, uint64_t pc, bool *fo
 	*found = false;
 	if ((s->cache_count + 1) * 2 > s->cache_slots && !cache_grow(s))
 		return NULL;
-	size_t j = (size_t)(pc * UINT64_C(0x9E3779B97F4A7C15) >> 20) & (s->cache_slots - 1);
+	size_t j = (size_t)hash_u64(pc) & (s->cache_slots - 1);
 	while (s->cache[j].pc != 0) {
 		if (s->cache[j].pc == pc) {
 			*found = true;

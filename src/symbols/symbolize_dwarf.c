@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "array.h"
+#include "intern.h"
 #include "symbolize_internal.h"
 
 #include <dwarf.h>
@@ -108,7 +109,7 @@ static const char *qualified_name(struct symbolizer *s, struct sym_module *m, Dw
 		for (size_t i = 0; i < m->qnames_cap; i++) {
 			if (m->qnames[i].die_offset == 0)
 				continue;
-			size_t h = (m->qnames[i].die_offset * 0x9E3779B97F4A7C15ull) & (ncap - 1);
+			size_t h = (size_t)hash_u64(m->qnames[i].die_offset) & (ncap - 1);
 			while (nq[h].die_offset != 0)
 				h = (h + 1) & (ncap - 1);
 			nq[h] = m->qnames[i];
@@ -117,7 +118,7 @@ static const char *qualified_name(struct symbolizer *s, struct sym_module *m, Dw
 		m->qnames = nq;
 		m->qnames_cap = ncap;
 	}
-	size_t h = (off * 0x9E3779B97F4A7C15ull) & (m->qnames_cap - 1);
+	size_t h = (size_t)hash_u64(off) & (m->qnames_cap - 1);
 	while (m->qnames[h].die_offset != 0) {
 		if (m->qnames[h].die_offset == off)
 			return m->qnames[h].name;

@@ -177,7 +177,7 @@ bool symcache_module(struct symcache *c, pid_t pid, uint64_t addr, struct symbol
 
 static uint64_t known_hash(const char *build_id, uint64_t offset)
 {
-	return hash_bytes(build_id, strlen(build_id)) ^ (offset * UINT64_C(0x9E3779B97F4A7C15));
+	return hash_u64(hash_bytes(build_id, strlen(build_id)) ^ offset);
 }
 
 /* The slot of (BUILD_ID, OFFSET): found (build_id set) or empty; NULL out
