@@ -31,11 +31,14 @@ while [ $i -lt 30 ]; do
 	k=0
 	while [ $k -lt 500 ] && kill -0 "$cs" 2>/dev/null; do
 		k=$((k + 1))
-		# (csampler's own mask: the shell's child blocks every signal
-		# for a moment before it runs csampler; a SIGTERM then killed
-		# the child, before csampler began)
-		blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$cs/status" 2>/dev/null)
-		[ "$(cat "/proc/$cs/comm" 2>/dev/null)" = "$comm" ] && [ -n "$blk" ] &&
+		# (csampler's own mask, its name and mask from one read of its
+		# status: bash's child starts with INT, TERM and CHLD blocked,
+		# unblocks them, then runs csampler; the mask read before the
+		# exec and the name after it made a SIGTERM kill csampler
+		# before it held its signals, twice in CI)
+		st=$(cat "/proc/$cs/status" 2>/dev/null)
+		blk=$(echo "$st" | sed -n 's/^SigBlk:[[:space:]]*//p')
+		[ "$(echo "$st" | sed -n 's/^Name:[[:space:]]*//p')" = "$comm" ] && [ -n "$blk" ] &&
 			[ $((0x$blk & 0x4000)) != 0 ] && break
 		[ "$(tracer_tgid "$FIXTURE_PID")" = "$cs" ] && break
 		sleep 0.01
