@@ -324,7 +324,7 @@ void report_written(const struct report_config *o, const char *path, enum output
 		(unsigned long long)samples,
 		p->value_type ? word : plural(samples, "sample", "samples"));
 	if (hint)
-		fprintf(stderr, "; view it%s%s%s", fi->view, fi->view_path ? path : "",
-			fi->view_path && fi->view_after ? fi->view_after : "");
+		fprintf(stderr, "; view it%s%s%s", fi->view, fi->view_after ? path : "",
+			fi->view_after ? fi->view_after : "");
 	fputc('\n', stderr);
 }

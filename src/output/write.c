@@ -27,17 +27,17 @@
 static const struct write_format_info formats[] = {
 	{ .format = FORMAT_PPROF, .name = "pprof", .suffixes = { ".pb.gz", ".pb", ".pprof" },
 	  .writer = write_pprof, .mime = "application/octet-stream", .noun = "pprof",
-	  .view = ": go tool pprof -http=: ", .view_path = true },
+	  .view = ": go tool pprof -http=: ", .view_after = "" },
 	{ .format = FORMAT_FOLDED, .name = "folded", .suffixes = { ".folded", ".collapsed" },
-	  .writer = write_folded, .diff = true, .mime = "text/plain; charset=utf-8", .noun = "folded stacks",
-	  .view = ": flamegraph.pl ", .view_path = true,
+	  .writer = write_folded, .diff = true, .mime = "text/plain; charset=utf-8",
+	  .noun = "folded stacks", .view = ": flamegraph.pl ",
 	  .view_after = " > flame.svg (Debian's is /usr/share/perl5/Devel/NYTProf/flamegraph.pl)" },
 	{ .format = FORMAT_SVG, .name = "svg", .suffixes = { ".svg" },
 	  .writer = write_svg, .diff = true, .mime = "image/svg+xml", .noun = "flame graph",
 	  .view = " in a web browser" },
 	{ .format = FORMAT_TEXT, .name = "text", .suffixes = { ".txt" },
-	  .writer = write_text, .diff = true, .mime = "text/plain; charset=utf-8", .noun = "text report",
-	  .view = ": less ", .view_path = true },
+	  .writer = write_text, .diff = true, .mime = "text/plain; charset=utf-8",
+	  .noun = "text report", .view = ": less ", .view_after = "" },
 	{ .format = FORMAT_SPEEDSCOPE, .name = "speedscope", .suffixes = { ".speedscope.json" },
 	  .writer = write_speedscope, .timeline = true, .mime = "application/json",
 	  .noun = "speedscope timeline",
@@ -94,39 +94,43 @@ bool write_format_is_timeline(enum output_format f)
 	return fi && fi->timeline;
 }
 
+/* Append SEP and ITEM to the text of USED bytes in BUF of SIZE; false once
+ * it no longer fits (the text stays cut where it was). */
+static bool join(char *buf, size_t size, size_t *used, const char *sep, const char *item)
+{
+	int n = snprintf(buf + *used, size - *used, "%s%s", *used ? sep : "", item);
+	if (n < 0 || (size_t)n >= size - *used) {
+		buf[*used] = '\0';
+		return false;
+	}
+	*used += (size_t)n;
+	return true;
+}
+
 const char *write_format_extensions(char *buf, size_t size)
 {
 	size_t used = 0;
 	if (size)
 		buf[0] = '\0';
-	for (size_t i = 0; i < NFORMATS; i++)
-		for (size_t k = 0; k < WRITE_MAX_SUFFIXES && formats[i].suffixes[k]; k++) {
-			int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "",
-					 formats[i].suffixes[k]);
-			if (n < 0 || (size_t)n >= size - used)
+	for (size_t i = 0; size && i < NFORMATS; i++)
+		for (size_t k = 0; k < WRITE_MAX_SUFFIXES && formats[i].suffixes[k]; k++)
+			if (!join(buf, size, &used, ", ", formats[i].suffixes[k]))
 				return buf;
-			used += (size_t)n;
-		}
 	return buf;
 }
 
 const char *write_format_names(char *buf, size_t size, bool diff_only)
 {
-	size_t used = 0, n = 0, k = 0;
+	size_t used = 0, last = 0;
 	if (size)
 		buf[0] = '\0';
 	for (size_t i = 0; i < NFORMATS; i++)
-		n += !diff_only || formats[i].diff;
-	for (size_t i = 0; i < NFORMATS; i++) {
-		if (diff_only && !formats[i].diff)
-			continue;
-		k++;
-		int w = snprintf(buf + used, size - used, "%s%s", k == 1 ? "" : k == n ? " or " : ", ",
-				 formats[i].name);
-		if (w < 0 || (size_t)w >= size - used)
-			return buf;
-		used += (size_t)w;
-	}
+		if (!diff_only || formats[i].diff)
+			last = i;
+	for (size_t i = 0; size && i < NFORMATS; i++)
+		if ((!diff_only || formats[i].diff) &&
+		    !join(buf, size, &used, i == last ? " or " : ", ", formats[i].name))
+			break;
 	return buf;
 }
 

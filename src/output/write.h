@@ -48,9 +48,9 @@ struct write_format_info {
 	bool diff;                                /* writes a --diff profile (two counts) */
 	const char *mime;                         /* its HTTP Content-Type */
 	const char *noun;                         /* "wrote F (NOUN, N samples)" */
-	/* how to view it: "; view it" VIEW [PATH VIEW_AFTER] */
+	/* how to view it: "; view it" VIEW, then PATH VIEW_AFTER unless
+	 * VIEW_AFTER is NULL */
 	const char *view, *view_after;
-	bool view_path;
 };
 /* F's row; NULL for FORMAT_AUTO or a value that names no format. */
 const struct write_format_info *write_format_info(enum output_format f);

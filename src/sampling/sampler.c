@@ -52,8 +52,9 @@
  *     is dropped (stats.dropped_waking): counting it would put CPU where
  *     the thread slept. Not so a thread the tick's switch to csampler took
  *     off its CPU (found by /proc/TID/sched's se.exec_start, equal to
- *     csampler's own): it was running, and arrives again only to stop. A stop at a preemption point in user code is kept:
- *     the thread was executing there.
+ *     csampler's own): it was running, and arrives again only to stop. A
+ *     stop at a preemption point in user code is kept: the thread was
+ *     executing there.
  * --idle (wall clock) reads every thread every tick and counts a period for
  * each, running or not: a running one is stopped and copied as above; a
  * sleeping one that has not run since its last sample counts its last stack
@@ -461,19 +462,17 @@ static size_t find_running(struct sampler *s, size_t n)
 	return end;
 }
 
-/* The round's interrupts are sent: of its threads on csampler's CPU (the
- * last of the round: sample_round), which did the tick's switch take off
- * it? Asked now, not before the interrupts (the reads take 10-20 us, and
- * a thread on another CPU may enter a call meanwhile and stop at its
- * exit), and before csampler gives up its CPU (the thread would run). */
+/* The round's interrupts are sent: of its threads whose stat named
+ * csampler's CPU (the last of the round, after the NSPIN on other CPUs:
+ * sample_round), which did the tick's switch take off it? Asked now, not
+ * before the interrupts (the reads take 10-20 us, and a thread on another
+ * CPU may enter a call meanwhile and stop at its exit), and before
+ * csampler gives up its CPU (the thread would run). */
 static void round_sent(void *ctx)
 {
 	struct sampler *s = ctx;
-	for (size_t i = s->round_base + s->round_nspin; i < s->round_base + s->round_n; i++) {
-		struct thread_state *t = s->chosen[i];
-		t->intr_on_our_cpu = s->round_cpu >= 0 && t->cpu == s->round_cpu &&
-				     threads_tick_took_cpu(s, t);
-	}
+	for (size_t i = s->round_base + s->round_nspin; i < s->round_base + s->round_n; i++)
+		s->chosen[i]->intr_on_our_cpu = threads_tick_took_cpu(s, s->chosen[i]);
 }
 
 /* Stop chosen[base, base + n) together; copy each as soon as it stops and

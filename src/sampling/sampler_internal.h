@@ -63,8 +63,8 @@ struct thread_state {
 	/* as of the read before our last interrupt of it, and that tick's
 	 * instant: was it waiting for a CPU then? (stop_was_queued) */
 	uint64_t intr_tick_ns, intr_run_delay_ns, intr_arrivals;
-	bool intr_on_our_cpu;         /* that read named the CPU the round ran on:
-	                               * csampler took the CPU from it (judge_stop) */
+	bool intr_on_our_cpu;         /* the tick's switch to csampler took it off
+	                               * its CPU: running at the tick (judge_stop) */
 	unsigned intr_weight;         /* the periods its stop counts, if kept */
 	uint64_t seen_ns, done_ns;    /* the round saw it stopped, then was done copying */
 	/* its run delay read at the stop (judge_stop), for the round's pause */
