@@ -35,6 +35,13 @@
 
 /* A followed thread's state, by its slot in the recorder's registry (which
  * holds its pid, tid, process and key: thread_id). */
+/* A thread 'R' on the CPU a round runs on, at that tick (threads_tick_took_cpu) */
+enum tick_cpu {
+	TICK_CPU_UNKNOWN,   /* not on it, or no /proc/TID/sched to tell */
+	TICK_CPU_TAKEN,     /* the tick's switch to csampler took it off: running */
+	TICK_CPU_WAITING,   /* waiting there for it (queued or being woken) */
+};
+
 struct thread_state {
 	int schedstat_fd, stat_fd, syscall_fd;
 	unsigned transient;           /* which of them were opened for one read only
@@ -63,8 +70,8 @@ struct thread_state {
 	/* as of the read before our last interrupt of it, and that tick's
 	 * instant: was it waiting for a CPU then? (stop_was_queued) */
 	uint64_t intr_tick_ns, intr_run_delay_ns, intr_arrivals;
-	bool intr_on_our_cpu;         /* the tick's switch to csampler took it off
-	                               * its CPU: running at the tick (judge_stop) */
+	enum tick_cpu intr_our_cpu;   /* on csampler's CPU at that tick: taken off
+	                               * it (running) or waiting there (judge_stop) */
 	unsigned intr_weight;         /* the periods its stop counts, if kept */
 	uint64_t seen_ns, done_ns;    /* the round saw it stopped, then was done copying */
 	/* its run delay read at the stop (judge_stop), for the round's pause */
@@ -184,9 +191,9 @@ bool threads_open_file(struct sampler *s, struct thread_state *t, const char *na
 /* Open NAME of T for one read (the caller closes it): -1 if it cannot. */
 int threads_open_once(struct sampler *s, struct thread_state *t, const char *name);
 /* T, 'R' on the CPU the round runs on: did this tick's switch to csampler
- * take that CPU from it (it was running at the tick), rather than find it
- * waiting there? Its exec_start then equals csampler's. Unknown: false. */
-bool threads_tick_took_cpu(struct sampler *s, struct thread_state *t);
+ * take that CPU from it (it was running at the tick: its exec_start equals
+ * csampler's), or find it waiting there (it was not running)? */
+enum tick_cpu threads_tick_took_cpu(struct sampler *s, struct thread_state *t);
 /* T ran: keep the files opened for one read, making room by closing
  * those of threads long idle. */
 void threads_keep_files(struct sampler *s, struct thread_state *t);

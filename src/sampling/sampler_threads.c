@@ -572,19 +572,24 @@ static uint64_t own_exec_start(struct sampler *s)
 	return s->self_exec_start_ns;
 }
 
-/* T, 'R' on the CPU the round runs on: did csampler's tick take that CPU
- * from it (it was running at the tick), rather than find it waiting there
- * for the CPU? Its exec_start is csampler's own when the switch to
- * csampler took it off. Unknown (no /proc/TID/sched): no. */
-bool threads_tick_took_cpu(struct sampler *s, struct thread_state *t)
+/* T, 'R' on the CPU the round runs on: its exec_start is csampler's own
+ * when the switch to csampler took it off; any other, and it was waiting
+ * there (one CPU runs one thread: the one csampler took, or none). A
+ * scheduler tick between csampler's switch and its read (about 50 us in
+ * 4 ms) makes the one it took look waiting too: its stop, wherever it
+ * was, is dropped then, which loses a sample but moves none. */
+enum tick_cpu threads_tick_took_cpu(struct sampler *s, struct thread_state *t)
 {
 	uint64_t own = own_exec_start(s);
 	if (!own)
-		return false;
+		return TICK_CPU_UNKNOWN;
 	int fd = threads_open_once(s, t, "sched");
 	uint64_t ns;
 	bool ok = fd >= 0 && procfs_read_exec_start(fd, &ns);
 	if (fd >= 0)
 		close(fd);
-	return ok && (ns > own ? ns - own : own - ns) <= TOOK_CPU_MATCH_NS;
+	if (!ok)
+		return TICK_CPU_UNKNOWN;
+	return (ns > own ? ns - own : own - ns) <= TOOK_CPU_MATCH_NS ? TICK_CPU_TAKEN
+								     : TICK_CPU_WAITING;
 }
