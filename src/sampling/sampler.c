@@ -295,12 +295,14 @@ static enum stop_verdict judge_stop(const struct sampler *s, struct thread_state
 	bool have = procfs_read_schedstat(t->schedstat_fd, &ss);
 	t->stop_run_delay_read = have;  /* (the round's pause uses it) */
 	t->stop_run_delay_ns = have ? ss.run_delay_ns : 0;
-	if (t->intr_our_cpu != TICK_CPU_UNKNOWN)
-		return t->intr_our_cpu == TICK_CPU_TAKEN ? STOP_KEEP : STOP_QUEUED;
+	if (t->intr_our_cpu == TICK_CPU_WAITING)
+		return STOP_QUEUED;
 	bool arrived = have && ss.arrivals != t->intr_arrivals;
 	if (arrived && ss.run_delay_ns > t->intr_run_delay_ns && seen_ns > t->intr_tick_ns &&
 	    ss.run_delay_ns - t->intr_run_delay_ns > seen_ns - t->intr_tick_ns)
-		return STOP_QUEUED;
+		return STOP_QUEUED;     /* (also one csampler took its CPU from before the tick) */
+	if (t->intr_our_cpu == TICK_CPU_TAKEN)
+		return STOP_KEEP;
 	long nr = (long)r->orig_rax;
 	int64_t ret = (int64_t)r->rax, timeout_ret;
 	if (nr < 0)
