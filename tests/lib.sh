@@ -409,7 +409,8 @@ check_burst() {
 # check_phases MODE RATE HOW [POINTS]: the pingpong fixture in MODE (epoll,
 # socket, nap, sync, calls) for 4 s, sampled at RATE Hz with
 # $PHASES_CS_ARGS (e.g. a backend), launched (HOW launch) or attached to its
-# threads already made (HOW attach: they start once csampler samples); each
+# threads already made (HOW attach: they start once csampler samples; with
+# $PHASES_CPU, the fixture and csampler both kept to that CPU); each
 # phase's share of the samples within POINTS (default 3) points, and 3
 # standard errors of that share over the samples there are (the sampling's
 # own noise), of the fixture's own account of it. The kernel keeps
@@ -431,8 +432,10 @@ check_phases() {
 	else
 		start_fixture pingpong "$mode" 4 wait
 		truth=$T/pingpong.out
-		${CSAMPLER_WRAPPER:-} "$CSAMPLER" ${PHASES_CS_ARGS:-} -F "$rate" -o "$F" -p "$FIXTURE_PID" \
-			>"$T/cs.out" 2>"$T/cs.err" &
+		[ -z "${PHASES_CPU:-}" ] || taskset -a -p -c "$PHASES_CPU" "$FIXTURE_PID" >/dev/null ||
+			harness "cannot pin the fixture to CPU $PHASES_CPU"
+		${PHASES_CPU:+taskset -c "$PHASES_CPU"} ${CSAMPLER_WRAPPER:-} "$CSAMPLER" ${PHASES_CS_ARGS:-} \
+			-F "$rate" -o "$F" -p "$FIXTURE_PID" >"$T/cs.out" 2>"$T/cs.err" &
 		cs=$!
 		for i in $(seq 1 400); do
 			grep -q '^csampler: sampling' "$T/cs.err" && break
