@@ -64,7 +64,7 @@ static void ptrace_get_stats(const void *impl, struct backend_stats *out)
 		.not_captured = ss.not_captured, .in_place = ss.in_place, .fd_short = ss.fd_short,
 		.late = ss.late, .dropped_waking = ss.dropped_waking, .switches = ss.switches,
 		.waited_ns = ss.waited_ns,
-		.dropped_queued = ss.dropped_queued, .asleep_at_tick = ss.asleep_at_tick,
+		.dropped_queued = ss.dropped_queued,
 	};
 }
 
@@ -74,14 +74,14 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 	fprintf(stderr,
 		"csampler: %llu samples, %llu threads seen, %llu ticks missed, "
 		"unwind stops: %s, %llu truncated, %llu sampled late, %llu dropped at wake-ups, "
-		"%llu dropped waiting for a CPU, %llu read where they slept at the tick, %llu switches, %.2f s waited for a CPU, "
+		"%llu dropped waiting for a CPU, %llu switches, %.2f s waited for a CPU, "
 		"pause p50 %.1f us p99 %.1f us, "
 		"thread keys %llu held of %llu made, %llu periods taken\n",
 		(unsigned long long)rs->samples, (unsigned long long)st->threads_seen,
 		(unsigned long long)st->ticks_missed, unwind_stops,
 		(unsigned long long)rs->truncated, (unsigned long long)st->late,
 		(unsigned long long)st->dropped_waking, (unsigned long long)st->dropped_queued,
-		(unsigned long long)st->asleep_at_tick, (unsigned long long)st->switches, (double)st->waited_ns / 1e9,
+		(unsigned long long)st->switches, (double)st->waited_ns / 1e9,
 		(double)rs->pause_p50_ns / 1e3,
 		(double)rs->pause_p99_ns / 1e3, (unsigned long long)rs->keys_held,
 		(unsigned long long)rs->keys_made, (unsigned long long)taken);
@@ -201,7 +201,6 @@ void backend_stats_add(struct backend_stats *sum, const struct backend_stats *mo
 	sum->switches += more->switches;
 	sum->waited_ns += more->waited_ns;
 	sum->dropped_queued += more->dropped_queued;
-	sum->asleep_at_tick += more->asleep_at_tick;
 	sum->lost += more->lost;
 	sum->no_user_regs += more->no_user_regs;
 	sum->own_threads += more->own_threads;

@@ -64,7 +64,7 @@ struct backend_config {
 struct backend_stats {
 	/* the ptrace backend's: struct sampler_stats (sampler.h) says what each counts */
 	uint64_t ticks, ticks_missed, threads_seen, not_captured, in_place, fd_short, late;
-	uint64_t dropped_waking, switches, dropped_queued, waited_ns, asleep_at_tick;
+	uint64_t dropped_waking, switches, dropped_queued, waited_ns;
 	/* the perf backend's: samples the kernel could not write (a ring was
 	 * full), samples without user registers, threads given clocks of
 	 * their own and threads refused them (perf_sampler.h) */

@@ -223,20 +223,6 @@ static bool sample_in_place(struct sampler *s, struct thread_state *t)
 	return true;
 }
 
-/* On-CPU mode: threads_find_asleep_taken's thread counts where it sleeps,
- * read in place (blocked.h), its sample WEIGHT times its own. */
-static void sample_asleep_at_tick(struct sampler *s, size_t from, size_t to, unsigned weight)
-{
-	struct thread_state *t = threads_find_asleep_taken(s, from, to);
-	struct blocked_syscall bs;
-	if (t && threads_open_file(s, t, "syscall", &t->syscall_fd) &&
-	    blocked_capture(thread_id(s, t)->proc->unwinder, thread_id(s, t)->tid, t->syscall_fd,
-			    t->schedstat_fd, &s->blocked_snap, &bs) == BLOCKED_IN_KERNEL) {
-		s->stats.asleep_at_tick++;
-		count_captured(s, t, &s->blocked_snap, t->weight * weight);
-	}
-}
-
 /* A thread's pause: from our interrupt to its resume. Part of that may be
  * time it spent waiting for a CPU (it was preempted, not running, when
  * interrupted, and stops only when it gets one): when the stop came later
@@ -289,11 +275,15 @@ enum stop_verdict {
  * A thread the read found on the CPU the round ran on is known exactly
  * (round_sent): the one csampler (SCHED_FIFO) took that CPU from was
  * running at the tick, in a call or on its way in, and came back only to
- * stop: kept wherever it stops (taken for a wake-up, epoll_wait lost most
- * of its share to write). Any other was waiting there for the CPU, and is
- * dropped whatever its run delay says (woken from fdatasync there, one
- * slept again before it stopped: fdatasync at 16-22% of the samples for
- * 7-11% of its CPU beside two busy loops, now 7-8%).
+ * stop: kept wherever it stops (taken for a wake-up, every stop of a
+ * thread that shares its CPU with csampler's tick was dropped in a call
+ * that waits and kept elsewhere: on 2 CPUs, epoll_wait lost most of its
+ * share to write). Any other was waiting there for the CPU, queued or
+ * being woken, and is dropped whatever its run delay says: a thread woken
+ * from fdatasync there slept again before it stopped, so its run delay
+ * was shorter than the time since the tick, and with two busy loops on
+ * the host fdatasync came out at 16-22% of its samples for 7-11% of its
+ * CPU (now 7-8%).
  * A stop at the exit of a call that waits: a call our stop interrupted
  * (EINTR, ERESTART*) was being entered by a thread that ran at the tick,
  * unless it had gone to sleep in it already (then it got a CPU again to
@@ -778,7 +768,6 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 	 * spread over its samples by their shares. Weighting the sample after
 	 * a gap instead put up to 64 periods on one stop, where a thread
 	 * preempted for long stops: at exec, at a call's exit.) */
-	sample_asleep_at_tick(s, nrun, scan, w_examined);
 	for (size_t i = 0; i < nrun; i++)
 		s->chosen[i]->weight *= w_examined * w_running;
 	if (nrun)

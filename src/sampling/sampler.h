@@ -48,9 +48,6 @@ struct sampler_stats {
 	uint64_t threads_seen;
 	uint64_t not_captured;          /* --idle: blocked threads counted without a stack */
 	uint64_t in_place;              /* --idle: blocked threads copied without a stop */
-	uint64_t asleep_at_tick;        /* on-CPU: threads copied where they sleep, the
-	                                 * tick's switch having waited for them to
-	                                 * sleep (sample_asleep_at_tick) */
 	uint64_t fd_short;              /* threads not followed: out of file descriptors */
 	uint64_t late;                  /* samples taken when a thread that was waiting for a
 	                                 * CPU got one, after its round gave up on it */

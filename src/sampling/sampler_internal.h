@@ -194,9 +194,6 @@ int threads_open_once(struct sampler *s, struct thread_state *t, const char *nam
  * take that CPU from it (it was running at the tick: its exec_start equals
  * csampler's), or find it waiting there (it was not running)? */
 enum tick_cpu threads_tick_took_cpu(struct sampler *s, struct thread_state *t);
-/* Of chosen[FROM, TO), found asleep, the thread the tick's switch to
- * csampler waited for to go to sleep (it was running at the tick); NULL. */
-struct thread_state *threads_find_asleep_taken(struct sampler *s, size_t from, size_t to);
 /* T ran: keep the files opened for one read, making room by closing
  * those of threads long idle. */
 void threads_keep_files(struct sampler *s, struct thread_state *t);

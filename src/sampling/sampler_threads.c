@@ -12,7 +12,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -551,11 +550,6 @@ void threads_set_idle_level(struct sampler *s)
  * not yet run keeps the stamp of its last run, before its sleep. */
 #define TOOK_CPU_MATCH_NS 1000u
 
-/* How many threads found asleep a tick asks whether the tick's switch took
- * the CPU from them (a /proc/TID/sched read each, about 10 us; the one it
- * took is among the last to run there). */
-#define MAX_ASLEEP_CHECKS 2
-
 /* The ticking thread's se.exec_start, read once a tick when a thread on
  * its CPU is judged (a scheduler tick between the switch and the read
  * would bring it up to date: about 50 us in 4 ms, then no match); 0 where
@@ -598,28 +592,4 @@ enum tick_cpu threads_tick_took_cpu(struct sampler *s, struct thread_state *t)
 		return TICK_CPU_UNKNOWN;
 	return (ns > own ? ns - own : own - ns) <= TOOK_CPU_MATCH_NS ? TICK_CPU_TAKEN
 								     : TICK_CPU_WAITING;
-}
-
-/* Of the candidates chosen[FROM, TO), found asleep, the one the tick's
- * switch to csampler took the CPU from (its exec_start is csampler's): it
- * was running at the tick, in the kernel on its way into a sleep (the
- * kernel is not preempted there: the switch waited for it to sleep). Not
- * read so, the CPU a call uses before it sleeps was missed wherever it
- * shares a CPU with csampler's tick: fdatasync at 4% of its samples for
- * its own 10-14%, with csampler, it and two busy loops on one CPU (now
- * 6-8%). NULL: none found. */
-struct thread_state *threads_find_asleep_taken(struct sampler *s, size_t from, size_t to)
-{
-	int here = sched_getcpu();
-	unsigned checked = 0;
-	s->round_cpu = here;  /* (threads_tick_took_cpu compares with it) */
-	for (size_t i = from; i < to && checked < MAX_ASLEEP_CHECKS; i++) {
-		struct thread_state *t = s->chosen[i];
-		if (!t->ran || t->cpu != here)
-			continue;
-		checked++;
-		if (threads_tick_took_cpu(s, t) == TICK_CPU_TAKEN)
-			return t;
-	}
-	return NULL;
 }

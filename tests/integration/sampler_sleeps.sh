@@ -13,9 +13,9 @@
 # that the tick did not take that CPU from was waiting for it (its
 # /proc/TID/sched exec_start is not csampler's): its stop is not counted.
 # Measured and not asserted (issue 44): fdatasync comes out under its own
-# account here, 6-8% for 13-19% (the CPU a call uses just before it sleeps
-# is seen only when the tick's switch waited for that sleep:
-# sample_asleep_at_tick, a few reads a run), and on two CPUs beside another
+# account here, 3-6% for 10-19% (the CPU a call uses just before it sleeps
+# is not seen when the tick's switch waits for that sleep: the thread is
+# asleep when csampler reads it), and on two CPUs beside another
 # share test's busy threads a thread on the other CPU is judged by its run
 # delay alone (fdatasync at 24% for its own 10-11% once).
 TEST_TIMEOUT=240
