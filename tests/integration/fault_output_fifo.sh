@@ -45,6 +45,9 @@ sleep 60 <"$T/ff" &
 holder=$!
 FIXTURE_PIDS="$FIXTURE_PIDS $holder"
 head -c 65536 /dev/zero >"$T/ff" || harness "cannot fill the FIFO"
+# (emptied here: the background job's own 2> may truncate it only after the
+# loop below has read the first run's summary, as in a busybox CI run)
+: >"$T/err"
 "$CSAMPLER" -F 999 -p "$M" -d 1 -f folded -o "$T/ff" -o "$T/b.svg" 2>"$T/err" &
 cs=$!
 FIXTURE_PIDS="$FIXTURE_PIDS $cs"
