@@ -531,7 +531,8 @@ static struct cu_index *cu_index_get(struct sym_module *m, Dwarf_Die *cu)
 	struct cu_index *ci = &m->cus[lo];
 	*ci = (struct cu_index){ .cu_offset = off };
 	cu_index_collect(ci, cu, 0);
-	qsort(ci->funcs, ci->n, sizeof *ci->funcs, compare_ranges);
+	if (ci->n > 1)  /* (a unit without functions has no array: qsort's NULL is UB) */
+		qsort(ci->funcs, ci->n, sizeof *ci->funcs, compare_ranges);
 	return ci;
 }
 
