@@ -33,15 +33,15 @@
 #define WHEEL 4096u
 #define NO_SLOT UINT32_MAX
 
-/* A followed thread's state, by its slot in the recorder's registry (which
- * holds its pid, tid, process and key: thread_id). */
 /* A thread 'R' on the CPU a round runs on, at that tick (threads_tick_took_cpu) */
 enum tick_cpu {
-	TICK_CPU_UNKNOWN,   /* not on it, or no /proc/TID/sched to tell */
+	TICK_CPU_UNKNOWN,   /* not on it, no /proc/TID/sched, or csampler not real-time */
 	TICK_CPU_TAKEN,     /* the tick's switch to csampler took it off: running */
 	TICK_CPU_WAITING,   /* waiting there for it (queued or being woken) */
 };
 
+/* A followed thread's state, by its slot in the recorder's registry (which
+ * holds its pid, tid, process and key: thread_id). */
 struct thread_state {
 	int schedstat_fd, stat_fd, syscall_fd;
 	unsigned transient;           /* which of them were opened for one read only

@@ -12,8 +12,8 @@
 #include "config.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
