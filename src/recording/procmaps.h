@@ -32,7 +32,7 @@ struct procmaps_entry {
 	bool deleted;            /* path ended in " (deleted)" (suffix removed) */
 	unsigned image;          /* the program image it belongs to: the execs seen
 	                          * before it was found (procmaps_image) */
-	unsigned tag;            /* 1-63, in the order found (address.h's tag) */
+	unsigned tag;            /* 1-63 (address.h), none another code mapping over its addresses holds */
 	int fd;                  /* open file (O_RDONLY|O_CLOEXEC) or -1 */
 	char *path;              /* as the target sees it; "" if anonymous;
 	                          * "[stack]", "[vdso]", "[heap]" ... kept as is */

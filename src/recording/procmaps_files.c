@@ -211,7 +211,7 @@ int procmaps_add_file(struct procmaps *pm, uint64_t start, uint64_t end, uint64_
 		close(fd);
 	}
 	size_t before = pm->n;
-	struct node *nd = pm_add_mapping(pm, &e, path);
+	struct node *nd = pm_add_mapping(pm, before, &e, path);
 	if (!nd || pm_rebuild_indexes(pm, before) < 0) {
 		errno = ENOMEM;
 		return -1;

@@ -129,11 +129,13 @@ void pm_share_root(struct procmaps *pm);
 
 /* What procmaps.c lends procmaps_files.c's map of files: an empty map
  * (NULL when out of memory); the descriptor PM holds for E's file, or -1;
- * E (with PATH) added to every mapping PM knows (NULL when out of memory);
- * the lookup indexes rebuilt over the mappings from NSORTED on (0, or -1). */
+ * E (with PATH) added to every mapping PM knows, the first NSORTED of which
+ * are indexed (NULL when out of memory); the lookup indexes rebuilt over the
+ * mappings from NSORTED on (0, or -1). */
 struct procmaps *pm_alloc(void);
 int pm_held_fd(const struct procmaps *pm, const struct procmaps_entry *e);
-struct node *pm_add_mapping(struct procmaps *pm, const struct procmaps_entry *e, const char *path);
+struct node *pm_add_mapping(struct procmaps *pm, size_t nsorted, const struct procmaps_entry *e,
+			    const char *path);
 int pm_rebuild_indexes(struct procmaps *pm, size_t nsorted);
 
 #endif

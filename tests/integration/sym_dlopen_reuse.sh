@@ -15,7 +15,8 @@
 # second after a process is first seen or its mappings change: attached,
 # 0.1-0.9% were *_padding while csampler read them every 10 ms until it
 # first saw a library gone). 20 runs of 20 had none at 999 Hz. Attached
-# too.
+# too (in CI once 0 of 392 samples alpha's: the two libraries' mappings had
+# one tag, 63 mappings apart; test_procmaps tests that they no longer can).
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 

@@ -628,6 +628,17 @@ static void test_files_map(void **state)
 	assert_int_equal(procmaps_open_file(pm, procmaps_find_tagged(pm, 0x1800, (unsigned)t1)),
 			 procmaps_open_file(pm, e));
 	assert_int_equal(procmaps_load_perf_map(pm), 0);
+	/* a library loaded where another was, 63 mappings added since: not
+	 * the tag of the one over its addresses (it was 1 + its number % 63:
+	 * the same) */
+	for (uint64_t a = 0x10000; a < 0x10000 + 61 * 0x1000; a += 0x1000)
+		assert_true(procmaps_add_file(pm, a, a + 0x1000, 0, file) > 0);
+	int t3 = procmaps_add_file(pm, 0x1000, 0x2000, 0x2000, file);
+	assert_true(t3 > 0 && t3 != t1);
+	e = procmaps_find_tagged(pm, 0x1800, (unsigned)t3);
+	assert_true(e && e->start == 0x1000 && e->offset == 0x2000);
+	e = procmaps_find_tagged(pm, 0x1800, (unsigned)t1);
+	assert_true(e && e->start == 0x1000 && e->offset == 0);
 	procmaps_free(pm);
 	unlink(fifo);
 	unlink(link);
