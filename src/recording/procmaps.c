@@ -745,7 +745,7 @@ const struct procmaps_entry *procmaps_find_tagged(const struct procmaps *pm, uin
 		const struct node *nd = pm->all[i - 1];
 		if (!contains(&nd->e, addr))
 			continue;
-		if (tag ? nd->e.tag == tag && (!best || nd->seq > best->seq)
+		if (tag ? nd->e.tag == tag && nd->e.executable && (!best || nd->seq > best->seq)
 			: nd->e.image == pm->image && nd->e.executable && (!best || nd->seq < best->seq))
 			best = nd;
 	}

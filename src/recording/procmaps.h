@@ -104,8 +104,9 @@ bool procmaps_is_gone(const struct procmaps *pm);
 
 /* The current mapping containing ADDR, else the newest historical one, else NULL. */
 const struct procmaps_entry *procmaps_find(const struct procmaps *pm, uint64_t addr);
-/* As procmaps_find, but the mapping with TAG among those that held ADDR
- * (the newest of them), when TAG is not 0 and one has it. An untagged
+/* As procmaps_find, but the code mapping with TAG among those that held
+ * ADDR (the newest of them), when TAG is not 0 and one has it (tags tell
+ * code mappings apart: a data mapping may share one). An untagged
  * address of a process with reuse was sampled before the reuse was seen:
  * the first mapping of the running program that held ADDR. */
 const struct procmaps_entry *procmaps_find_tagged(const struct procmaps *pm, uint64_t addr,

@@ -259,6 +259,49 @@ static void test_reserve_refresh_no_alloc(void **state)
 	procmaps_free(pm);
 }
 
+/* Tags tell code mappings apart: a data mapping found later over a code
+ * mapping's addresses, holding its tag, does not take its addresses (each
+ * round a new one and the rest of the area: every tag in 63 rounds). */
+static void test_tag_code_only(void **state)
+{
+	(void)state;
+	long page = sysconf(_SC_PAGESIZE);
+	enum { PAGES = 160 };
+	char path[] = "/tmp/procmaps-tag.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, page), 0);
+	char *area = mmap(NULL, PAGES * (size_t)page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(area != MAP_FAILED);
+	assert_true(mmap(area, (size_t)page, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, 0) ==
+		    area);
+	struct procmaps *pm = procmaps_new(getpid());
+	assert_non_null(pm);
+	assert_true(procmaps_refresh(pm) >= 0);
+	const struct procmaps_entry *code = procmaps_find(pm, (uintptr_t)area);
+	assert_true(code && code->executable);
+	unsigned tag = code->tag;
+	uint64_t inode = code->inode;
+	bool shared = false;
+	for (int k = 1; k < PAGES && !shared; k++) {
+		assert_true(mmap(area, (size_t)k * (size_t)page, PROT_READ,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == area);
+		assert_true(procmaps_refresh(pm) >= 1);
+		const struct procmaps_entry *e = procmaps_find(pm, (uintptr_t)area);
+		assert_true(e && !e->executable);
+		if (e->tag != tag)
+			continue;
+		shared = true;
+		e = procmaps_find_tagged(pm, (uintptr_t)area, tag);
+		assert_true(e && e->executable && e->inode == inode);
+	}
+	assert_true(shared);
+	assert_int_equal(munmap(area, PAGES * (size_t)page), 0);
+	procmaps_free(pm);
+	close(fd);
+	unlink(path);
+}
+
 static void test_refresh_self(void **state)
 {
 	(void)state;
@@ -650,6 +693,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_files_map),
+		cmocka_unit_test(test_tag_code_only),
 		cmocka_unit_test(test_parse_maps_table),
 		cmocka_unit_test(test_parse_maps_edges),
 		cmocka_unit_test(test_parse_perf_map),
