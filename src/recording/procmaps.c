@@ -444,15 +444,12 @@ static void copy_vdso(struct procmaps *pm, const struct procmaps_entry *e)
 	pm->vdso_start = e->start;
 }
 
-/* The tag of a new code mapping E (the SEQ-th): one that no mapping known
- * over any of its addresses holds, so that each library loaded where
- * another was keeps its own name. The tags were 1 + SEQ % 63: two
- * libraries loaded in turn at one address with a multiple of 63 mappings
- * added between them shared one, and every sample of either was named by
- * the later (sym_dlopen_reuse attached: 0 of 392 samples alpha's, in CI).
- * Only when 63 mappings over its range hold every tag is one shared (the
- * later is named). The sorted part is searched as procmaps_find_tagged
- * does, the mappings added since linearly. */
+/* The tag of a new code mapping E (the SEQ-th): one no mapping known over
+ * its addresses holds, so each library loaded where another was keeps its
+ * name (with 1 + SEQ % 63, two libraries 63 mappings apart shared one:
+ * sym_dlopen_reuse, 0 of 392 samples alpha's in CI); shared only when 63
+ * over its range hold every tag. The sorted part is searched as
+ * procmaps_find_tagged does, the mappings added since linearly. */
 static unsigned free_code_tag(const struct procmaps *pm, size_t nsorted,
 			      const struct procmaps_entry *e, uint64_t seq)
 {
