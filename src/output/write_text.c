@@ -32,17 +32,28 @@ struct func_stat {
 	uint32_t mapping;        /* mapping seen under this name, or PROFILE_NONE */
 };
 
-/* One entry per distinct frame name: bounded by the code, not by the stacks. */
+/* One entry per distinct frame name and module (as perf report's: ld.so's
+ * _start is not the program's): bounded by the code, not by the stacks. */
 struct func_table {
-	struct intern names;
+	struct intern names;     /* "NAME\nMODULE" (names are escaped: no newline) */
 	struct func_stat *f;     /* parallel to names */
 	size_t n, cap;
+	char *key;               /* scratch for a key */
+	size_t keycap;
 };
 
-/* The stat of NAME, added if new; NULL on ENOMEM. */
-static struct func_stat *func_find(struct func_table *t, const char *name, size_t len)
+/* The stat of NAME in MODULE (a mapping's file, or ""), added if new; NULL
+ * on ENOMEM. */
+static struct func_stat *func_find(struct func_table *t, const char *name, size_t len,
+				   const char *module)
 {
-	int64_t i = intern_index(&t->names, name, len);
+	size_t mlen = strlen(module);
+	if (array_grow(&t->key, &t->keycap, len + mlen + 1, 1, 256) < 0)
+		return NULL;
+	memcpy(t->key, name, len);
+	t->key[len] = '\n';
+	memcpy(t->key + len + 1, module, mlen);
+	int64_t i = intern_index(&t->names, t->key, len + 1 + mlen);
 
 	if (i < 0)
 		return NULL;
@@ -333,6 +344,7 @@ static int top_stacks_offer(struct top_stacks *top, const struct folded_stack *s
 }
 
 struct text_report {
+	const struct profile *p;
 	struct func_table t;
 	struct top_stacks top;
 	size_t nstacks;
@@ -350,7 +362,10 @@ static int count_stack(void *ctx, const struct folded_stack *st)
 		const char *e = strchr(s, ';');
 		size_t len = e ? (size_t)(e - s) : strlen(s);
 		if (d >= st->nframes || is_function_frame(st->frames[d].kind)) {
-			struct func_stat *f = func_find(&r->t, s, len);
+			uint32_t m = d < st->nframes ? st->frames[d].mapping : PROFILE_NONE;
+			const char *module = m < r->p->nmappings && r->p->mappings[m].filename ?
+					     r->p->mappings[m].filename : "";
+			struct func_stat *f = func_find(&r->t, s, len, module);
 			if (!f)
 				return -1;
 			if (f->function == PROFILE_NONE && d < st->nframes) {
@@ -378,6 +393,7 @@ static void text_report_free(struct text_report *r)
 {
 	intern_free(&r->t.names);
 	free(r->t.f);
+	free(r->t.key);
 	for (size_t i = 0; i < r->top.n; i++) {
 		free(r->top.s[i].line);
 		free(r->top.s[i].frames);
@@ -386,10 +402,12 @@ static void text_report_free(struct text_report *r)
 
 int write_text(const struct profile *p, FILE *out, const struct write_options *opt)
 {
-	struct text_report r = { 0 };
+	struct text_report r = { .p = p };
 	int ret = 0;
+	struct write_options o = opt ? *opt : (struct write_options){ 0 };
+	o.annotate = false;      /* inlined and JIT frames are marked in words */
 
-	if (folded_foreach(p, opt, count_stack, &r) != 0) {
+	if (folded_foreach(p, &o, count_stack, &r) != 0) {
 		int err = errno ? errno : ENOMEM;
 		text_report_free(&r);
 		errno = err;

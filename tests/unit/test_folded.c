@@ -255,6 +255,52 @@ static void test_svg_and_text(void **state)
 	profile_free(p);
 }
 
+/* The text report has a row per function and module (ld.so's _start is
+ * not the program's, which took ld.so's name and module when its first
+ * sample came first), and --annotate's suffixes stay out of its names
+ * (inlined frames are marked in words). */
+static void test_text_rows(void **state)
+{
+	struct profile *p = profile_new();
+	struct profile_mapping ld = { 0x7f0000000000, 0x7f0000001000, 0, "/lib64/ld-linux-x86-64.so.2",
+				      "", true, true, true, true };
+	struct profile_mapping app = { 0x400000, 0x401000, 0x1000, "/opt/bin/app", "", true, true,
+				       true, true };
+	struct write_options annotate = { .annotate = true };
+	(void)state;
+
+	assert_non_null(p);
+	uint32_t m_ld = profile_add_mapping(p, &ld), m_app = profile_add_mapping(p, &app);
+	uint32_t f_ld = profile_add_function(p, "_start", "_start", "", 0);
+	uint32_t f_app = profile_add_function(p, "_start", "_start", "start.S", 5);
+	uint32_t f_main = profile_add_function(p, "main", "main", "app.c", 1);
+	uint32_t f_sq = profile_add_function(p, "square", "square", "app.c", 20);
+	struct profile_line lines[2] = { { f_ld, 0 } };
+	uint32_t l_ld = profile_add_location(p, 0x7f0000000100, m_ld, lines, 1, false);
+	lines[0] = (struct profile_line){ f_app, 7 };
+	uint32_t l_app = profile_add_location(p, 0x400010, m_app, lines, 1, false);
+	lines[0] = (struct profile_line){ f_sq, 21 };
+	lines[1] = (struct profile_line){ f_main, 3 };
+	uint32_t l_main = profile_add_location(p, 0x400100, m_app, lines, 2, false);
+	uint32_t t = profile_add_thread(p, 5, 5, "app", "app");
+	uint32_t s_ld[] = { l_ld }, s_main[] = { l_main, l_app };
+	assert_int_equal(profile_add_sample(p, t, s_ld, 1, 0, 1), 0);
+	assert_int_equal(profile_add_sample(p, t, s_main, 2, 0, 9), 0);
+
+	char *s = render(p, write_text, &annotate);
+	const char *total_table = strstr(s, "Top functions by total samples");
+	assert_non_null(total_table);
+	assert_non_null(strstr(total_table, "         0   0.00%          9  90.00%  _start  "
+					    "(start.S:5, app)\n"));
+	assert_non_null(strstr(total_table, "         1  10.00%          1  10.00%  _start  "
+					    "(ld-linux-x86-64.so.2)\n"));
+	assert_non_null(strstr(s, "         9  90.00%          9  90.00%  square  (app.c:20, app)\n"));
+	assert_non_null(strstr(s, "    square  (inlined)\n    main\n    _start\n"));
+	assert_null(strstr(s, "_[i]"));
+	free(s);
+	profile_free(p);
+}
+
 /* Bytes that are not UTF-8, or XML syntax, in a name cannot break the SVG. */
 static void test_svg_hostile_names(void **state)
 {
@@ -431,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_line_compare),
 		cmocka_unit_test(test_folded_output),
 		cmocka_unit_test(test_svg_and_text),
+		cmocka_unit_test(test_text_rows),
 		cmocka_unit_test(test_svg_hostile_names),
 		cmocka_unit_test(test_bounded_sort),
 		cmocka_unit_test(test_formats),
