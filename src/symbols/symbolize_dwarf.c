@@ -657,6 +657,20 @@ const char *sym_module_line(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr bias
 	return dwarf_linesrc(l, NULL, NULL);
 }
 
+/* The first line of FUNC, which has no DW_AT_decl_line (Go's functions, up
+ * to Go 1.20 at least): the line its entry's code is on (Go's is the func
+ * line), where that is in FILE; else 0. */
+static int entry_line(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr bias, Dwarf_Die *func,
+		      const char *file)
+{
+	Dwarf_Addr entry;
+	int line;
+	if (file == NULL || dwarf_entrypc(func, &entry) != 0)
+		return 0;
+	const char *at = sym_module_line(m, cu, bias, entry + bias, &line);
+	return at != NULL && strcmp(at, file) == 0 ? line : 0;
+}
+
 /* A function whose DWARF name looks internal (glibc's __GI___libc_malloc,
  * the asm label of a hidden alias) is named by the best symbol at its
  * entry when that one has fewer leading underscores (malloc). */
@@ -713,6 +727,8 @@ size_t sym_dwarf_frames(struct symbolizer *s, struct sym_module *m, uint64_t pc,
 		int decl = 0;
 		if (dwarf_decl_line(scope, &decl) == 0)
 			f->decl_line = decl;
+		else if (i == 0)
+			f->decl_line = entry_line(m, cu, bias, scope, f->file);
 		f->inlined = i > 0;
 		if (!f->inlined)
 			break;

@@ -7,8 +7,9 @@
 # and spin functions (as leaf) at most 8%. perf record -e cpu-clock on the
 # same live run: 77% and 6%; before this was fixed, csampler said 60% and
 # 27%. Its locations have file:line and inline frames (Go writes no
-# .debug_aranges: the compile units are found by their own ranges). The
-# cumulative share of main.hashBlock is Go's own profile's.
+# .debug_aranges: the compile units are found by their own ranges), and
+# the text report's rows the line each function starts at. The cumulative
+# share of main.hashBlock is Go's own profile's.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 
@@ -19,7 +20,7 @@ build_go gochan
 
 F=$T/go.folded
 export GOMAXPROCS=2
-run_csampler -v -F 199 -o "$F" -o "$T/go.pb.gz" -- "$T/gochan" 4 "$T/own.prof"
+run_csampler -v -F 199 -o "$F" -o "$T/go.pb.gz" -o "$T/go.txt" -- "$T/gochan" 4 "$T/own.prof"
 assert_eq "exit status" "$CS_STATUS" 0
 grep -q '^hashed [1-9]' "$T/cs.out" || fail "gochan did not finish: $(cat "$T/cs.out")"
 note "$(grep -E '^csampler: [0-9]+ samples' "$T/cs.err")"
@@ -45,6 +46,12 @@ grep -Eq '^ +[0-9]+: 0x[0-9a-f]+ M=1 main\.[^ ]+ [^ ]*/gochan\.go:[1-9][0-9]* ' 
 	fail "no main.* location at gochan.go:LINE: $(grep -m3 ' main\.' "$T/raw")"
 grep -Eq ' M=1 crypto/sha256\.block [^ ]*/sha256block_amd64\.s:[1-9][0-9]* ' "$T/raw" ||
 	fail "no crypto/sha256.block location at its .s file and line: $(grep -m3 'sha256' "$T/raw")"
+# the text report's row says where the function starts: Go's DWARF has no
+# DW_AT_decl_line, and the row said "(gochan.go, gochan)"; now the line of
+# the function's entry, its func line
+fl=$(grep -n '^func hashBlock' "$TESTS_SRCDIR/progs/gochan.go" | cut -d: -f1)
+grep -Eq "^ +[0-9]+ +[0-9.]+% +[0-9]+ +[0-9.]+%  main\.hashBlock  \(gochan\.go:$fl, gochan\)$" "$T/go.txt" ||
+	fail "no text row main.hashBlock (gochan.go:$fl, gochan): $(grep 'main\.hashBlock' "$T/go.txt" | head -3)"
 inlined=$(awk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 } on && NF > 0 && !/^ *[0-9]+: / { n++ } END { print n + 0 }' "$T/raw")
 note "inline frames in the pprof locations: $inlined"
 [ "$inlined" -gt 0 ] || fail "no location has an inline frame"
