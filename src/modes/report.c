@@ -243,11 +243,16 @@ static int by_count(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
-/* Why stacks stop at a place, and what to do about it. */
+/* Why stacks stop at a place (FUNCTION's), and what to do about it. */
 static void say_why(const struct report_config *o, const struct profile *p,
-		    const struct profile_location *l, uint32_t why, char *buf, size_t size)
+		    const struct profile_location *l, uint32_t function, uint32_t why, char *buf,
+		    size_t size)
 {
-	if ((why & PROFILE_SAMPLE_NO_INFO) && generated_code(p, l) && maps_file(p, "libjvm.so"))
+	const char *fname = function < p->nfunctions ? p->functions[function].name : NULL;
+	if (!why && fname && strcmp(fname, "runtime.sigtramp") == 0)
+		snprintf(buf, size, "Go's signal handler: the goroutine it interrupted is not followed "
+			 "through the signal frame (Go's own traceback stops there too)");
+	else if ((why & PROFILE_SAMPLE_NO_INFO) && generated_code(p, l) && maps_file(p, "libjvm.so"))
 		snprintf(buf, size, "JIT-compiled Java without frame pointers: start the JVM with "
 			 "-XX:+PreserveFramePointer (and name its code with a perf map: jcmd PID "
 			 "Compiler.perfmap)");
@@ -301,7 +306,7 @@ void report_stops(const struct report_config *o, const struct profile *p)
 						sizeof base);
 				snprintf(where, sizeof where, " (%s)", base);
 			}
-			say_why(o, p, l, sp->why, why, sizeof why);
+			say_why(o, p, l, sp->function, sp->why, why, sizeof why);
 			fprintf(stderr, "csampler: %.0f%% of stacks stop in %s%s: %s\n",
 				100.0 * (double)sp->count / (double)t->total, safe, where, why);
 		}

@@ -190,8 +190,11 @@ static enum uw_go_step go_system_base(struct unwind_ctx *c, uint64_t *addrs, uns
 /* Where the walk meets a function Go's own traceback treats apart: the
  * frame just stored, whose function holds LOOKUP (its ip, or ip - 1 for a
  * return address); LEAF: the interrupted frame. UW_GO_END: the stack is whole
- * there (Go's traceback ends there too: goexit, mstart, sigtramp; at
- * mcall, after the frames of the system stack's base: go_system_base).
+ * there (Go's traceback ends there too: goexit, mstart; at mcall, after
+ * the frames of the system stack's base: go_system_base); at sigtramp it
+ * is cut (UW_GO_FAILED: the goroutine the signal interrupted is not
+ * followed; Go's traceback ends there, but the summary must not call it
+ * whole).
  * UW_GO_CROSSED: the frame was systemstack's or morestack's on the system
  * stack, and the walk goes on from the goroutine's saved registers on the
  * copy of its stack (uw_capture_go), the frames this added stored in
@@ -205,6 +208,10 @@ enum uw_go_step uw_go_frame(struct unwind_ctx *c, unw_cursor_t *cur, uint64_t lo
 		return UW_GO_NONE;
 	if (gm->kind == GO_ROOT)
 		return UW_GO_END;
+	if (gm->kind == GO_SIGNAL) {
+		*end = UNWIND_BAD_FRAME;
+		return UW_GO_FAILED;
+	}
 	const struct unwind_snapshot *s = c->s;
 	if (gm->kind == GO_MCALL) {
 		/* (interrupted in mcall itself, maybe before its switch to

@@ -45,11 +45,13 @@ struct module {
 };
 
 /* A Go function that Go's own traceback treats apart (runtime/traceback.go):
- * the outermost function of a stack (TOPFRAME: goexit, mstart, sigtramp),
+ * the outermost function of a stack (TOPFRAME: goexit, mstart), the signal
+ * handler's entry (sigtramp, TOPFRAME too: the code it interrupted is not
+ * followed through the signal frame, so a stack that reaches it is cut),
  * mcall (which starts the system stack afresh at its base), or one that runs its
  * callee on the system stack for a goroutine (systemstack) or that left a
  * goroutine to grow its stack (morestack). */
-enum go_mark_kind { GO_ROOT, GO_MCALL, GO_SYSTEMSTACK, GO_MORESTACK };
+enum go_mark_kind { GO_ROOT, GO_SIGNAL, GO_MCALL, GO_SYSTEMSTACK, GO_MORESTACK };
 struct go_mark {
 	uint64_t start, end;
 	enum go_mark_kind kind;

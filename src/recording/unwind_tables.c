@@ -126,7 +126,9 @@ static void module_load_go_marks(struct unwinder *u, struct module *m, Elf *elf,
 		if (!gopclntab_function(&go, i, &e))
 			continue;
 		enum go_mark_kind kind;
-		if (e.flag & GOPCLNTAB_FLAG_TOPFRAME)
+		if (go_name_is(e.name, e.name_len, "runtime.sigtramp"))
+			kind = GO_SIGNAL;
+		else if (e.flag & GOPCLNTAB_FLAG_TOPFRAME)
 			kind = GO_ROOT;
 		else if (go_name_is(e.name, e.name_len, "runtime.mcall"))
 			kind = GO_MCALL;

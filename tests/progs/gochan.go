@@ -11,7 +11,10 @@
 // threads all the time: perf record -e cpu-clock puts about 75% of this
 // program's CPU in sha256 and 6% in the runtime's waits. Prints
 // "ready PID" first, then "hashed N" when done. With CPUPROFILE, Go's own
-// CPU profile of the run (runtime/pprof) is written there.
+// CPU profile of the run (runtime/pprof) is written there. With
+// GOCHAN_SIGNALS set, a goroutine also sends the process SIGURG (Go's
+// preemption signal, which its handler takes for a stray one) every 50 us,
+// so its threads spend some time in Go's signal handler.
 package main
 
 import (
@@ -56,6 +59,14 @@ func main() {
 	}
 	fmt.Printf("ready %d\n", os.Getpid())
 	deadline := time.Now().Add(time.Duration(secs * float64(time.Second)))
+	if os.Getenv("GOCHAN_SIGNALS") != "" {
+		go func() {
+			for time.Now().Before(deadline) {
+				syscall.Kill(os.Getpid(), syscall.SIGURG)
+				time.Sleep(50 * time.Microsecond)
+			}
+		}()
+	}
 	work := make(chan []byte)
 	sums := make(chan [32]byte)
 	var wg sync.WaitGroup
