@@ -69,6 +69,11 @@ set -- $(counts "$F")
 note "$1 samples, $2 whole, $9 from a root, ${13} in the signal handler (marked); systemstack inside: $4, $3 of them from runtime.goexit; mcall: $5 ($6 truncated; ${10} inside, ${11} of them from runtime.mstart); time.now in the vDSO: $7, $8 from runtime.goexit"
 assert_eq "stacks from runtime.sigtramp not marked [truncated]" "${14}" 0
 [ "${13}" -gt 0 ] || fail "no stack in Go's signal handler: $(grep -m3 'sigtramp' "$F")"
+# (over 5% of stacks cut: the summary names where, and why)
+if [ $((${13} * 100)) -gt $(($1 * 6)) ]; then
+	grep -q "of stacks stop in runtime\.sigtramp (gochan): Go's signal handler" "$T/cs.err" ||
+		fail "the summary does not name Go's signal handler: $(cat "$T/cs.err")"
+fi
 awk -v t="$1" -v w="$2" -v g="${13}" 'BEGIN { exit !(100 * w >= 98 * (t - g)) }' ||
 	fail "only $2 of $1 - ${13} stacks whole: $(grep '^\[truncated\]' "$F" | sort -t' ' -k2 -rn | head -5)"
 awk -v t="$1" -v r="$9" -v g="${13}" 'BEGIN { exit !(100 * r >= 98 * (t - g)) }' ||
