@@ -404,6 +404,7 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 			return opt_usage_error("invalid --stack-window '%s': expected a size from 4k to 8m",
 					   arg);
 		o->stack_window = (size_t)v;
+		o->stack_window_given = true;
 		break;
 	case OPT_ATTACH_MODE:
 		if (strcmp(arg, "persistent") == 0)

@@ -65,6 +65,8 @@ struct options {
 	unsigned max_depth;
 	size_t max_stacks;
 	size_t stack_window;            /* bytes */
+	bool stack_window_given;        /* --stack-window: a fixed window (else it grows
+	                                 * where stacks are cut: unwind.h) */
 	enum target_seize_mode seize_mode;
 	int rt_priority;                /* 0 = normal scheduling */
 	const char *serve_address;      /* --serve: [ADDR:]PORT or unix:PATH; NULL otherwise */

@@ -27,7 +27,8 @@ void options_session_config(const struct options *o, struct session_config *out)
 		.pid = o->pid, .command = o->command, .children = o->children,
 		.seize_mode = o->seize_mode, .profile_to_stdout = to_stdout, .backend = o->backend,
 		.rate = o->rate, .idle = o->idle, .max_depth = o->max_depth,
-		.python = !o->no_python, .stack_window = o->stack_window, .tids = o->ntids ? o->tids : NULL,
+		.python = !o->no_python, .stack_window = o->stack_window,
+		.window_grows = !o->stack_window_given, .tids = o->ntids ? o->tids : NULL,
 		.ntids = o->ntids, .rt_priority = o->rt_priority, .duration = o->duration,
 		.quiet = o->quiet, .verbose = o->verbose,
 	};

@@ -441,7 +441,7 @@ static void summarize(struct run *r, const struct profile *last)
 	int exited = r->opt->command && r->s.target ? target_exit_status(r->s.target) : -1;
 	report_summary(&r->report, r->main_pid, &sst, &rst, taken,
 		       (double)(r->end_ns - r->start_ns) / 1e9, exited);
-	report_stops(&r->report, last);
+	report_stops(&r->report, last, rst.window_widest);
 }
 
 static void close_out_dirs(struct run *r)

@@ -243,10 +243,11 @@ static int by_count(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
-/* Why stacks stop at a place (FUNCTION's), and what to do about it. */
+/* Why stacks stop at a place (FUNCTION's), and what to do about it (the
+ * window grew to WIDEST where stacks were cut; 0: it did not). */
 static void say_why(const struct report_config *o, const struct profile *p,
-		    const struct profile_location *l, uint32_t function, uint32_t why, char *buf,
-		    size_t size)
+		    const struct profile_location *l, uint32_t function, uint32_t why,
+		    size_t widest, char *buf, size_t size)
 {
 	const char *fname = function < p->nfunctions ? p->functions[function].name : NULL;
 	if (!why && fname && strcmp(fname, "runtime.sigtramp") == 0)
@@ -268,6 +269,10 @@ static void say_why(const struct report_config *o, const struct profile *p,
 		snprintf(buf, size, "the kernel's copy of the stack ended at a page not in memory "
 			 "(one the thread never touched, or an exec that replaced the program): "
 			 "perf events read no further; --backend=ptrace reads the whole stack");
+	else if ((why & PROFILE_SAMPLE_CUT_WINDOW) && widest)
+		snprintf(buf, size, "the stack is larger than the window copied, which grew from "
+			 "%zu KiB to %zu KiB once stacks were cut by it (those before were cut): "
+			 "raise --stack-window", o->stack_window / 1024, widest / 1024);
 	else if (why & PROFILE_SAMPLE_CUT_WINDOW)
 		snprintf(buf, size, "the stack is larger than the %zu KiB copied (--stack-window): "
 			 "raise it", o->stack_window / 1024);
@@ -279,7 +284,7 @@ static void say_why(const struct report_config *o, const struct profile *p,
 			 "stack pointer is not valid there)");
 }
 
-void report_stops(const struct report_config *o, const struct profile *p)
+void report_stops(const struct report_config *o, const struct profile *p, size_t widest)
 {
 	if (o->quiet || !p)
 		return;
@@ -306,7 +311,7 @@ void report_stops(const struct report_config *o, const struct profile *p)
 						sizeof base);
 				snprintf(where, sizeof where, " (%s)", base);
 			}
-			say_why(o, p, l, sp->function, sp->why, why, sizeof why);
+			say_why(o, p, l, sp->function, sp->why, widest, why, sizeof why);
 			fprintf(stderr, "csampler: %.0f%% of stacks stop in %s%s: %s\n",
 				100.0 * (double)sp->count / (double)t->total, safe, where, why);
 		}

@@ -42,9 +42,10 @@ void report_summary(const struct report_config *o, pid_t pid, const struct backe
 /* When more than STOPS_REPORT_PERCENT% of P's samples are truncated: the
  * (at most 3) places where most of them stop, each with why in words a
  * user can act on ("41% of stacks stop in crypto/sha256.block (prog): no
- * unwind information there ..."), without -v. */
+ * unwind information there ..."), without -v. WIDEST: the widest a stack
+ * window grew to (recorder_stats.window_widest). */
 #define STOPS_REPORT_PERCENT 5
-void report_stops(const struct report_config *o, const struct profile *p);
+void report_stops(const struct report_config *o, const struct profile *p, size_t widest);
 /* PATH (not "-") was written in format F from P (its total in its words:
  * samples, or -i's bytes...); HINT: also how to view it (the first of
  * --interval's files only). */

@@ -663,6 +663,8 @@ static int take_stop_signals(sigset_t *old)
 static int server_setup(struct server *srv)
 {
 	struct recorder_config rc = { .max_depth = srv->opt->max_depth, .python = !srv->opt->no_python,
+				      .stack_window = srv->opt->stack_window_given ? 0 :
+						      srv->opt->stack_window,
 				      .verbose = srv->opt->verbose };
 	struct symbolize_options so = { .no_inline = srv->opt->no_inline,
 					.addresses_only = srv->opt->addresses };

@@ -211,6 +211,7 @@ struct recorder_process *recorder_add_process(struct recorder *r, pid_t pid)
 		free(p);
 		return NULL;
 	}
+	unwind_set_window(p->unwinder, r->cfg.stack_window);
 	r->procs[r->nprocs++] = p;
 	return p;
 }
@@ -637,6 +638,11 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 	if (procmaps_has_reuse(p->maps))
 		tag_addresses(p, r->addrs, *depth);
 	r->stats.unwind_results[res] += count;   /* (periods, as samples and truncated) */
+	if (res == UNWIND_WINDOW) {
+		size_t w = unwind_widen(p->unwinder, snap);
+		if (w > r->cfg.stack_window && w > r->stats.window_widest)
+			r->stats.window_widest = w;
+	}
 	*flags = flags_for_result(res);
 	/* (a window cut before the window's end: the kernel's copy was short) */
 	if (res == UNWIND_WINDOW && snap->kernel_copy && snap->stack_len < snap->stack_cap)

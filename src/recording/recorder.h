@@ -28,6 +28,8 @@
 
 struct recorder_config {
 	unsigned max_depth;             /* frames unwound at most */
+	size_t stack_window;            /* a process's stack copies start at this
+	                                 * (unwind_set_window); 0: no window */
 	bool python;                    /* read CPython frames (unwind_new) */
 	int verbose;
 };
@@ -67,6 +69,8 @@ struct recorder_stats {
 	uint64_t python;                /* periods of stacks with Python frames */
 	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample (recorder_record_pause) */
 	uint64_t keys_held, keys_made;  /* thread keys held now, and made in all */
+	size_t window_widest;           /* the widest a process's stack window grew
+	                                 * to (unwind_widen); 0: none grew */
 };
 
 struct recorder;

@@ -438,7 +438,7 @@ int unwind_snapshot_init(struct unwind_snapshot *s, size_t window)
 		unwind_snapshot_fini(s);
 		return -1;
 	}
-	s->stack_cap = window;
+	s->stack_cap = s->window = window;
 	return 0;
 }
 
@@ -459,7 +459,8 @@ static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_
 	s->stack_len = 0;
 	s->window_cut = 0;
 	s->kernel_copy = false;
-	size_t len = s->stack_cap;
+	s->window = u->window && u->window < s->stack_cap ? u->window : s->stack_cap;
+	size_t len = s->window;
 	const struct procmaps_entry *e = procmaps_find(u->pm, sp);
 	bool known = e && e->current && sp >= e->start && sp < e->end;
 	/* a thread made since the mappings were read has its stack in a
@@ -483,8 +484,26 @@ static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_
 	}
 	s->stack_len = (size_t)n;
 	/* an unknown mapping read in full may go on */
-	s->window_cut = known ? e->end - sp > s->stack_cap : (size_t)n == s->stack_cap;
+	s->window_cut = known ? e->end - sp > s->window : (size_t)n == s->window;
 	return 0;
+}
+
+size_t unwind_window_limit(size_t window)
+{
+	return window > UNWIND_WINDOW_GROWN ? window : UNWIND_WINDOW_GROWN;
+}
+
+void unwind_set_window(struct unwinder *u, size_t window)
+{
+	u->window = window;
+}
+
+size_t unwind_widen(struct unwinder *u, const struct unwind_snapshot *s)
+{
+	if (u->window && s->window_cut && !s->kernel_copy && s->window == u->window &&
+	    u->window < s->stack_cap)
+		u->window = u->window <= s->stack_cap / 2 ? 2 * u->window : s->stack_cap;
+	return u->window;
 }
 
 /* A CPython thread's Python frames, read while it cannot run. */

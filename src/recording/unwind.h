@@ -36,7 +36,9 @@ struct unwind_snapshot {
 	struct user_regs_struct regs;
 	uint64_t stack_start;    /* == regs.rsp */
 	size_t stack_len;        /* bytes copied into stack */
-	size_t stack_cap;        /* capacity of stack (the window) */
+	size_t stack_cap;        /* capacity of stack */
+	size_t window;           /* the most this copy could take (<= stack_cap):
+	                          * its unwinder's window (unwind_set_window) */
 	uint8_t *stack;
 	int window_cut;          /* the stack mapping extends beyond the window */
 	bool kernel_copy;        /* --backend=perf: the kernel's copy, which ends
@@ -80,6 +82,21 @@ void unwind_free(struct unwinder *u);
 
 /* Allocate a snapshot buffer of WINDOW bytes (once, at warm-up). */
 int unwind_snapshot_init(struct unwind_snapshot *s, size_t window);
+
+/* A process's stack copies start at a window (--stack-window) and, where
+ * one cut its stacks (deep recursion: a compiler), double up to
+ * UNWIND_WINDOW_GROWN, or the window if larger: unwind_window_limit, the
+ * capacity a sampler's snapshots are made with (memory it touches only
+ * where a stack is that deep; a native thread's copy ends at its stack's
+ * end anyway). */
+#define UNWIND_WINDOW_GROWN (1024u * 1024u)
+size_t unwind_window_limit(size_t window);
+/* Copy at most WINDOW bytes of U's stacks (0, the default: a snapshot's
+ * whole capacity, never widened). */
+void unwind_set_window(struct unwinder *u, size_t window);
+/* S, of U, was cut by its window (UNWIND_WINDOW): U's window doubles, up
+ * to S's capacity. Its window now. */
+size_t unwind_widen(struct unwinder *u, const struct unwind_snapshot *s);
 void unwind_snapshot_fini(struct unwind_snapshot *s);
 
 /* Copy the registers and the stack window of a stopped thread; for a Go

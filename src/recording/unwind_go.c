@@ -16,12 +16,12 @@
 /* The largest goroutine stack believed (Go's limit is 1 GB). */
 #define GO_STACK_MAX (1ull << 30)
 
-/* Copy the goroutine stack [SP, min(HI, SP + window)) of TID into S. */
+/* Copy the goroutine stack [SP, min(HI, SP + S's window)) of TID into S. */
 static bool copy_go_stack(pid_t tid, uint64_t sp, uint64_t hi, struct unwind_snapshot *s)
 {
 	if (sp == 0 || (sp & 7) != 0 || sp >= hi || hi - sp > GO_STACK_MAX)
 		return false;
-	size_t len = hi - sp < s->stack_cap ? (size_t)(hi - sp) : s->stack_cap;
+	size_t len = hi - sp < s->window ? (size_t)(hi - sp) : s->window;
 	struct iovec local = { s->go_stack, len }, remote = { (void *)(uintptr_t)sp, len };
 	ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
 	if (n < 16)

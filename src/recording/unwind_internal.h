@@ -60,6 +60,7 @@ struct go_mark {
 struct unwinder {
 	struct procmaps *pm;
 	unsigned max_depth;
+	size_t window;           /* a stack copy's most: unwind_set_window */
 	unw_addr_space_t as;
 	uint64_t generation;     /* of pm when the caches were last valid */
 	uint64_t last_refresh_ns;

@@ -36,8 +36,9 @@ static void *ptrace_create(struct target *t, struct recorder *rec, const struct 
 {
 	struct sampler_config sc = {
 		.rate = c->rate, .idle = c->idle, .max_depth = c->max_depth,
-		.stack_window = c->stack_window, .verbose = c->verbose,
-		.tids = c->tids, .ntids = c->ntids, .launched = c->launched,
+		.stack_window = c->window_grows ? unwind_window_limit(c->stack_window)
+						: c->stack_window,
+		.verbose = c->verbose, .tids = c->tids, .ntids = c->ntids, .launched = c->launched,
 	};
 	struct sampler *s = sampler_new(t, rec, &sc);
 	if (!s) {
@@ -71,12 +72,16 @@ static void ptrace_get_stats(const void *impl, struct backend_stats *out)
 static void ptrace_print_diagnostics(const struct backend_stats *st, const struct recorder_stats *rs,
 				     const char *unwind_stops, uint64_t taken)
 {
+	char grown[64] = "";
+	if (rs->window_widest)
+		snprintf(grown, sizeof grown, ", stack window grown to %zu KiB",
+			 rs->window_widest / 1024);
 	fprintf(stderr,
 		"csampler: %llu samples, %llu threads seen, %llu ticks missed, "
 		"unwind stops: %s, %llu truncated, %llu sampled late, %llu dropped at wake-ups, "
 		"%llu dropped waiting for a CPU, %llu switches, %.2f s waited for a CPU, "
 		"pause p50 %.1f us p99 %.1f us, "
-		"thread keys %llu held of %llu made, %llu periods taken\n",
+		"thread keys %llu held of %llu made, %llu periods taken%s\n",
 		(unsigned long long)rs->samples, (unsigned long long)st->threads_seen,
 		(unsigned long long)st->ticks_missed, unwind_stops,
 		(unsigned long long)rs->truncated, (unsigned long long)st->late,
@@ -84,7 +89,7 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		(unsigned long long)st->switches, (double)st->waited_ns / 1e9,
 		(double)rs->pause_p50_ns / 1e3,
 		(double)rs->pause_p99_ns / 1e3, (unsigned long long)rs->keys_held,
-		(unsigned long long)rs->keys_made, (unsigned long long)taken);
+		(unsigned long long)rs->keys_made, (unsigned long long)taken, grown);
 }
 
 static const struct backend_ops ptrace_ops = {

@@ -53,6 +53,7 @@ struct backend_config {
 	bool idle;
 	unsigned max_depth;
 	size_t stack_window;
+	bool window_grows;              /* (ptrace) session_config's */
 	const pid_t *tids;              /* -t: only these threads (NULL: all) */
 	size_t ntids;
 	bool launched;                  /* csampler started the program: its CPU

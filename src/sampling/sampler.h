@@ -31,7 +31,7 @@ struct sampler_config {
 	unsigned rate;                  /* Hz */
 	bool idle;
 	unsigned max_depth;
-	size_t stack_window;
+	size_t stack_window;     /* a snapshot's capacity: the most a copy takes */
 	const pid_t *tids;              /* -t: follow only these threads (NULL: all) */
 	size_t ntids;
 	bool launched;                  /* the program was started for us: the CPU

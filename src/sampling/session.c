@@ -150,7 +150,8 @@ int session_attach(struct session *s, size_t max_stacks,
 			"output carries the profile\n", o->command[0]);
 	struct backend_config bc = {
 		.rate = o->rate, .idle = o->idle, .max_depth = o->max_depth,
-		.stack_window = o->stack_window, .verbose = o->verbose,
+		.stack_window = o->stack_window, .window_grows = o->window_grows,
+		.verbose = o->verbose,
 		.tids = o->tids, .ntids = o->ntids, .launched = o->command && !s->reattach_pid,
 	};
 	memset(s->chosen_gone, 0, sizeof s->chosen_gone);
@@ -170,6 +171,7 @@ int session_attach(struct session *s, size_t max_stacks,
 	if (!s->recorder) {  /* else the caller's, counting into its sinks */
 		s->map = stackmap_new(max_stacks, o->max_depth);
 		struct recorder_config rc = { .max_depth = o->max_depth, .python = o->python,
+					      .stack_window = o->window_grows ? o->stack_window : 0,
 					      .verbose = o->verbose };
 		s->recorder = s->map ? recorder_new(s->map, &rc) : NULL;
 		s->owns_recorder = true;

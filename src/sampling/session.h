@@ -47,6 +47,7 @@ struct session_config {
 	unsigned max_depth;
 	bool python;                    /* CPython's frames read (--no-python: not) */
 	size_t stack_window;            /* bytes */
+	bool window_grows;              /* from stack_window to unwind_window_limit's */
 	const pid_t *tids;              /* -t: only these threads (NULL: all) */
 	size_t ntids;                   /* at most SESSION_MAX_TIDS */
 	int rt_priority;                /* the clock's SCHED_FIFO priority; 0: none */
