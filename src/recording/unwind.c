@@ -458,6 +458,7 @@ static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_
 	s->stack_start = sp;
 	s->stack_len = 0;
 	s->window_cut = 0;
+	s->stack_in_use = 0;
 	s->kernel_copy = false;
 	s->window = u->window && u->window < s->stack_cap ? u->window : s->stack_cap;
 	size_t len = s->window;
@@ -470,6 +471,7 @@ static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_
 		e = procmaps_find(u->pm, sp);
 		known = e && e->current && sp >= e->start && sp < e->end;
 	}
+	s->stack_in_use = known && e->end - sp <= SIZE_MAX ? (size_t)(e->end - sp) : 0;
 	if (known && e->end - sp < len)
 		len = (size_t)(e->end - sp);
 	if (sp + len < sp)
@@ -500,10 +502,18 @@ void unwind_set_window(struct unwinder *u, size_t window)
 
 size_t unwind_widen(struct unwinder *u, const struct unwind_snapshot *s)
 {
-	if (u->window && s->window_cut && !s->kernel_copy && s->window == u->window &&
-	    u->window < s->stack_cap)
-		u->window = u->window <= s->stack_cap / 2 ? 2 * u->window : s->stack_cap;
-	return u->window;
+	if (!u->window || !s->window_cut || s->kernel_copy || s->window != u->window ||
+	    u->window >= s->stack_cap)
+		return u->window;
+	/* at once to what the stack in use takes, where its mapping says and
+	 * that fits (a goroutine's stack lies in a heap mapping, whose end
+	 * is no stack's: one step) */
+	size_t w = u->window;
+	do
+		w = w <= s->stack_cap / 2 ? 2 * w : s->stack_cap;
+	while (w < s->stack_in_use && s->stack_in_use <= s->stack_cap);
+	u->window = w;
+	return w;
 }
 
 /* A CPython thread's Python frames, read while it cannot run. */

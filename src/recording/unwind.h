@@ -39,6 +39,8 @@ struct unwind_snapshot {
 	size_t stack_cap;        /* capacity of stack */
 	size_t window;           /* the most this copy could take (<= stack_cap):
 	                          * its unwinder's window (unwind_set_window) */
+	size_t stack_in_use;     /* from sp to its stack mapping's end (0: not
+	                          * known): what a whole copy takes */
 	uint8_t *stack;
 	int window_cut;          /* the stack mapping extends beyond the window */
 	bool kernel_copy;        /* --backend=perf: the kernel's copy, which ends
@@ -84,7 +86,7 @@ void unwind_free(struct unwinder *u);
 int unwind_snapshot_init(struct unwind_snapshot *s, size_t window);
 
 /* A process's stack copies start at a window (--stack-window) and, where
- * one cut its stacks (deep recursion: a compiler), double up to
+ * one cut its stacks (deep recursion: a compiler), grow up to
  * UNWIND_WINDOW_GROWN, or the window if larger: unwind_window_limit, the
  * capacity a sampler's snapshots are made with (memory it touches only
  * where a stack is that deep; a native thread's copy ends at its stack's
@@ -95,7 +97,8 @@ size_t unwind_window_limit(size_t window);
  * whole capacity, never widened). */
 void unwind_set_window(struct unwinder *u, size_t window);
 /* S, of U, was cut by its window (UNWIND_WINDOW): U's window doubles, up
- * to S's capacity. Its window now. */
+ * to S's capacity, as often as the stack S had in use needs. Its window
+ * now. */
 size_t unwind_widen(struct unwinder *u, const struct unwind_snapshot *s);
 void unwind_snapshot_fini(struct unwind_snapshot *s);
 

@@ -85,8 +85,9 @@ grep 'of stacks stop in' "$T/cs.err" && fail "a stop place named for whole stack
 kill "$FIXTURE_PID"
 
 # 2000 frames (about 125 KB) do not fit the default 64 KiB window: it grows
-# for the process once a stack was cut by it (to 128 KiB here), so only
-# the first samples are cut (1 of 100-600; every one was before); with
+# for the process once a stack was cut by it, at once to what the stack in
+# use takes (128 or 256 KiB: with the environment above main), so only the
+# first sample is cut (0-1 of 100-600; every one was before); with
 # --stack-window given, the window is that and stays so
 start_fixture recurse 2000 60
 run_csampler -v -F 199 -d 3 --max-depth 4096 -o "$T/deep.folded" -p "$FIXTURE_PID"
@@ -96,9 +97,9 @@ whole=$(frames_hist "$T/deep.folded" | awk '$1 == 2000 && $2 == 1 { s += $4 } EN
 cut=$(folded_count "$T/deep.folded" '^\[truncated\];')
 note "2000 frames, default window: $whole of $total whole, $cut cut"
 [ "$total" -ge 20 ] || fail "only $total samples of 2000 frames"
-[ "$cut" -ge 1 ] && [ "$cut" -le 3 ] || fail "$cut of $total stacks of 2000 frames cut (expected the first 1-3)"
+[ "$cut" -le 2 ] || fail "$cut of $total stacks of 2000 frames cut (expected at most the first 2)"
 assert_eq "stacks of 2000 frames whole or cut" "$((whole + cut))" "$total"
-assert_match "the window grew" "$(cat "$T/cs.err")" "stack window grown to 128 KiB"
+assert_match "the window grew" "$(cat "$T/cs.err")" "stack window grown to (128|256) KiB"
 run_csampler -F 199 -d 1 --max-depth 4096 --stack-window 64k -o "$T/fixed.folded" -p "$FIXTURE_PID"
 assert_eq "exit status (--stack-window 64k)" "$CS_STATUS" 0
 assert_eq "--stack-window 64k: stacks of 2000 frames cut" \
