@@ -305,6 +305,10 @@ static void print_thread(struct printer *pr, struct unwinder *u, pid_t pid,
 		if (th->capture_step)
 			fprintf(pr->out, "    (no stack: cannot %s the thread: %s)\n", th->capture_step,
 				strerror(th->capture_errno));
+		else if (th->state == 'R')
+			fputs("    (no stack: the thread did not stop within 0.4 s: runnable, it got no "
+			      "CPU in that time (a busy machine, or a low priority); ask again)\n",
+			      pr->out);
 		else
 			fputs("    (no stack: the thread did not stop; it may have exited)\n", pr->out);
 		return;

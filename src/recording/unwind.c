@@ -502,8 +502,10 @@ void unwind_set_window(struct unwinder *u, size_t window)
 
 size_t unwind_widen(struct unwinder *u, const struct unwind_snapshot *s)
 {
+	/* (a stack in a mapping not known, a thread's made since they were
+	 * read, is read a whole window anyway: its cut says nothing of depth) */
 	if (!u->window || !s->window_cut || s->kernel_copy || s->window != u->window ||
-	    u->window >= s->stack_cap)
+	    u->window >= s->stack_cap || s->stack_in_use <= s->window)
 		return u->window;
 	/* at once to what the stack in use takes, where its mapping says and
 	 * that fits (a goroutine's stack lies in a heap mapping, whose end

@@ -80,16 +80,16 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		"csampler: %llu samples, %llu threads seen, %llu ticks missed, "
 		"unwind stops: %s, %llu truncated, %llu sampled late, %llu dropped at wake-ups, "
 		"%llu dropped waiting for a CPU, %llu switches, %.2f s waited for a CPU, "
-		"pause p50 %.1f us p99 %.1f us, "
-		"thread keys %llu held of %llu made, %llu periods taken%s\n",
+		"pause p50 %.1f us p99 %.1f us%s, "
+		"thread keys %llu held of %llu made, %llu periods taken\n",
 		(unsigned long long)rs->samples, (unsigned long long)st->threads_seen,
 		(unsigned long long)st->ticks_missed, unwind_stops,
 		(unsigned long long)rs->truncated, (unsigned long long)st->late,
 		(unsigned long long)st->dropped_waking, (unsigned long long)st->dropped_queued,
 		(unsigned long long)st->switches, (double)st->waited_ns / 1e9,
 		(double)rs->pause_p50_ns / 1e3,
-		(double)rs->pause_p99_ns / 1e3, (unsigned long long)rs->keys_held,
-		(unsigned long long)rs->keys_made, (unsigned long long)taken, grown);
+		(double)rs->pause_p99_ns / 1e3, grown, (unsigned long long)rs->keys_held,
+		(unsigned long long)rs->keys_made, (unsigned long long)taken);
 }
 
 static const struct backend_ops ptrace_ops = {

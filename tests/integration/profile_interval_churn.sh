@@ -23,8 +23,10 @@ for be in ptrace perf; do
 	note "$be: churn: thread keys $held held of $made made, $(grep -o '[0-9]* threads seen' "$T/cs.err")"
 	[ -n "$keys" ] || fail "$be: no thread keys in -v's line: $(cat "$T/cs.err")"
 	# (enough threads made for the count held to tell: about 1,000 on a
-	# quiet machine, 490 under sanitizers with the suite running)
-	assert_within "$be: thread keys made over 6 intervals" "$made" 200 1000000
+	# quiet machine, 490 under sanitizers with the suite running; perf,
+	# which makes a key only for a thread it samples, 175-199 in CI's awk
+	# runs at load 6-20)
+	assert_within "$be: thread keys made over 6 intervals" "$made" 100 1000000
 	# the last window's and the live threads' only: about a sixth
 	assert_within "$be: thread keys held at the end (of $made made)" "$((held * 3))" 1 "$made"
 	cat "$T"/churn-$be/w-*.folded >"$T/churn.all"
