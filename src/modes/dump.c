@@ -35,6 +35,7 @@
 #include "procmaps.h"
 #include "session.h"
 #include "symcache.h"
+#include "syscalls.h"
 #include "target.h"
 #include "tracer.h"
 #include "unwind.h"
@@ -122,57 +123,6 @@ static const char *state_name(char state)
 	}
 }
 
-/* x86_64 numbers of the syscalls a thread is commonly found blocked in. */
-static const char *syscall_name(long nr)
-{
-	switch (nr) {
-	case 0: return "read";
-	case 1: return "write";
-	case 7: return "poll";
-	case 17: return "pread64";
-	case 18: return "pwrite64";
-	case 19: return "readv";
-	case 20: return "writev";
-	case 23: return "select";
-	case 34: return "pause";
-	case 35: return "nanosleep";
-	case 40: return "sendfile";
-	case 42: return "connect";
-	case 43: return "accept";
-	case 44: return "sendto";
-	case 45: return "recvfrom";
-	case 46: return "sendmsg";
-	case 47: return "recvmsg";
-	case 61: return "wait4";
-	case 65: return "semop";
-	case 69: return "msgsnd";
-	case 70: return "msgrcv";
-	case 72: return "fcntl";
-	case 73: return "flock";
-	case 74: return "fsync";
-	case 75: return "fdatasync";
-	case 128: return "rt_sigtimedwait";
-	case 130: return "rt_sigsuspend";
-	case 202: return "futex";
-	case 208: return "io_getevents";
-	case 219: return "restart_syscall";
-	case 220: return "semtimedop";
-	case 230: return "clock_nanosleep";
-	case 232: return "epoll_wait";
-	case 243: return "mq_timedreceive";
-	case 247: return "waitid";
-	case 270: return "pselect6";
-	case 271: return "ppoll";
-	case 275: return "splice";
-	case 281: return "epoll_pwait";
-	case 288: return "accept4";
-	case 299: return "recvmmsg";
-	case 307: return "sendmmsg";
-	case 426: return "io_uring_enter";
-	case 441: return "epoll_pwait2";
-	default: return NULL;
-	}
-}
 
 /* The syscall the registers show the thread blocked in, or -1. */
 static long syscall_from_regs(const struct user_regs_struct *regs)

@@ -9,6 +9,7 @@
 
 #include "blocked.h"
 #include "procfs.h"
+#include "syscalls.h"
 
 /* Tries of blocked_capture when the thread ran between its two reads. */
 #define CAPTURE_TRIES 3
@@ -99,65 +100,27 @@ enum blocked_state blocked_capture(struct unwinder *u, pid_t tid, int syscall_fd
 bool blocked_call_waits(pid_t pid, long nr, const struct user_regs_struct *r, int64_t *timeout_ret)
 {
 	*timeout_ret = INT64_MIN;
-	switch (nr) {
-	case 0:   /* read */
-	case 19:  /* readv */
+	const struct syscall_info *c = syscall_info(nr);
+	if (!c)
+		return false;
+	switch (c->wait) {
+	case SYSCALL_RUNS:
+		return false;
+	case SYSCALL_WAITS_ON_FD:
 		return procfs_fd_waits(pid, (long)r->rdi);
-	case 35:  /* nanosleep */
-	case 230: /* clock_nanosleep */
-		*timeout_ret = 0;
-		return true;
-	case 202: /* futex: the wait operations */
-		switch (r->rsi & 127) {
-		case 0: case 6: case 9: case 11: case 13:
-			*timeout_ret = -110; /* ETIMEDOUT */
-			return true;
-		}
-		return false;
-	case 232: /* epoll_wait */
-	case 281: /* epoll_pwait */
-		*timeout_ret = 0;
-		return (long)r->r10 != 0;
-	case 441: /* epoll_pwait2 */
-		*timeout_ret = 0;
-		return true;
-	case 7:   /* poll */
-		*timeout_ret = 0;
-		return (long)r->rdx != 0;
-	case 23:  /* select */
-	case 270: /* pselect6 */
-	case 271: /* ppoll */
-	case 208: /* io_getevents */
-	case 333: /* io_pgetevents */
-		*timeout_ret = 0;
-		return true;
-	case 128: /* rt_sigtimedwait */
-	case 220: /* semtimedop */
-		*timeout_ret = -11; /* EAGAIN */
-		return true;
-	case 243: /* mq_timedreceive */
-		*timeout_ret = -110;
-		return true;
-	case 24:  /* sched_yield: gave its CPU away */
-	case 34:  /* pause */
-	case 130: /* rt_sigsuspend */
-	case 61:  /* wait4 */
-	case 247: /* waitid */
-	case 65:  /* semop */
-	case 69:  /* msgsnd */
-	case 70:  /* msgrcv */
-	case 43:  /* accept */
-	case 288: /* accept4 */
-	case 45:  /* recvfrom */
-	case 47:  /* recvmsg */
-	case 299: /* recvmmsg */
-	case 42:  /* connect */
-	case 56:  /* clone: ptrace holds the parent at its clone event, and */
-	case 57:  /* fork    the new thread or process at its first stop, */
-	case 58:  /* vfork   until csampler lets them go */
-	case 435: /* clone3 */
-		return true;
-	default:
-		return false;
+	case SYSCALL_WAITS_FUTEX:
+		if (!syscall_futex_op_waits(r->rsi))
+			return false;
+		break;
+	case SYSCALL_WAITS_IF_R10:
+	case SYSCALL_WAITS_IF_RDX:
+	case SYSCALL_WAITS:
+		break;
 	}
+	*timeout_ret = syscall_timeout_ret(c->timeout);
+	if (c->wait == SYSCALL_WAITS_IF_R10)
+		return (long)r->r10 != 0;
+	if (c->wait == SYSCALL_WAITS_IF_RDX)
+		return (long)r->rdx != 0;
+	return true;
 }

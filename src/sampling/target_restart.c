@@ -14,69 +14,9 @@
 
 #include "error.h"
 #include "procfs.h"
+#include "syscalls.h"
 #include "target_internal.h"
 
-/* x86_64 system calls that return a bare EINTR (not a restart code the
- * kernel acts on) when a ptrace interrupt wakes them, and that have done
- * nothing when they do, so running them again is what the kernel's own
- * restart would do:
- *   - the transfers (read, write, their vector and positioned forms,
- *     splice, tee, vmsplice, sendfile) end with EINTR only when nothing
- *     was moved (else they return the count);
- *   - io_uring_enter returns the number it submitted when it submitted
- *     any, so its EINTR means none was: the call again waits as before;
- *   - connect: a blocking connect interrupted goes on in the background,
- *     and the same connect again waits for it (the kernel's
- *     inet_stream_connect): 0 once it completes (also when it completed
- *     meanwhile), the socket's error when it failed; only when the
- *     socket's send timeout (SO_SNDTIMEO) runs out again does it end with
- *     EALREADY where the first call would have said EINPROGRESS (both:
- *     not connected yet).
- * Left out: close (the descriptor is gone anyway). */
-static bool call_restartable(unsigned long long nr)
-{
-	switch (nr) {
-	case 0:   /* read */
-	case 1:   /* write */
-	case 17:  /* pread64 */
-	case 18:  /* pwrite64 */
-	case 19:  /* readv */
-	case 20:  /* writev */
-	case 40:  /* sendfile */
-	case 42:  /* connect */
-	case 43:  /* accept */
-	case 44:  /* sendto */
-	case 45:  /* recvfrom */
-	case 46:  /* sendmsg */
-	case 47:  /* recvmsg */
-	case 65:  /* semop */
-	case 69:  /* msgsnd */
-	case 70:  /* msgrcv */
-	case 128: /* rt_sigtimedwait */
-	case 208: /* io_getevents */
-	case 220: /* semtimedop */
-	case 232: /* epoll_wait */
-	case 242: /* mq_timedsend */
-	case 243: /* mq_timedreceive */
-	case 275: /* splice */
-	case 276: /* tee */
-	case 278: /* vmsplice */
-	case 281: /* epoll_pwait */
-	case 288: /* accept4 */
-	case 295: /* preadv */
-	case 296: /* pwritev */
-	case 299: /* recvmmsg */
-	case 307: /* sendmmsg */
-	case 327: /* preadv2 */
-	case 328: /* pwritev2 */
-	case 333: /* io_pgetevents */
-	case 426: /* io_uring_enter */
-	case 441: /* epoll_pwait2 */
-		return true;
-	default:
-		return false;
-	}
-}
 
 #define X86_64_USER_CS 0x33
 #define EINTR_RET ((unsigned long long)-(long long)EINTR)
@@ -180,8 +120,9 @@ void tg_restart_interrupted_call(struct target *t, size_t i, pid_t tid)
 		t->regs = r;
 		t->regs_tid = tid;
 	}
-	if (r.cs != X86_64_USER_CS ||
-	    r.rax != EINTR_RET || !call_restartable(r.orig_rax) || r.rip < 2)
+	const struct syscall_info *call = syscall_info((long)r.orig_rax);
+	if (r.cs != X86_64_USER_CS || r.rax != EINTR_RET || !call || !call->restartable ||
+	    r.rip < 2)
 		return;
 	uint8_t insn[2];
 	struct iovec local = { .iov_base = insn, .iov_len = sizeof insn };
