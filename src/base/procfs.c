@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "array.h"
@@ -362,4 +363,16 @@ void procfs_dir_close(struct procfs_dir *d)
 	if (d->dir)
 		closedir(d->dir);
 	d->dir = NULL;
+}
+
+ssize_t procfs_read_memory(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0);
+}
+
+bool procfs_read_memory_all(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	return len && procfs_read_memory(pid, addr, buf, len) == (ssize_t)len;
 }

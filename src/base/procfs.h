@@ -85,6 +85,15 @@ bool procfs_read_exec_start(int fd, uint64_t *ns);
  * them only for its tracer. MASK itself when STATUS lacks those lines. */
 uint64_t procfs_signals_that_reach(const char *status, uint64_t mask);
 
+/* LEN bytes of the memory of process (or thread) PID at ADDR into BUF,
+ * with one process_vm_readv: the count read (fewer where the mapping
+ * ends), or -1 with errno (EFAULT: nothing mapped there; ESRCH; EPERM).
+ * The one reader of a target's memory but for those that read several
+ * ranges at once. */
+ssize_t procfs_read_memory(pid_t pid, uint64_t addr, void *buf, size_t len);
+/* Whether all LEN (not 0) bytes were read. */
+bool procfs_read_memory_all(pid_t pid, uint64_t addr, void *buf, size_t len);
+
 /* Whether fd FD of process PID is a pipe, a socket or an anonymous inode
  * (eventfd, timerfd, signalfd...): a read of it waits for a writer. */
 bool procfs_fd_waits(pid_t pid, long fd);

@@ -124,27 +124,9 @@ struct top {
 
 static int accum_reserve(struct accum *a, size_t n)
 {
-	if (n <= a->cap)
-		return 0;
-	size_t ncap = a->cap ? a->cap * 2 : 256;
-	while (ncap < n)
-		ncap *= 2;
-	uint64_t *s = realloc(a->self, ncap * sizeof *s);
-	if (s)
-		a->self = s;
-	uint64_t *t = realloc(a->total, ncap * sizeof *t);
-	if (t)
-		a->total = t;
-	uint64_t *st = realloc(a->stamp, ncap * sizeof *st);
-	if (st)
-		a->stamp = st;
-	if (!s || !t || !st)
-		return -1;
-	memset(a->self + a->cap, 0, (ncap - a->cap) * sizeof *s);
-	memset(a->total + a->cap, 0, (ncap - a->cap) * sizeof *t);
-	memset(a->stamp + a->cap, 0, (ncap - a->cap) * sizeof *st);
-	a->cap = ncap;
-	return 0;
+	void *const arrays[] = { &a->self, &a->total, &a->stamp };
+	const size_t sizes[] = { sizeof *a->self, sizeof *a->total, sizeof *a->stamp };
+	return array_grow_each(arrays, sizes, 3, &a->cap, n, 256);
 }
 
 /* The id of the escaped name NAME; UINT32_MAX out of memory. */

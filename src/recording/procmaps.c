@@ -427,9 +427,7 @@ static void copy_vdso(struct procmaps *pm, const struct procmaps_entry *e)
 	void *img = malloc(len);
 	if (!img)
 		return;
-	struct iovec local = { .iov_base = img, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)e->start, .iov_len = len };
-	if (process_vm_readv(pm->proc_pid, &local, 1, &remote, 1, 0) != (ssize_t)len) {
+	if (!procfs_read_memory_all(pm->proc_pid, e->start, img, len)) {
 		free(img);
 		return;
 	}

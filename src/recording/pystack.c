@@ -9,6 +9,7 @@
 
 #include "address.h"
 #include "intern.h"
+#include "procfs.h"
 #include "pyframes.h"
 #include "pylinetable.h"
 #include "pystack.h"
@@ -108,12 +109,6 @@ bool pystack_symbols(Elf *elf, Elf_Scn *sym, Elf_Scn *dyn, uint64_t bias,
 
 /* ---- reads --------------------------------------------------------------------- */
 
-static int read_remote(pid_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { .iov_base = buf, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
-	return len && process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
-}
 
 /* pyframes' reader: from a copy made at this stop where one holds the
  * bytes, else from the target. */
@@ -127,7 +122,7 @@ static int read_at(void *ctx, uint64_t addr, void *buf, size_t len)
 			return 0;
 		}
 	}
-	return read_remote(ps->pid, addr, buf, len);
+	return procfs_read_memory_all(ps->pid, addr, buf, len) ? 0 : -1;
 }
 
 static void add_region(struct pystack *ps, uint64_t start, const uint8_t *bytes, size_t len)
@@ -143,7 +138,7 @@ bool pystack_version(pid_t pid, const struct pystack_symbols *syms, unsigned *ma
 {
 	uint64_t version = 0;
 	*major = *minor = 0;
-	if (!syms->version || read_remote(pid, syms->version, &version, sizeof version) < 0)
+	if (!syms->version || !procfs_read_memory_all(pid, syms->version, &version, sizeof version))
 		return false;
 	*major = (unsigned)(version >> 24) & 0xff;
 	*minor = (unsigned)(version >> 16) & 0xff;
@@ -166,8 +161,8 @@ struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
 	/* the code type, where the layout says its name is, names itself */
 	uint64_t name_ptr;
 	char name[5];
-	if (read_remote(pid, syms->code_type + l->type_name, &name_ptr, sizeof name_ptr) < 0 ||
-	    read_remote(pid, name_ptr, name, sizeof name) < 0 || memcmp(name, "code", 5) != 0 ||
+	if (!procfs_read_memory_all(pid, syms->code_type + l->type_name, &name_ptr, sizeof name_ptr) ||
+	    !procfs_read_memory_all(pid, name_ptr, name, sizeof name) || memcmp(name, "code", 5) != 0 ||
 	    pyframes_tstate_span(l) > TSTATE_READ_MAX || pyframes_code_span(l) > CODE_SPAN_MAX)
 		return NULL;
 	struct pystack *ps = calloc(1, sizeof *ps);
@@ -250,7 +245,7 @@ static bool copy_thread(struct pystack *ps, uint64_t ts)
 {
 	const struct py_layout *l = ps->l;
 	size_t span = ps->tstate_span;
-	if (read_remote(ps->pid, ts, ps->tstate, span) < 0)
+	if (!procfs_read_memory_all(ps->pid, ts, ps->tstate, span))
 		return false;
 	add_region(ps, ts, ps->tstate, span);
 	uint64_t chunk, top;
@@ -263,7 +258,7 @@ static bool copy_thread(struct pystack *ps, uint64_t ts)
 		first = top - CHUNK_READ_MAX;
 	size_t len = (size_t)(top - first);
 	/* (the top is where the next frame goes: the last ones lie below it) */
-	if (read_remote(ps->pid, first, ps->chunk, len) == 0)
+	if (procfs_read_memory_all(ps->pid, first, ps->chunk, len))
 		add_region(ps, first, ps->chunk, len);
 	return true;
 }

@@ -45,6 +45,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "intern.h"
 #include "stackmap.h"
 #include "tempfile.h"
@@ -709,18 +710,9 @@ int stackmap_foreach(struct stackmap *m,
 
 int stackmap_reserve_keys(struct stackmap *m, size_t n)
 {
-	if (n <= m->nkeys)
-		return 0;
-	size_t cap = m->nkeys ? m->nkeys : 64;
-	while (cap < n)
-		cap *= 2;
-	struct key_account *keys = realloc(m->keys, cap * sizeof *keys);
-	if (!keys)
-		return -1;
-	memset(keys + m->nkeys, 0, (cap - m->nkeys) * sizeof *keys);
-	m->keys = keys;
-	m->nkeys = cap;
-	return 0;
+	void *const arrays[] = { &m->keys };
+	const size_t sizes[] = { sizeof *m->keys };
+	return array_grow_each(arrays, sizes, 1, &m->nkeys, n, 64);
 }
 
 void stackmap_add_cpu(struct stackmap *m, uint32_t key, uint64_t ns)

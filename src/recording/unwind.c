@@ -43,6 +43,7 @@
 
 #include "address.h"
 #include "intern.h"
+#include "procfs.h"
 #include "unwind_internal.h"
 
 /* libunwind exports the remote-table search but no header declares it. */
@@ -58,13 +59,6 @@ uint64_t uw_monotonic_ns(void)
 }
 
 /* ---- target memory ----------------------------------------------------- */
-
-bool uw_read_remote(pid_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { .iov_base = buf, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
-	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
-}
 
 /* Pages that cannot change while mapped: read-only views of files. */
 static bool entry_is_immutable(const struct procmaps_entry *e)
@@ -94,7 +88,7 @@ static const uint8_t *cached_page(struct unwind_ctx *c, uint64_t page)
 	 * the kernel took (--backend=perf) is unwound after the fact, when the
 	 * process may have exec'd or exited */
 	int fd;
-	if (!uw_read_remote(c->s->tid, page, data, PAGE_SIZE_CACHED) &&
+	if (!procfs_read_memory_all(c->s->tid, page, data, PAGE_SIZE_CACHED) &&
 	    ((fd = procmaps_open_file(u->pm, e)) < 0 ||
 	     pread(fd, data, PAGE_SIZE_CACHED, (off_t)(e->offset + (page - e->start))) !=
 		     PAGE_SIZE_CACHED)) {
@@ -146,7 +140,7 @@ bool uw_read_target(struct unwind_ctx *c, uint64_t addr, void *buf, size_t len)
 			return true;
 		}
 	}
-	return uw_read_remote(s->tid, addr, buf, len);
+	return procfs_read_memory_all(s->tid, addr, buf, len);
 }
 
 /* ---- libunwind accessors ------------------------------------------------- */
@@ -476,9 +470,7 @@ static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_
 		len = (size_t)(e->end - sp);
 	if (sp + len < sp)
 		len = (size_t)(UINT64_MAX - sp);
-	struct iovec local = { .iov_base = s->stack, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)sp, .iov_len = len };
-	ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	ssize_t n = procfs_read_memory(tid, sp, s->stack, len);
 	if (n < 0) {
 		if (errno != EFAULT)
 			return -1;

@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 
 #include "address.h"
+#include "procfs.h"
 #include "unwind_internal.h"
 
 /* The largest goroutine stack believed (Go's limit is 1 GB). */
@@ -22,8 +23,7 @@ static bool copy_go_stack(pid_t tid, uint64_t sp, uint64_t hi, struct unwind_sna
 	if (sp == 0 || (sp & 7) != 0 || sp >= hi || hi - sp > GO_STACK_MAX)
 		return false;
 	size_t len = hi - sp < s->window ? (size_t)(hi - sp) : s->window;
-	struct iovec local = { s->go_stack, len }, remote = { (void *)(uintptr_t)sp, len };
-	ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	ssize_t n = procfs_read_memory(tid, sp, s->go_stack, len);
 	if (n < 16)
 		return false;
 	s->go_stack_len = (size_t)n;
@@ -59,8 +59,8 @@ void uw_capture_go(struct unwinder *u, pid_t tid, struct unwind_snapshot *s)
 	const struct goruntime_layout *l = &u->go;
 	uint64_t g, m, g0 = 0, curg = 0, lo, hi;
 	uint8_t gb[GORUNTIME_G_READ];
-	if (!uw_read_remote(tid, s->regs.fs_base + (uint64_t)(int64_t)GORUNTIME_TLS_G, &g, sizeof g) ||
-	    g == 0 || g + GORUNTIME_G_READ < g || !uw_read_remote(tid, g, gb, sizeof gb))
+	if (!procfs_read_memory_all(tid, s->regs.fs_base + (uint64_t)(int64_t)GORUNTIME_TLS_G, &g, sizeof g) ||
+	    g == 0 || g + GORUNTIME_G_READ < g || !procfs_read_memory_all(tid, g, gb, sizeof gb))
 		return;
 	memcpy(&m, gb + l->g_m, 8);
 	memcpy(&lo, gb + l->g_stack_lo, 8);
@@ -79,8 +79,8 @@ void uw_capture_go(struct unwinder *u, pid_t tid, struct unwind_snapshot *s)
 	/* remember its system stack: g's if it is g0, else g0's (read once) */
 	uint64_t g0_stack[2] = { lo, hi };
 	if (g0 != 0 && (g == g0 || (gt->tid != tid && g0 + l->g_stack_hi + 8 > g0 &&
-				    uw_read_remote(tid, g0 + l->g_stack_lo, &g0_stack[0], 8) &&
-				    uw_read_remote(tid, g0 + l->g_stack_hi, &g0_stack[1], 8))))
+				    procfs_read_memory_all(tid, g0 + l->g_stack_lo, &g0_stack[0], 8) &&
+				    procfs_read_memory_all(tid, g0 + l->g_stack_hi, &g0_stack[1], 8))))
 		*gt = (struct go_thread){ .tid = tid, .g0_lo = g0_stack[0], .g0_hi = g0_stack[1] };
 	if (g != g0) {
 		/* off its stack: in a vDSO call (vdsoSP: its sp at the call;
@@ -103,7 +103,7 @@ void uw_capture_go(struct unwinder *u, pid_t tid, struct unwind_snapshot *s)
 	}
 	uint8_t cg[GORUNTIME_G_READ];
 	if (curg == 0 || curg == g0 || curg + GORUNTIME_G_READ < curg ||
-	    !uw_read_remote(tid, curg, cg, sizeof cg))
+	    !procfs_read_memory_all(tid, curg, cg, sizeof cg))
 		return;
 	uint64_t cm, gsp, gpc, gbp, ghi;
 	memcpy(&cm, cg + l->g_m, 8);

@@ -147,7 +147,6 @@ const struct go_mark *uw_go_mark(struct unwind_ctx *c, uint64_t ip);
 
 /* unwind.c: LEN bytes of process PID at ADDR (process_vm_readv); the
  * target's memory as of the walk's snapshot (LEN <= a page). */
-bool uw_read_remote(pid_t pid, uint64_t addr, void *buf, size_t len);
 bool uw_read_target(struct unwind_ctx *c, uint64_t addr, void *buf, size_t len);
 
 /* unwind_go.c. At a stop of TID copied into S: the goroutine stack its walk

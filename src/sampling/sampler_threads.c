@@ -268,27 +268,10 @@ static void thread_release(struct sampler *s, struct thread_state *t)
 
 int threads_grow_scratch(struct sampler *s, size_t want)
 {
-	if (want <= s->scratch_cap)
-		return 0;
-	size_t cap = s->scratch_cap ? s->scratch_cap : 8;
-	while (cap < want)
-		cap *= 2;
-	pid_t *tids = realloc(s->chosen_tids, cap * sizeof *tids);
-	if (tids)
-		s->chosen_tids = tids;
-	struct thread_state **ch = realloc(s->chosen, cap * sizeof *ch);
-	if (ch)
-		s->chosen = ch;
-	bool *cp = realloc(s->captured, cap * sizeof *cp);
-	if (cp)
-		s->captured = cp;
-	uint32_t *due = realloc(s->due, cap * sizeof *due);
-	if (due)
-		s->due = due;
-	if (!tids || !ch || !cp || !due)
-		return -1;
-	s->scratch_cap = cap;
-	return 0;
+	void *const arrays[] = { &s->chosen_tids, &s->chosen, &s->captured, &s->due };
+	const size_t sizes[] = { sizeof *s->chosen_tids, sizeof *s->chosen, sizeof *s->captured,
+				 sizeof *s->due };
+	return array_grow_each(arrays, sizes, 4, &s->scratch_cap, want, 8);
 }
 
 /* Make room for WANT more threads up front (the recorder's slots, and the

@@ -125,9 +125,7 @@ void tg_restart_interrupted_call(struct target *t, size_t i, pid_t tid)
 	    r.rip < 2)
 		return;
 	uint8_t insn[2];
-	struct iovec local = { .iov_base = insn, .iov_len = sizeof insn };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)(r.rip - 2), .iov_len = sizeof insn };
-	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof insn ||
+	if (!procfs_read_memory_all(tid, r.rip - 2, insn, sizeof insn) ||
 	    insn[0] != 0x0f || insn[1] != 0x05)
 		return;
 	if (signal_pending_unblocked(t->pub[i].pid, tid))

@@ -1,7 +1,9 @@
 /* Unit tests for array_grow: nothing done while WANT fits, the doubling
  * sequence from FIRST, a jump past several doublings at once, contents kept
  * across growth, and a size that would overflow refused with ENOMEM and the
- * array and its capacity left as they were. */
+ * array and its capacity left as they were; array_grow_each: parallel
+ * arrays of different sizes grown to one length, contents kept, new
+ * elements zeroed, an overflow refused. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -95,12 +97,46 @@ static void test_overflow_refused(void **state)
 	free(items);
 }
 
+static void test_grow_each(void **state)
+{
+	(void)state;
+	uint32_t *small = NULL;
+	struct pair *big = NULL;
+	size_t cap = 0;
+	void *const arrays[] = { &small, &big };
+	const size_t sizes[] = { sizeof *small, sizeof *big };
+	assert_int_equal(array_grow_each(arrays, sizes, 2, &cap, 3, 4), 0);
+	assert_int_equal(cap, 4);
+	for (size_t i = 0; i < cap; i++) {
+		assert_int_equal(small[i], 0);
+		assert_int_equal(big[i].a | big[i].b, 0);
+		small[i] = (uint32_t)i + 1;
+		big[i] = (struct pair){ i, 2 * i };
+	}
+	assert_int_equal(array_grow_each(arrays, sizes, 2, &cap, 4, 4), 0);   /* fits */
+	assert_int_equal(cap, 4);
+	assert_int_equal(array_grow_each(arrays, sizes, 2, &cap, 13, 4), 0);
+	assert_int_equal(cap, 16);
+	for (size_t i = 0; i < cap; i++) {
+		assert_int_equal(small[i], i < 4 ? i + 1 : 0);
+		assert_int_equal(big[i].b, i < 4 ? 2 * i : 0);
+	}
+	errno = 0;
+	assert_int_equal(array_grow_each(arrays, sizes, 2, &cap, SIZE_MAX / 8, 4), -1);
+	assert_int_equal(errno, ENOMEM);
+	assert_int_equal(cap, 16);
+	assert_int_equal(small[3], 4);
+	free(small);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_doubling_keeps_contents),
 		cmocka_unit_test(test_want_fits_or_jumps),
 		cmocka_unit_test(test_overflow_refused),
+		cmocka_unit_test(test_grow_each),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
