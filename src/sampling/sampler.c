@@ -102,7 +102,7 @@ static int grow_snaps(struct sampler *s, size_t want)
 	return 0;
 }
 
-static void capture_late(void *ctx, pid_t tid);
+static void capture_late(void *ctx, pid_t tid, const struct user_regs_struct *regs);
 static void count_late(void *ctx);
 static void account_cpu(struct sampler *s, struct thread_state *t);
 
@@ -345,11 +345,10 @@ static void count_captured(struct sampler *s, struct thread_state *t,
 }
 
 /* Late-sample hook, while the thread is stopped: copy it. */
-static void capture_late(void *ctx, pid_t tid)
+static void capture_late(void *ctx, pid_t tid, const struct user_regs_struct *regs)
 {
 	struct sampler *s = ctx;
 	struct thread_state *t = threads_find(s, tid);
-	struct user_regs_struct regs;
 
 	s->late_thread = NULL;
 	if (!t || t->retired || !t->late_until_ns)
@@ -357,11 +356,11 @@ static void capture_late(void *ctx, pid_t tid)
 	s->late_seen_ns = clock_monotonic_ns();
 	t->late_until_ns = 0;
 	t->own_stops++;
-	if (target_get_regs(s->target, tid, &regs) != 0)
+	if (!regs)
 		return;
-	if (!s->cfg.idle && !keep_stop(s, judge_stop(s, t, &regs, s->late_seen_ns)))
+	if (!s->cfg.idle && !keep_stop(s, judge_stop(s, t, regs, s->late_seen_ns)))
 		return;
-	if (recorder_capture(s->rec, thread_id(s, t)->proc, tid, &regs, &s->late_snap) == 0)
+	if (recorder_capture(s->rec, thread_id(s, t)->proc, tid, regs, &s->late_snap) == 0)
 		s->late_thread = t;
 }
 
@@ -380,12 +379,11 @@ static void count_late(void *ctx)
 }
 
 /* target_sample_threads callback: the thread is stopped; copy and return. */
-static void capture_thread(void *ctx, size_t index, pid_t tid)
+static void capture_thread(void *ctx, size_t index, pid_t tid, const struct user_regs_struct *regs)
 {
 	struct sampler *s = ctx;
 	size_t i = s->round_base + index;
 	uint64_t seen = clock_monotonic_ns();
-	struct user_regs_struct regs;
 
 	if (s->chosen[i]->retired)
 		return;
@@ -394,12 +392,12 @@ static void capture_thread(void *ctx, size_t index, pid_t tid)
 	s->chosen[i]->own_stops++;
 	s->chosen[i]->stop_run_delay_read = false;
 	s->captured[i] = false;
-	if (target_get_regs(s->target, tid, &regs) != 0)
+	if (!regs)
 		return;
-	if (!s->cfg.idle && !keep_stop(s, judge_stop(s, s->chosen[i], &regs, seen))) {
+	if (!s->cfg.idle && !keep_stop(s, judge_stop(s, s->chosen[i], regs, seen))) {
 		s->round_dropped++;
 	} else {
-		s->captured[i] = recorder_capture(s->rec, thread_id(s, s->chosen[i])->proc, tid, &regs,
+		s->captured[i] = recorder_capture(s->rec, thread_id(s, s->chosen[i])->proc, tid, regs,
 						  &s->snaps[i]) == 0;
 	}
 	s->chosen[i]->seen_ns = seen;

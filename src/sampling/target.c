@@ -362,7 +362,9 @@ static size_t collect_stops(struct target *t, const struct target_round *r)
 			continue;
 		for (size_t k = 0; k < n; k++)
 			if (tids[k] == tid) {
-				r->fn(r->ctx, k, tid);
+				struct user_regs_struct regs;
+				bool read = target_get_regs(t, tid, &regs) == 0;
+				r->fn(r->ctx, k, tid, read ? &regs : NULL);
 				sampled++;
 				break;
 			}
@@ -397,8 +399,8 @@ size_t target_sample_threads(struct target *t, const struct target_round *r)
 	return t->detached ? 0 : collect_stops(t, r);
 }
 
-void target_set_late_sample(struct target *t, void (*fn)(void *ctx, pid_t tid),
-			    void (*done)(void *ctx), void *ctx)
+void target_set_late_sample(struct target *t, target_late_fn fn, void (*done)(void *ctx),
+			    void *ctx)
 {
 	t->late_fn = fn;
 	t->late_done = done;

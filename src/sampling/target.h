@@ -136,8 +136,9 @@ pid_t target_main_pid(const struct target *t);
  * tids[i] is now in an interrupt-stop we own. Returns the number stopped. */
 size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *stopped);
 /* The sampling round: interrupt the N threads TIDS together, and as soon as
- * each one is in a stop we own call FN(CTX, index in tids, tid) — FN may
- * call target_get_regs and read the thread's memory — then resume that
+ * each one is in a stop we own call FN(CTX, index in tids, tid, its
+ * registers, or NULL when they could not be read) — FN may read the
+ * thread's memory — then resume that
  * thread at once, so no thread waits stopped for a slower one. While one of
  * the first NSPIN threads has not stopped, it polls for the stops for up to
  * SPIN_NS before it sleeps until one comes (polling saves the wake-up
@@ -147,7 +148,8 @@ size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *
  * SENT(CTX), if given, is called once the interrupts are sent, before any
  * wait (csampler still holds its CPU). Returns how many threads FN was
  * called for. */
-typedef void (*target_sample_fn)(void *ctx, size_t index, pid_t tid);
+typedef void (*target_sample_fn)(void *ctx, size_t index, pid_t tid,
+				 const struct user_regs_struct *regs);
 struct target_round {
 	const pid_t *tids;
 	size_t n, nspin;
@@ -159,11 +161,12 @@ struct target_round {
 size_t target_sample_threads(struct target *t, const struct target_round *round);
 /* A round waits SAMPLE_TIMEOUT (2 ms) for each stop; a thread slower than
  * that was waiting for a CPU, and its interrupt-stop comes when it gets one.
- * Then FN(CTX, tid) is called while it is stopped (target_get_regs works),
+ * Then FN(CTX, tid, its registers or NULL) is called while it is stopped,
  * the thread is resumed, and DONE(CTX) is called. FN NULL: it is only
  * resumed. The hook may run inside any call that handles target events. */
-void target_set_late_sample(struct target *t, void (*fn)(void *ctx, pid_t tid),
-			    void (*done)(void *ctx), void *ctx);
+typedef void (*target_late_fn)(void *ctx, pid_t tid, const struct user_regs_struct *regs);
+void target_set_late_sample(struct target *t, target_late_fn fn, void (*done)(void *ctx),
+			    void *ctx);
 /* Registers of a thread stopped by target_stop_threads. 0, or -1 with errno. */
 int target_get_regs(struct target *t, pid_t tid, struct user_regs_struct *regs);
 /* Resume the threads marked stopped[i]. */

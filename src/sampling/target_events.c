@@ -277,7 +277,9 @@ static void sample_late(struct target *t, size_t i, pid_t tid)
 	t->rows[i].sig = 0;
 	/* (the call it blocked in made to run again at once: see below) */
 	tg_restart_interrupted_call(t, i, tid);
-	t->late_fn(t->late_ctx, tid);
+	struct user_regs_struct regs;
+	bool read = target_get_regs(t, tid, &regs) == 0;
+	t->late_fn(t->late_ctx, tid, read ? &regs : NULL);
 	ssize_t k = tg_row_find(t, tid);
 	if (k >= 0 && t->rows[k].state == RS_HELD)
 		tg_resume_held(t, (size_t)k, tid);

@@ -86,7 +86,7 @@ struct target {
 	pid_t regs_tid;
 
 	/* target_set_late_sample */
-	void (*late_fn)(void *ctx, pid_t tid);
+	target_late_fn late_fn;
 	void (*late_done)(void *ctx);
 	void *late_ctx;
 };
