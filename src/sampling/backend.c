@@ -180,7 +180,9 @@ static const struct {
 
 const struct backend_caps *backend_caps(enum backend_kind kind)
 {
-	return kind == BACKEND_PTRACE || kind == BACKEND_PERF ? &kinds[kind].caps : NULL;
+	/* (a kind without a row, BACKEND_AUTO, has none) */
+	return (size_t)kind < sizeof kinds / sizeof kinds[0] && kinds[kind].ops ? &kinds[kind].caps
+										   : NULL;
 }
 
 enum backend_kind backend_resolve(enum backend_kind kind, const struct backend_needs *needs)
