@@ -633,6 +633,13 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 	if (!p->python_told)
 		tell_python(r, p, snap->kernel_copy);
 	enum unwind_result res = unwind_stack(p->unwinder, snap, r->addrs, r->cfg.max_depth, depth);
+	/* (the kernel's copy ends with the stack in use: a Go stack goes on
+	 * by the kernel's frame-pointer chain of the same sample) */
+	if (res != UNWIND_OK && snap->fp_chain_n &&
+	    unwind_fp_continue(p->unwinder, snap, r->addrs, depth, r->cfg.max_depth)) {
+		res = UNWIND_OK;
+		r->stats.fp_continued += count;
+	}
 	if (snap->py_n)
 		r->stats.python += count;
 	if (procmaps_has_reuse(p->maps))

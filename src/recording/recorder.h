@@ -69,6 +69,8 @@ struct recorder_stats {
 	uint64_t python;                /* periods of stacks with Python frames */
 	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample (recorder_record_pause) */
 	uint64_t keys_held, keys_made;  /* thread keys held now, and made in all */
+	uint64_t fp_continued;          /* periods of stacks made whole by the kernel's
+	                                 * frame-pointer chain (unwind_fp_continue) */
 	size_t window_widest;           /* the widest a process's stack window grew
 	                                 * to (unwind_widen); 0: none grew */
 };

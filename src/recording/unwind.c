@@ -670,6 +670,59 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 	return s->py_n ? splice_python(u, s, addrs, max, depth, result) : result;
 }
 
+/* The kernel's call chains hold context marks (PERF_CONTEXT_USER...): the
+ * top 4095 values. */
+#define FP_CHAIN_MARK ((uint64_t)-4095)
+
+static uint64_t fp_chain_at(const struct unwind_snapshot *s, size_t i)
+{
+	uint64_t v;
+	memcpy(&v, s->fp_chain + 8 * i, sizeof v);
+	return v;
+}
+
+bool unwind_fp_continue(struct unwinder *u, const struct unwind_snapshot *s, uint64_t *addrs,
+			unsigned *depth, unsigned max)
+{
+	size_t n = s->fp_chain_n;
+	if (!s->fp_chain || n < 2 || *depth == 0 || !u->go_marked)
+		return false;
+	/* where the walk ended, in the chain: of the places that hold its
+	 * last address (recursion repeats one), the nearest to its depth */
+	uint64_t last = addr_value(addrs[*depth - 1]);
+	size_t at = n;
+	for (size_t i = 0; i < n; i++)
+		if (fp_chain_at(s, i) == last &&
+		    (at == n || (i > *depth ? i - *depth : *depth - i) <
+				(at > *depth ? at - *depth : *depth - at)))
+			at = i;
+	if (at == n)
+		return false;
+	unsigned more = 0;
+	uint64_t end = 0;
+	for (size_t i = at + 1; i < n; i++)
+		if (fp_chain_at(s, i) < FP_CHAIN_MARK) {
+			more++;
+			end = fp_chain_at(s, i);
+		}
+	if (!more || *depth + more > max)
+		return false;
+	struct unwind_ctx c;
+	ctx_init(&c, u, s);
+	const struct go_mark *root = uw_go_mark(&c, end - 1);
+	if (!root || root->kind != GO_ROOT)
+		return false;
+	for (size_t i = at + 1; i < n; i++) {
+		uint64_t ip = fp_chain_at(s, i);
+		if (ip < FP_CHAIN_MARK && !uw_module_for_ip(&c, ip - 1))
+			return false;
+	}
+	for (size_t i = at + 1; i < n; i++)
+		if (fp_chain_at(s, i) < FP_CHAIN_MARK)
+			addrs[(*depth)++] = fp_chain_at(s, i);
+	return true;
+}
+
 const char *unwind_result_name(enum unwind_result r)
 {
 	switch (r) {

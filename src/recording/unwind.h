@@ -48,6 +48,11 @@ struct unwind_snapshot {
 	                          * page not in memory (one the thread never
 	                          * touched): a walk needing more is cut there */
 	bool sp_pc_only;         /* of regs, only rsp and rip are known */
+	/* --backend=perf: the kernel's user call chain of the same sample, by
+	 * frame pointers (FP_CHAIN_N u64s, not aligned; context marks among
+	 * them), for unwind_fp_continue; 0: none */
+	const uint8_t *fp_chain;
+	size_t fp_chain_n;
 	/* A Go thread stopped on its system stack (g0) while the goroutine it
 	 * runs waits there for it (runtime.systemstack, runtime.morestack):
 	 * that goroutine's saved sp, pc and bp, the end of its stack, and a
@@ -122,6 +127,16 @@ int unwind_capture_sp_pc(struct unwinder *u, pid_t tid, uint64_t sp, uint64_t pc
  * *depth. Returns the unwind_result. */
 enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot *s,
 				uint64_t *addrs, unsigned max, unsigned *depth);
+
+/* A walk of S (the kernel's copy) ended short of its root at ADDRS[*DEPTH
+ * - 1]: where the kernel's frame-pointer chain of the same sample holds
+ * that address and goes on to a Go root (goexit, mstart: Go keeps frame
+ * pointers, and its chain crosses from the system stack to the goroutine,
+ * which the kernel did not copy), its frames from there are added (up to
+ * MAX in all) and true is returned: the stack is whole. Else nothing
+ * changes. */
+bool unwind_fp_continue(struct unwinder *u, const struct unwind_snapshot *s, uint64_t *addrs,
+			unsigned *depth, unsigned max);
 
 /* Mappings changed (exec, dlopen, dlclose): drop cached unwind info and pages. */
 void unwind_flush(struct unwinder *u);

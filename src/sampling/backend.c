@@ -142,12 +142,13 @@ static void perf_print_diagnostics(const struct backend_stats *st, const struct 
 	fprintf(stderr,
 		"csampler: %llu samples, %llu threads seen, %llu on clocks of their own "
 		"(%llu refused), %llu lost (rings full), %llu "
-		"without user registers, unwind stops: %s, %llu truncated, thread keys %llu "
-		"held of %llu made, %llu periods taken\n",
+		"without user registers, unwind stops: %s, %llu truncated, %llu whole by the "
+		"kernel's frame pointers, thread keys %llu held of %llu made, %llu periods taken\n",
 		(unsigned long long)rs->samples, (unsigned long long)st->threads_seen,
 		(unsigned long long)st->own_threads, (unsigned long long)st->own_refused,
 		(unsigned long long)st->lost, (unsigned long long)st->no_user_regs,
 		unwind_stops, (unsigned long long)rs->truncated,
+		(unsigned long long)rs->fp_continued,
 		(unsigned long long)rs->keys_held, (unsigned long long)rs->keys_made,
 		(unsigned long long)taken);
 }

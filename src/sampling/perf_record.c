@@ -51,11 +51,16 @@ bool perf_ring_next(const uint8_t *data, size_t size, uint64_t *tail, uint64_t h
 static enum perf_record_kind parse_sample(const uint8_t *p, const uint8_t *end,
 					  struct perf_sample_view *s)
 {
-	uint64_t ids, abi, size, valid = 0;
-	if (!take_u64(&p, end, &ids) || !take_u64(&p, end, &abi))
+	uint64_t ids, nr, abi, size, valid = 0;
+	if (!take_u64(&p, end, &ids) || !take_u64(&p, end, &nr) || nr > (uint64_t)(end - p) / 8)
 		return PERF_REC_BAD;
 	s->pid = (pid_t)(uint32_t)ids;
 	s->tid = (pid_t)(uint32_t)(ids >> 32);
+	s->chain = p;
+	s->nchain = (size_t)nr;
+	p += 8 * nr;
+	if (!take_u64(&p, end, &abi))
+		return PERF_REC_BAD;
 	/* ABI_NONE: no user context; ABI_32: a 32-bit task, with registers
 	 * we do not unwind (read past them all the same) */
 	s->user = abi == PERF_SAMPLE_REGS_ABI_64;

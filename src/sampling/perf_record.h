@@ -4,8 +4,9 @@
  * perf_ring_next takes the next whole record between TAIL and HEAD of a
  * ring's data area (a power of two in size), copying one that wraps around
  * the end into SCRATCH. perf_record_parse reads a record of the layout
- * perf_sampler asks for (sample_type TID | REGS_USER | STACK_USER with
- * PERF_RECORD_REGS_MASK) or a lost-samples record. Nothing in a record is
+ * perf_sampler asks for (sample_type TID | CALLCHAIN | REGS_USER |
+ * STACK_USER with PERF_RECORD_REGS_MASK, the call chain's user part only)
+ * or a lost-samples record. Nothing in a record is
  * trusted: every size is checked against the bytes there are, and a
  * record that does not fit is reported, never read past. */
 #ifndef CSAMPLER_PERF_RECORD_H
@@ -31,6 +32,10 @@ enum perf_record_kind {
 
 struct perf_sample_view {
 	pid_t pid, tid;
+	const uint8_t *chain;           /* the kernel's call chain: NCHAIN u64s (not
+	                                 * aligned: memcpy them), its context marks
+	                                 * (PERF_CONTEXT_*) among the addresses */
+	size_t nchain;
 	bool user;                      /* user registers (64-bit ABI) are in regs */
 	uint64_t regs[PERF_RECORD_NREGS]; /* in the order above, without DS..GS */
 	const uint8_t *stack;           /* the copy of the stack from regs' SP */

@@ -327,6 +327,8 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 	s->window_cut = v->stack_valid == v->stack_size;
 	s->kernel_copy = true;
 	s->sp_pc_only = false;
+	s->fp_chain = v->chain;
+	s->fp_chain_n = v->nchain;
 	s->go_switch = s->go_fp = s->go_g0_alone = false;   /* (the kernel's copy: the
 	                                                     * stack in use only) */
 	const uint64_t *addrs;
@@ -414,7 +416,9 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 	ps->attr = (struct perf_event_attr){
 		.type = PERF_TYPE_SOFTWARE, .size = sizeof ps->attr, .config = PERF_COUNT_SW_CPU_CLOCK,
 		.sample_period = clock_period_ns(rate),
-		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+			       PERF_SAMPLE_STACK_USER,
+		.exclude_callchain_kernel = 1,
 		.sample_regs_user = PERF_RECORD_REGS_MASK, .sample_stack_user = (uint32_t)(window & ~(size_t)7),
 		.exclude_hv = 1, .exclude_guest = 1, .exclude_idle = 1,
 	};

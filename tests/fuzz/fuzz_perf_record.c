@@ -2,7 +2,8 @@
  * written by the kernel, the stack copies by the target). The input is a
  * tail and a head (8 bytes each) and a ring of the largest power of two
  * that fits in the rest; every record taken is parsed, and must lie within
- * the ring or the scratch buffer, a sample's stack copy within its record.
+ * the ring or the scratch buffer, a sample's stack copy and call chain
+ * within its record.
  * The input is also parsed as one record. Built and run by make fuzz;
  * replayed over corpus/perf_record/ by make check. */
 #include "config.h"
@@ -21,7 +22,8 @@ static void check_parse(const uint8_t *rec, size_t len)
 	uint64_t lost;
 	if (perf_record_parse(rec, len, &s, &lost) == PERF_REC_SAMPLE &&
 	    (s.stack < rec || s.stack_size > len || (size_t)(s.stack - rec) > len - s.stack_size ||
-	     s.stack_valid > s.stack_size))
+	     s.stack_valid > s.stack_size || s.chain < rec || s.nchain > len / 8 ||
+	     (size_t)(s.chain - rec) > len - 8 * s.nchain))
 		abort();
 }
 

@@ -51,12 +51,17 @@ static void seal(struct rb *b)
 	memcpy(b->buf, &h, sizeof h);
 }
 
-/* a sample of pid 100, tid 101 with ABI, registers 1000 + i, and a stack
+/* a sample of pid 100, tid 101, a call chain of the user's context mark
+ * and 3 addresses (2000 + i), with ABI, registers 1000 + i, and a stack
  * copy of SIZE bytes (0x5a...) of which VALID were copied */
 static void sample(struct rb *b, uint64_t abi, uint64_t size, uint64_t valid)
 {
 	header(b, PERF_RECORD_SAMPLE);
 	put64(b, (uint64_t)101 << 32 | 100);
+	put64(b, 4);
+	put64(b, (uint64_t)-512);   /* PERF_CONTEXT_USER */
+	for (uint64_t i = 0; i < 3; i++)
+		put64(b, 2000 + i);
 	put64(b, abi);
 	if (abi != PERF_SAMPLE_REGS_ABI_NONE)
 		for (uint64_t i = 0; i < PERF_RECORD_NREGS; i++)
@@ -99,7 +104,11 @@ static void test_sample(void **state)
 		assert_int_equal(p.s.regs[i], 1000 + i);
 	assert_int_equal(p.s.stack_size, 64);
 	assert_int_equal(p.s.stack_valid, 40);
-	assert_ptr_equal(p.s.stack, b.buf + 8 + 16 + 8 * PERF_RECORD_NREGS + 8);
+	assert_int_equal(p.s.nchain, 4);
+	uint64_t chain[4];
+	memcpy(chain, p.s.chain, sizeof chain);
+	assert_true(chain[0] == (uint64_t)-512 && chain[1] == 2000 && chain[3] == 2002);
+	assert_ptr_equal(p.s.stack, b.buf + 8 + 8 + 8 + 32 + 8 + 8 * PERF_RECORD_NREGS + 8);
 	assert_int_equal(p.s.stack[0], 0x5a);
 	assert_int_equal(p.s.stack[63], 0x5a);
 }
@@ -171,13 +180,22 @@ static void test_sizes_that_do_not_fit(void **state)
 	assert_int_equal(p.kind, PERF_REC_BAD);
 	/* the copy's size past the record's end */
 	sample(&b, PERF_SAMPLE_REGS_ABI_64, 64, 64);
-	size_t size_at = 8 + 16 + 8 * PERF_RECORD_NREGS;
+	size_t size_at = 8 + 8 + 8 + 32 + 8 + 8 * PERF_RECORD_NREGS;
 	uint64_t huge = UINT64_MAX - 3;
 	memcpy(b.buf + size_at, &huge, sizeof huge);
 	p = parse(&b, b.len);
 	assert_int_equal(p.kind, PERF_REC_BAD);
 	uint64_t past = 65;
 	memcpy(b.buf + size_at, &past, sizeof past);
+	p = parse(&b, b.len);
+	assert_int_equal(p.kind, PERF_REC_BAD);
+	/* a call chain longer than the record */
+	sample(&b, PERF_SAMPLE_REGS_ABI_64, 16, 16);
+	memcpy(b.buf + 16, &huge, sizeof huge);
+	p = parse(&b, b.len);
+	assert_int_equal(p.kind, PERF_REC_BAD);
+	uint64_t long_chain = (b.len - 24) / 8 + 1;
+	memcpy(b.buf + 16, &long_chain, sizeof long_chain);
 	p = parse(&b, b.len);
 	assert_int_equal(p.kind, PERF_REC_BAD);
 	/* every cut of a good sample is refused, never read past */
