@@ -255,13 +255,7 @@ static void set_defaults(struct options *o)
 /* --backend's value. */
 static enum options_result parse_backend(struct options *o, const char *arg)
 {
-	if (strcmp(arg, "ptrace") == 0)
-		o->backend = BACKEND_PTRACE;
-	else if (strcmp(arg, "perf") == 0)
-		o->backend = BACKEND_PERF;
-	else if (strcmp(arg, "auto") == 0)
-		o->backend = BACKEND_AUTO;
-	else
+	if (!backend_kind_from_word(arg, &o->backend))
 		return opt_usage_error("invalid --backend '%s': expected ptrace, perf or auto", arg);
 	return OPTIONS_RUN;
 }

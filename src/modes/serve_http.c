@@ -358,6 +358,12 @@ static const char *content_type(enum output_format f)
 	return fi ? fi->mime : "application/octet-stream";
 }
 
+static const char *content_disposition(enum output_format f)
+{
+	const struct write_format_info *fi = write_format_info(f);
+	return fi ? fi->disposition : NULL;
+}
+
 static int client_fd(struct MHD_Connection *conn)
 {
 	const union MHD_ConnectionInfo *ci =
@@ -408,10 +414,11 @@ static enum MHD_Result answer_profile(struct MHD_Connection *conn, struct reques
 		if (fd < 0) {
 			warn_errno("serve: cannot write the profile (in %s)", tempfile_dir());
 			ret = answer_failure(conn, rq, 500, "cannot write the profile", 0);
-		} else if (w->q.format == FORMAT_PPROF) {
+		} else if (content_disposition(w->q.format)) {
 			ret = answer_file(conn, rq, 200, fd, len,
 					  HEADERS("Content-Type", content_type(w->q.format),
-						  "Content-Disposition", "attachment; filename=\"profile\""));
+						  "Content-Disposition",
+						  content_disposition(w->q.format)));
 		} else {
 			ret = answer_file(conn, rq, 200, fd, len,
 					  HEADERS("Content-Type", content_type(w->q.format)));

@@ -26,7 +26,8 @@
  * the man page, --help and the completions. */
 static const struct write_format_info formats[] = {
 	{ .format = FORMAT_PPROF, .name = "pprof", .suffixes = { ".pb.gz", ".pb", ".pprof" },
-	  .writer = write_pprof, .mime = "application/octet-stream", .noun = "pprof",
+	  .writer = write_pprof, .mime = "application/octet-stream",
+	  .disposition = "attachment; filename=\"profile\"", .noun = "pprof",
 	  .view = ": go tool pprof -http=: ", .view_after = "" },
 	{ .format = FORMAT_FOLDED, .name = "folded", .suffixes = { ".folded", ".collapsed" },
 	  .writer = write_folded, .diff = true, .mime = "text/plain; charset=utf-8",

@@ -47,6 +47,9 @@ struct write_format_info {
 	bool timeline;                            /* built from a timeline (profile.timeline) */
 	bool diff;                                /* writes a --diff profile (two counts) */
 	const char *mime;                         /* its HTTP Content-Type */
+	const char *disposition;                  /* its HTTP Content-Disposition (a
+	                                           * download, as Go's handler
+	                                           * serves it), or NULL */
 	const char *noun;                         /* "wrote F (NOUN, N samples)" */
 	/* how to view it: "; view it" VIEW, then PATH VIEW_AFTER unless
 	 * VIEW_AFTER is NULL */

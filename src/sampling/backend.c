@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 #include "error.h"
@@ -167,12 +168,12 @@ static const struct {
 	const struct backend_ops *ops;
 } kinds[] = {
 	[BACKEND_PTRACE] = {
-		.caps = { .name = "ptrace", .option = "--backend=ptrace", .idle = true,
+		.caps = { .word = "ptrace", .name = "ptrace", .option = "--backend=ptrace", .idle = true,
 			  .dump = true, .per_sample_attach = true, .own_ticks = true },
 		.ops = &ptrace_ops,
 	},
 	[BACKEND_PERF] = {
-		.caps = { .name = "perf events", .option = "--backend=perf",
+		.caps = { .word = "perf", .name = "perf events", .option = "--backend=perf",
 			  .ends_with_sampling = true,
 			  .idle_refusal = "the kernel samples threads while they run on a CPU only" },
 		.ops = &perf_ops,
@@ -184,6 +185,20 @@ const struct backend_caps *backend_caps(enum backend_kind kind)
 	/* (a kind without a row, BACKEND_AUTO, has none) */
 	return (size_t)kind < sizeof kinds / sizeof kinds[0] && kinds[kind].ops ? &kinds[kind].caps
 										   : NULL;
+}
+
+bool backend_kind_from_word(const char *word, enum backend_kind *kind)
+{
+	if (strcmp(word, "auto") == 0) {
+		*kind = BACKEND_AUTO;
+		return true;
+	}
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (kinds[i].ops && strcmp(word, kinds[i].caps.word) == 0) {
+			*kind = (enum backend_kind)i;
+			return true;
+		}
+	return false;
 }
 
 enum backend_kind backend_resolve(enum backend_kind kind, const struct backend_needs *needs)

@@ -23,6 +23,7 @@ enum backend_kind {
 
 /* What a kind can do; the refusals of options and requests read these. */
 struct backend_caps {
+	const char *word;               /* --backend=WORD */
 	const char *name;               /* the start line's name */
 	const char *option;             /* the option that picks it */
 	bool idle;                      /* samples threads that wait (--idle, idle=1) */
@@ -39,6 +40,8 @@ struct backend_caps {
 
 /* KIND's capabilities (BACKEND_AUTO: none is resolved: NULL). */
 const struct backend_caps *backend_caps(enum backend_kind kind);
+/* The kind --backend=WORD names ("auto" too); false for none. */
+bool backend_kind_from_word(const char *word, enum backend_kind *kind);
 
 /* What the options need of a backend, for BACKEND_AUTO's choice. */
 struct backend_needs {
