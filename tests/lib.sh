@@ -442,7 +442,12 @@ check_phases() {
 			kill -0 "$cs" 2>/dev/null || break
 			sleep 0.05
 		done
-		grep -q '^csampler: sampling' "$T/cs.err" || fail "csampler never sampled: $(cat "$T/cs.err")"
+		if ! grep -q '^csampler: sampling' "$T/cs.err"; then
+			# (its exit status, when it ended: once in CI it ended before a
+			# word, and nothing told how)
+			kill -0 "$cs" 2>/dev/null && i=running || { wait "$cs"; i="exit status $?"; }
+			fail "csampler never sampled ($i): $(cat "$T/cs.err")"
+		fi
 		kill -USR2 "$FIXTURE_PID"
 		CS_STATUS=0
 		wait "$cs" || CS_STATUS=$?

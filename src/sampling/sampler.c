@@ -691,8 +691,10 @@ void threads_account_exit(struct sampler *s, pid_t pid, pid_t tid)
 	if (!t) {
 		/* born since the last tick and never read (one of ours, queued):
 		 * all its CPU, into the pool, with no key made for it (a key
-		 * each, and a file opened, for thousands of threads a second) */
-		if (threads_queued(s, tid) && born_while_sampled(s) &&
+		 * each, and a file opened, for thousands of threads a second),
+		 * and it is not added (a tick before its exit is reported read
+		 * it afresh and counted all its CPU a second time) */
+		if (threads_unqueue(s, tid) && born_while_sampled(s) &&
 		    procfs_read_file(pid, tid, "schedstat", buf, sizeof buf) > 0 &&
 		    procfs_parse_schedstat(buf, &ss) && ss.runtime_ns)
 			recorder_account_unnamed_cpu(s->rec, ss.runtime_ns);

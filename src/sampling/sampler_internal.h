@@ -213,8 +213,8 @@ int threads_add_pending(struct sampler *s, uint64_t now);
  * that lived a few ticks, or less than one, is not lost (the scaler pools
  * it with the other short-lived threads'). */
 void threads_account_exit(struct sampler *s, pid_t pid, pid_t tid);
-/* Whether TID waits to be added (threads_queue). */
-bool threads_queued(const struct sampler *s, pid_t tid);
+/* Whether TID waited to be added (threads_queue); it waits no more. */
+bool threads_unqueue(struct sampler *s, pid_t tid);
 void threads_retire(struct sampler *s, struct thread_state *t);
 void threads_release_retired(struct sampler *s);
 bool threads_read_stat(struct sampler *s, struct thread_state *t, char *state);

@@ -358,11 +358,13 @@ void threads_queue(struct sampler *s, pid_t pid, pid_t tid)
 	s->pending[s->npending++] = (struct target_thread){ .pid = pid, .tid = tid };
 }
 
-bool threads_queued(const struct sampler *s, pid_t tid)
+bool threads_unqueue(struct sampler *s, pid_t tid)
 {
 	for (size_t i = 0; i < s->npending; i++)
-		if (s->pending[i].tid == tid)
+		if (s->pending[i].tid == tid) {
+			s->pending[i] = s->pending[--s->npending];
 			return true;
+		}
 	return false;
 }
 

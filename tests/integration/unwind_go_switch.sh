@@ -107,7 +107,12 @@ set -- $(counts "$T/perf.folded")
 note "perf: $1 samples, $2 whole, $9 from a root; mcall: $5 ($6 truncated)"
 awk -v t="$1" -v w="$2" 'BEGIN { exit !(100 * w >= 93 * t) }' ||
 	fail "perf: only $2 of $1 stacks whole: $(grep '^\[truncated\]' "$T/perf.folded" | sort -t' ' -k2 -rn | head -5)"
-assert_eq "perf: whole stacks that do not start at a root" "$(($2 - $9))" 0
+# (a sample without user registers, at a thread's start, is its own
+# frame: '[kernel: no user context ...]', 2 of 293 in a CI run)
+nouser=$(folded_count "$T/perf.folded" '^\[kernel: no user context')
+assert_eq "perf: whole stacks that do not start at a root ($nouser without user registers): $(grep -v '^\[' "$T/perf.folded" |
+	grep -Ev '^(runtime\.goexit|runtime\.mstart|runtime\.rt0_go|_rt0_amd64_linux|main)(;| )' | head -3)" \
+	"$(($2 - $9 - nouser))" 0
 [ "$5" -gt 0 ] || fail "perf: no stack in runtime.mcall: $(sort -t' ' -k2 -rn "$T/perf.folded" | head -5)"
 assert_eq "perf: stacks ending at runtime.mcall unmarked" "${12}" 0
 exit 0
