@@ -690,36 +690,31 @@ bool unwind_fp_continue(struct unwinder *u, const struct unwind_snapshot *s, uin
 	/* where the walk ended, in the chain: of the places that hold its
 	 * last address (recursion repeats one), the nearest to its depth */
 	uint64_t last = addr_value(addrs[*depth - 1]);
-	size_t at = n;
-	for (size_t i = 0; i < n; i++)
-		if (fp_chain_at(s, i) == last &&
-		    (at == n || (i > *depth ? i - *depth : *depth - i) <
-				(at > *depth ? at - *depth : *depth - at)))
+	size_t at = n, nearest = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		size_t dist = i > *depth ? i - *depth : *depth - i;
+		if (dist < nearest && fp_chain_at(s, i) == last) {
 			at = i;
-	if (at == n)
-		return false;
-	unsigned more = 0;
-	uint64_t end = 0;
-	for (size_t i = at + 1; i < n; i++)
-		if (fp_chain_at(s, i) < FP_CHAIN_MARK) {
-			more++;
-			end = fp_chain_at(s, i);
+			nearest = dist;
 		}
-	if (!more || *depth + more > max)
-		return false;
+	}
+	/* the frames after it, written past the walk's: kept only if each is
+	 * code and the last is in a Go root */
 	struct unwind_ctx c;
 	ctx_init(&c, u, s);
-	const struct go_mark *root = uw_go_mark(&c, end - 1);
-	if (!root || root->kind != GO_ROOT)
-		return false;
+	unsigned d = *depth;
 	for (size_t i = at + 1; i < n; i++) {
 		uint64_t ip = fp_chain_at(s, i);
-		if (ip < FP_CHAIN_MARK && !uw_module_for_ip(&c, ip - 1))
+		if (ip >= FP_CHAIN_MARK)
+			continue;
+		if (d == max || !uw_module_for_ip(&c, ip - 1))
 			return false;
+		addrs[d++] = ip;
 	}
-	for (size_t i = at + 1; i < n; i++)
-		if (fp_chain_at(s, i) < FP_CHAIN_MARK)
-			addrs[(*depth)++] = fp_chain_at(s, i);
+	const struct go_mark *root = d > *depth ? uw_go_mark(&c, addrs[d - 1] - 1) : NULL;
+	if (!root || root->kind != GO_ROOT)
+		return false;
+	*depth = d;
 	return true;
 }
 

@@ -133,8 +133,8 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
  * that address and goes on to a Go root (goexit, mstart: Go keeps frame
  * pointers, and its chain crosses from the system stack to the goroutine,
  * which the kernel did not copy), its frames from there are added (up to
- * MAX in all) and true is returned: the stack is whole. Else nothing
- * changes. */
+ * MAX in all) and true is returned: the stack is whole. Else *DEPTH and
+ * the frames before it are unchanged (those past it may be written). */
 bool unwind_fp_continue(struct unwinder *u, const struct unwind_snapshot *s, uint64_t *addrs,
 			unsigned *depth, unsigned max);
 
