@@ -64,16 +64,30 @@ struct backend_config {
 	int verbose;
 };
 
-/* Counters of either kind (a kind leaves the others 0). */
+/* Counters of a run's sampling: those the summary reads, which every kind
+ * fills that can, and the kind's own (its counters struct, sampler.h's
+ * sampler_stats or perf_sampler.h's perf_sampler_stats, copied), which only
+ * the kind's -v line reads. Every word is a count, so the sessions of a run
+ * add up word by word. */
+#define BACKEND_OWN_WORDS 16
 struct backend_stats {
-	/* the ptrace backend's: struct sampler_stats (sampler.h) says what each counts */
-	uint64_t ticks, ticks_missed, threads_seen, not_captured, in_place, fd_short, late;
-	uint64_t dropped_waking, switches, dropped_queued, waited_ns;
-	/* the perf backend's: samples the kernel could not write (a ring was
-	 * full), samples without user registers, threads given clocks of
-	 * their own and threads refused them (perf_sampler.h) */
-	uint64_t lost, no_user_regs, own_threads, own_refused;
+	union {
+		struct {
+			uint64_t ticks;         /* sampling rounds (a kind with own_ticks),
+			                         * else reads of what the kernel sampled */
+			uint64_t threads_seen;
+			uint64_t lost;          /* samples the kernel could not write */
+			uint64_t waited_ns;     /* the threads were runnable, given no CPU,
+			                         * while sampled */
+			uint64_t switches;      /* times the threads got a CPU, less those
+			                         * csampler's own stops made */
+			uint64_t own[BACKEND_OWN_WORDS];
+		};
+		uint64_t words[5 + BACKEND_OWN_WORDS];
+	};
 };
+_Static_assert(sizeof(struct backend_stats) == sizeof(((struct backend_stats *)0)->words),
+	       "every counter of backend_stats is one of its words");
 
 /* Add MORE's counters to SUM's (the sessions of one run). */
 void backend_stats_add(struct backend_stats *sum, const struct backend_stats *more);
