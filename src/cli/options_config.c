@@ -30,7 +30,7 @@ void options_session_config(const struct options *o, struct session_config *out)
 		.python = !o->no_python, .stack_window = o->stack_window,
 		.window_grows = !o->stack_window_given, .tids = o->ntids ? o->tids : NULL,
 		.ntids = o->ntids, .rt_priority = o->rt_priority, .duration = o->duration,
-		.quiet = o->quiet, .verbose = o->verbose,
+		.quiet = o->quiet, .verbose = o->verbose, .tell = report_notice,
 	};
 }
 

@@ -1,6 +1,7 @@
 /* report: the user's view of a recording on stderr (see report.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "escape.h"
 #include "procfs.h"
 #include "report.h"
+#include "tempfile.h"
 #include "unwind.h"
 
 /* A rate this far below the one asked is worth a warning: fewer samples
@@ -337,4 +339,56 @@ void report_written(const struct report_config *o, const char *path, enum output
 		fprintf(stderr, "; view it%s%s%s", fi->view, fi->view_after ? path : "",
 			fi->view_after ? fi->view_after : "");
 	fputc('\n', stderr);
+}
+
+/* CPython's notice: how P's frames are read, or why they are not. */
+static void report_python(const struct recorder_notice *n)
+{
+	int pid = (int)n->pid;
+	if (n->kind == RECORDER_NOTICE_PYTHON_KERNEL_COPY)
+		warn("process %d runs CPython: --backend=perf cannot read its Python frames (the "
+		     "kernel's sample does not stop the thread), so its stacks show the interpreter's "
+		     "C functions; use --backend=ptrace to see Python functions", pid);
+	else if (n->python == PYSTACK_ON)
+		warn("process %d runs CPython %u.%u: its Python frames are read, laid out as %s",
+		     pid, n->major, n->minor, n->layout_from_dwarf ? "its debug information says"
+								   : "csampler's table of that version says");
+	else if (n->python == PYSTACK_OLD)
+		warn("process %d runs CPython older than 3.11: its Python frames are not read (3.11 "
+		     "is the oldest csampler knows), its stacks show the interpreter's C functions",
+		     pid);
+	else if (n->python == PYSTACK_UNKNOWN_VERSION)
+		warn("process %d runs CPython %u.%u, whose frame layout csampler does not know: its "
+		     "stacks show the interpreter's C functions", pid, n->major, n->minor);
+	else
+		warn("process %d runs CPython %u.%u, but its memory does not match the layout csampler "
+		     "knows (another build?): its Python frames are not read", pid, n->major,
+		     n->minor);
+}
+
+void report_notice(const struct recorder_notice *n)
+{
+	errno = n->err;   /* (warn_errno says it) */
+	switch (n->kind) {
+	case RECORDER_NOTICE_PYTHON:
+	case RECORDER_NOTICE_PYTHON_KERNEL_COPY:
+		report_python(n);
+		break;
+	case RECORDER_NOTICE_UNREADABLE:
+		warn("cannot read the memory of process %d (%s): it is not dumpable (it called "
+		     "prctl(PR_SET_DUMPABLE, 0), or runs a set-user-ID or file-capability program); "
+		     "profile it as root or with CAP_SYS_PTRACE", (int)n->pid, n->comm);
+		break;
+	case RECORDER_NOTICE_MAPS:
+		warn_errno("cannot read the mappings of pid %d", (int)n->pid);
+		break;
+	case RECORDER_NOTICE_SPILL:
+		warn_errno("cannot write the spill file in %s (TMPDIR): samples that do not fit "
+			   "in memory are lost from now on (the summary counts them)", tempfile_dir());
+		break;
+	case RECORDER_NOTICE_TIMELINE:
+		warn_errno("cannot write the timeline file in %s (TMPDIR): the timeline lacks "
+			   "samples from now on", tempfile_dir());
+		break;
+	}
 }

@@ -1,5 +1,7 @@
 /* report: what a recording tells its user on standard error (nothing with
- * --quiet, but warnings): the start line, the summary after sampling (the
+ * --quiet, but warnings): the start line, the recorder's notices as they
+ * happen (a CPython it cannot read, a process that refuses its memory, a
+ * spill file that cannot be written), the summary after sampling (the
  * diagnostics only with -v), a warning when the sampling rate fell far
  * below the one asked, a hint when the profile is empty, and one line per
  * file written saying how to view it. No ptrace, no target memory: it
@@ -51,5 +53,8 @@ void report_stops(const struct report_config *o, const struct profile *p, size_t
  * --interval's files only). */
 void report_written(const struct report_config *o, const char *path, enum output_format f,
 		    const struct profile *p, bool hint);
+/* What the recorder tells as it happens (recorder_config's teller): one
+ * line on stderr each, even with --quiet (they are warnings). */
+void report_notice(const struct recorder_notice *n);
 
 #endif

@@ -662,10 +662,10 @@ static int take_stop_signals(sigset_t *old)
 
 static int server_setup(struct server *srv)
 {
-	struct recorder_config rc = { .max_depth = srv->opt->max_depth, .python = !srv->opt->no_python,
-				      .stack_window = srv->opt->stack_window_given ? 0 :
-						      srv->opt->stack_window,
-				      .verbose = srv->opt->verbose };
+	struct session_config sc;
+	struct recorder_config rc;
+	options_session_config(srv->opt, &sc);
+	session_recorder_config(&sc, &rc);
 	struct symbolize_options so = { .no_inline = srv->opt->no_inline,
 					.addresses_only = srv->opt->addresses };
 	srv->recorder = recorder_new(NULL, &rc);

@@ -97,6 +97,13 @@ static uint64_t pause_percentile(const struct recorder *r, double q)
 	return pause_bucket_value(PAUSE_BUCKETS - 1);
 }
 
+/* Say N through the config's teller, if any. */
+static void tell(const struct recorder *r, const struct recorder_notice *n)
+{
+	if (r->cfg.tell)
+		r->cfg.tell(n);
+}
+
 struct recorder *recorder_new(struct stackmap *m, const struct recorder_config *cfg)
 {
 	struct recorder *r = calloc(1, sizeof *r);
@@ -203,7 +210,8 @@ struct recorder_process *recorder_add_process(struct recorder *r, pid_t pid)
 		return NULL;
 	}
 	if (procmaps_refresh(p->maps) < 0 && r->cfg.verbose)
-		warn_errno("cannot read the mappings of pid %d", (int)pid);
+		tell(r, &(struct recorder_notice){ .kind = RECORDER_NOTICE_MAPS, .pid = pid,
+						   .comm = p->comm, .err = errno });
 	procmaps_load_perf_map(p->maps);
 	p->unwinder = unwind_new(p->maps, r->cfg.max_depth, r->cfg.python);
 	if (!p->unwinder) {
@@ -429,22 +437,21 @@ int recorder_capture(struct recorder *r, struct recorder_process *p, pid_t tid,
 	 * runs a set-user-ID program, and we lack CAP_SYS_PTRACE): say so
 	 * once, or the profile is silently empty. */
 	if (errno == EPERM && r->stats.unreadable++ == 0)
-		warn("cannot read the memory of process %d (%s): it is not dumpable (it called "
-		     "prctl(PR_SET_DUMPABLE, 0), or runs a set-user-ID or file-capability program); "
-		     "profile it as root or with CAP_SYS_PTRACE", (int)p->pid, p->comm);
+		tell(r, &(struct recorder_notice){ .kind = RECORDER_NOTICE_UNREADABLE,
+						   .pid = p->pid, .comm = p->comm, .err = EPERM });
 	return -1;
 }
 
 /* Count one sample in sink K; whether it was counted (not lost to a spill
  * file that could not be written). */
-static bool sink_count(struct recorder_sink *k, uint32_t key, uint32_t flags, const uint64_t *addrs,
-		       unsigned depth, unsigned count, uint64_t now_ns)
+static bool sink_count(const struct recorder *r, struct recorder_sink *k, uint32_t key,
+		       uint32_t flags, const uint64_t *addrs, unsigned depth, unsigned count,
+		       uint64_t now_ns)
 {
 	int ret = k->map ? stackmap_insert(k->map, key, flags, addrs, depth, count) : 0;
 	if (ret < 0 && !k->warned_spill) {
 		k->warned_spill = true;
-		warn_errno("cannot write the spill file in %s (TMPDIR): samples that do not fit "
-			   "in memory are lost from now on (the summary counts them)", tempfile_dir());
+		tell(r, &(struct recorder_notice){ .kind = RECORDER_NOTICE_SPILL, .err = errno });
 	}
 	if (ret != 0)
 		return false;
@@ -456,8 +463,7 @@ static bool sink_count(struct recorder_sink *k, uint32_t key, uint32_t flags, co
 	};
 	if (timeline_add(k->timeline, &e) < 0 && !k->warned_timeline) {
 		k->warned_timeline = true;
-		warn_errno("cannot write the timeline file in %s (TMPDIR): the timeline lacks "
-			   "samples from now on", tempfile_dir());
+		tell(r, &(struct recorder_notice){ .kind = RECORDER_NOTICE_TIMELINE, .err = errno });
 	}
 	return true;
 }
@@ -473,7 +479,7 @@ void recorder_count(struct recorder *r, uint32_t key, uint32_t flags, const uint
 	for (size_t i = 0; i < r->nsinks; i++) {
 		if (r->sinks[i].timeline && !now)
 			now = clock_monotonic_ns();
-		counted |= sink_count(&r->sinks[i], key, flags, addrs, depth, count, now);
+		counted |= sink_count(r, &r->sinks[i], key, flags, addrs, depth, count, now);
 	}
 	if (!counted)
 		return;
@@ -584,38 +590,29 @@ static uint32_t flags_for_result(enum unwind_result res)
 	}
 }
 
-/* P runs a CPython interpreter whose frames will not be read: say why,
- * once a run for each reason (KERNEL_COPY: the perf backend's sample). */
+/* What P's CPython interpreter allows, said: that its frames are not read,
+ * once a run for each reason (KERNEL_COPY: the perf backend's sample), or
+ * with -v how they are read. */
 static void tell_python(struct recorder *r, struct recorder_process *p, bool kernel_copy)
 {
-	enum pystack_status status;
-	unsigned major, minor;
-	if (!unwind_python(p->unwinder, &status, &major, &minor))
+	struct recorder_notice n = { .kind = RECORDER_NOTICE_PYTHON, .pid = p->pid,
+				     .comm = p->comm };
+	if (!unwind_python(p->unwinder, &n.python, &n.major, &n.minor))
 		return;
 	p->python_told = true;
-	if (status == PYSTACK_ON && r->cfg.verbose && !kernel_copy)
-		warn("process %d runs CPython %u.%u: its Python frames are read, laid out as %s",
-		     (int)p->pid, major, minor, unwind_python_layout_from_dwarf(p->unwinder)
-		     ? "its debug information says" : "csampler's table of that version says");
-	unsigned reason = kernel_copy && r->cfg.python ? 4u : (unsigned)status;
-	if (reason == PYSTACK_ON || (r->python_said & (1u << reason)))
+	if (kernel_copy && r->cfg.python)
+		n.kind = RECORDER_NOTICE_PYTHON_KERNEL_COPY;
+	if (n.kind == RECORDER_NOTICE_PYTHON && n.python == PYSTACK_ON) {
+		n.layout_from_dwarf = unwind_python_layout_from_dwarf(p->unwinder);
+		if (r->cfg.verbose && !kernel_copy)
+			tell(r, &n);
+		return;
+	}
+	unsigned reason = n.kind == RECORDER_NOTICE_PYTHON ? (unsigned)n.python : 8u;
+	if (r->python_said & (1u << reason))
 		return;
 	r->python_said |= 1u << reason;
-	if (reason == 4)
-		warn("process %d runs CPython: --backend=perf cannot read its Python frames (the "
-		     "kernel's sample does not stop the thread), so its stacks show the interpreter's "
-		     "C functions; use --backend=ptrace to see Python functions", (int)p->pid);
-	else if (status == PYSTACK_OLD)
-		warn("process %d runs CPython older than 3.11: its Python frames are not read (3.11 "
-		     "is the oldest csampler knows), its stacks show the interpreter's C functions",
-		     (int)p->pid);
-	else if (status == PYSTACK_UNKNOWN_VERSION)
-		warn("process %d runs CPython %u.%u, whose frame layout csampler does not know: its "
-		     "stacks show the interpreter's C functions", (int)p->pid, major, minor);
-	else
-		warn("process %d runs CPython %u.%u, but its memory does not match the layout csampler "
-		     "knows (another build?): its Python frames are not read", (int)p->pid, major,
-		     minor);
+	tell(r, &n);
 }
 
 void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uint32_t key,

@@ -26,12 +26,38 @@
 #include "stackmap.h"
 #include "unwind.h"
 
+/* What the recorder has to tell its user, as it happens (once a run each,
+ * but a CPython interpreter's layout, once a process with -v); report.h
+ * words it (report_notice). */
+enum recorder_notice_kind {
+	RECORDER_NOTICE_PYTHON,         /* PID runs CPython: PYTHON says whether its
+	                                 * frames are read (-v: said when they are) */
+	RECORDER_NOTICE_PYTHON_KERNEL_COPY, /* PID runs CPython, but the kernel's
+	                                 * samples (--backend=perf) cannot read them */
+	RECORDER_NOTICE_UNREADABLE,     /* PID (COMM) refuses us its memory (EPERM) */
+	RECORDER_NOTICE_MAPS,           /* PID's mappings cannot be read (ERR; -v) */
+	RECORDER_NOTICE_SPILL,          /* the spill file cannot be written (ERR):
+	                                 * samples beyond memory are lost from now on */
+	RECORDER_NOTICE_TIMELINE,       /* the timeline file cannot be written (ERR) */
+};
+struct recorder_notice {
+	enum recorder_notice_kind kind;
+	pid_t pid;
+	const char *comm;
+	int err;                        /* an errno */
+	enum pystack_status python;
+	unsigned major, minor;          /* CPython's version (PYTHON; not when OLD) */
+	bool layout_from_dwarf;         /* its layout read from its debug information
+	                                 * (PYTHON, when ON), not csampler's table */
+};
+
 struct recorder_config {
 	unsigned max_depth;             /* frames unwound at most */
 	size_t stack_window;            /* a process's stack copies start at this
 	                                 * (unwind_set_window); 0: no window */
 	bool python;                    /* read CPython frames (unwind_new) */
 	int verbose;
+	void (*tell)(const struct recorder_notice *n); /* NULL: nothing said */
 };
 
 /* A process seen. Its index (0, 1, ... in the order seen) stays its own. */

@@ -105,6 +105,17 @@ void session_stop_signals(sigset_t *set)
 	sigaddset(set, SIGQUIT);
 }
 
+void session_recorder_config(const struct session_config *c, struct recorder_config *out)
+{
+	*out = (struct recorder_config){
+		.max_depth = c->max_depth, .python = c->python,
+		/* (a window that grows starts at stack_window; a fixed one is
+		 * the backend's capacity) */
+		.stack_window = c->window_grows ? c->stack_window : 0,
+		.verbose = c->verbose, .tell = c->tell,
+	};
+}
+
 int session_open(struct session *s, const struct session_config *cfg, int extra_signal)
 {
 	sigset_t mask, stop;
@@ -170,9 +181,8 @@ int session_attach(struct session *s, size_t max_stacks,
 	raise_fd_limit(o->verbose);
 	if (!s->recorder) {  /* else the caller's, counting into its sinks */
 		s->map = stackmap_new(max_stacks, o->max_depth);
-		struct recorder_config rc = { .max_depth = o->max_depth, .python = o->python,
-					      .stack_window = o->window_grows ? o->stack_window : 0,
-					      .verbose = o->verbose };
+		struct recorder_config rc;
+		session_recorder_config(o, &rc);
 		s->recorder = s->map ? recorder_new(s->map, &rc) : NULL;
 		s->owns_recorder = true;
 	}

@@ -54,6 +54,7 @@ struct session_config {
 	double duration;                /* seconds; 0: no deadline */
 	bool quiet;
 	int verbose;
+	void (*tell)(const struct recorder_notice *n); /* the recorder's notices */
 };
 
 struct session {
@@ -89,6 +90,9 @@ void session_stop_signals(sigset_t *set);
  * nobody reads: outfile) has been acted on, and must not kill csampler when
  * session_end gives the signals back. */
 void session_drop_signals(struct session *s);
+/* The recorder's config for sampling as C says (a recorder kept across
+ * sessions, --serve's, is made by it too). */
+void session_recorder_config(const struct session_config *c, struct recorder_config *out);
 /* CFG is copied (its pointers are kept). */
 int session_open(struct session *s, const struct session_config *cfg, int extra_signal);
 /* The exit status (CS_EXIT_*) for a target_error: the one place they meet. */
