@@ -27,8 +27,11 @@ for be in ptrace perf; do
 	# which makes a key only for a thread it samples, 175-199 in CI's awk
 	# runs at load 6-20)
 	assert_within "$be: thread keys made over 6 intervals" "$made" 100 1000000
-	# the last window's and the live threads' only: about a sixth
-	assert_within "$be: thread keys held at the end (of $made made)" "$((held * 3))" 1 "$made"
+	# the last window's and the live threads' only: about a sixth, at
+	# most a third (perf under the suite's load: 107 of 320, its rings
+	# read late), and the fixture's 9 live threads, which hold theirs
+	assert_within "$be: thread keys held at the end (of $made made)" "$held" 1 \
+		"$((made / 3 + 9))"
 	cat "$T"/churn-$be/w-*.folded >"$T/churn.all"
 	assert_folded_has "$T/churn.all" "^churn-$CHURN;.*;main;"
 	assert_folded_has "$T/churn.all" "^churn-[0-9]+;.*thread_main"
