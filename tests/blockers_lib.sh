@@ -61,3 +61,31 @@ dump_shows_all_blocked() {
 $(cat "$T/cs.out")"
 }
 
+# start_bg_csampler ARGS...: csampler -q ARGS -o $T/sig.folded on the
+# fixture in the background (its stderr in $T/sig.err), returned once it
+# traces the fixture; its pid in BG_CS (killed at the end like a fixture).
+start_bg_csampler() {
+	local i
+	"$CSAMPLER" -q "$@" -o "$T/sig.folded" -p "$FIXTURE_PID" 2>"$T/sig.err" &
+	BG_CS=$!
+	FIXTURE_PIDS="$FIXTURE_PIDS $BG_CS"
+	for i in $(seq 1 400); do
+		[ "$(tracer_tgid "$FIXTURE_PID")" = "$BG_CS" ] && return 0
+		kill -0 "$BG_CS" 2>/dev/null || fail "csampler $* ended before it traced the target: $(cat "$T/sig.err")"
+		sleep 0.05
+	done
+	fail "csampler $* did not trace the target within 20 s"
+}
+
+# thread_named NAME: the tid of the fixture's thread NAME (each names
+# itself once it runs: up to 5 s); false if there is none.
+thread_named() {
+	local i tid
+	for i in $(seq 1 100); do
+		tid=$(grep -lx "$1" /proc/"$FIXTURE_PID"/task/*/comm 2>/dev/null |
+			sed 's|.*/task/\([0-9]*\)/comm|\1|')
+		[ -n "$tid" ] && { echo "$tid"; return 0; }
+		sleep 0.05
+	done
+	return 1
+}

@@ -178,6 +178,32 @@ ssize_t procfs_read_file(pid_t pid, pid_t tid, const char *name, char *buf, size
 	return procfs_read(path, buf, size);
 }
 
+bool procfs_list_has(const char *list, pid_t id)
+{
+	for (const char *c = list; *c;) {
+		while (*c == ' ' || *c == '\n')
+			c++;
+		if (*c < '0' || *c > '9')
+			return false;
+		long long v = 0;
+		while (*c >= '0' && *c <= '9' && v <= INT_MAX)
+			v = v * 10 + (*c++ - '0');
+		if (v == id)
+			return true;
+		while (*c >= '0' && *c <= '9')   /* (an overlong number: no pid) */
+			c++;
+	}
+	return false;
+}
+
+bool procfs_thread_has_child(pid_t pid, pid_t tid, pid_t child)
+{
+	char buf[4096];
+	if (procfs_read_file(pid, tid, "children", buf, sizeof buf) <= 0)
+		return false;   /* (none: the file is empty) */
+	return child <= 0 ? buf[strspn(buf, " \n")] != '\0' : procfs_list_has(buf, child);
+}
+
 int procfs_open_task_file(int task_dir, pid_t pid, pid_t tid, const char *name)
 {
 	char path[128];

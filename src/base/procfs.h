@@ -61,6 +61,13 @@ size_t procfs_read_cmdline(pid_t pid, char *buf, size_t size);
  * or NULL; as a number, or DFLT where it is absent or not one. */
 const char *procfs_status_field(const char *buf, const char *name);
 long procfs_status_long(const char *buf, const char *name, long dflt);
+/* Whether ID is one of the numbers of LIST, a children file's text (pids
+ * separated by spaces). */
+bool procfs_list_has(const char *list, pid_t id);
+/* Whether thread TID of PID has child processes not reaped yet (its
+ * /proc/PID/task/TID/children lists one); with CHILD > 0, whether CHILD is
+ * one of them (a list of more than 4 KiB is read that far). */
+bool procfs_thread_has_child(pid_t pid, pid_t tid, pid_t child);
 
 /* /proc/.../schedstat: "run_time run_delay arrivals" (ns, ns, count). */
 struct procfs_schedstat {

@@ -57,6 +57,7 @@ struct dump_thread {
 	char wchan[64];              /* "" if none */
 	long proc_syscall;           /* from /proc before the stop; -1 none */
 	bool stopped;                /* stopped for the snapshot */
+	bool unstoppable;            /* not to be stopped (target_thread_stoppable) */
 	bool blocked;                /* read in place, blocked in the kernel */
 	bool captured;               /* registers (or sp/pc) and stack copied */
 	const char *capture_step;    /* what failed after the stop, or NULL */
@@ -255,6 +256,10 @@ static void print_thread(struct printer *pr, struct unwinder *u, pid_t pid,
 		if (th->capture_step)
 			fprintf(pr->out, "    (no stack: cannot %s the thread: %s)\n", th->capture_step,
 				strerror(th->capture_errno));
+		else if (th->unstoppable)
+			fputs("    (no stack: not stopped, it has child processes: a child's SIGCHLD "
+			      "that came while it was stopped would wake another thread, which could "
+			      "then see EINTR)\n", pr->out);
 		else if (th->state == 'R')
 			fputs("    (no stack: the thread did not stop within 0.4 s: runnable, it got no "
 			      "CPU in that time (a busy machine, or a low priority); ask again)\n",
@@ -310,7 +315,8 @@ static size_t stop_all_threads(struct target *t, const pid_t *tids, size_t n, bo
 	while (count < n && *rounds < DUMP_STOP_ROUNDS) {
 		size_t m = 0;
 		for (size_t i = 0; i < n; i++)
-			if (!stopped[i] && thread_alive(t, tids[i]))
+			if (!stopped[i] && thread_alive(t, tids[i]) &&
+			    target_thread_stoppable(t, tids[i]))
 				retry_tids[m++] = tids[i];
 		if (m == 0)
 			break;
@@ -452,6 +458,7 @@ static int snapshot_take(struct dump *d, struct target *t)
 		while (d->threads[i].tid != tids[k])
 			i++;
 		d->threads[i].stopped = stopped[k];
+		d->threads[i].unstoppable = !stopped[k] && !target_thread_stoppable(t, tids[k]);
 		if (stopped[k])
 			capture_stopped(d, t, tids[k], &d->threads[i]);
 	}

@@ -40,6 +40,8 @@
                                        * where it stopped, and no frame pointer */
 #define STACK_COPY_SHORT       0x40u /* with STACK_TRUNCATED_WINDOW: the kernel's copy
                                        * (--backend=perf) ended at a page not in memory */
+#define STACK_NOT_STOPPED      0x80u /* a thread with child processes that is not
+                                       * stopped (target_thread_stoppable) (depth 0) */
 
 struct stackmap;
 

@@ -489,6 +489,7 @@ static void round_sent(void *ctx)
  * while the round ends). Returns how many stops were found waiting. */
 static size_t sample_round(struct sampler *s, size_t base, size_t n, long long spin_ns)
 {
+	n = threads_count_unstoppable(s, base, n);
 	uint64_t late_until = clock_monotonic_ns() + LATE_WAIT_NS;
 	/* Poll only for the threads on other CPUs. One whose stat named ours
 	 * was taken off it by csampler (SCHED_FIFO): it cannot stop before

@@ -218,6 +218,11 @@ bool threads_unqueue(struct sampler *s, pid_t tid);
 void threads_retire(struct sampler *s, struct thread_state *t);
 void threads_release_retired(struct sampler *s);
 bool threads_read_stat(struct sampler *s, struct thread_state *t, char *state);
+/* Of chosen[base, base + n), the threads target may not stop (a thread
+ * with child processes whose child's SIGCHLD came for us) are counted
+ * without a stack, each for its weight, and moved past the others: how
+ * many are left to stop. */
+size_t threads_count_unstoppable(struct sampler *s, size_t base, size_t n);
 void threads_set_idle_level(struct sampler *s);
 
 #endif

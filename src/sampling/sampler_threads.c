@@ -585,3 +585,20 @@ enum tick_cpu threads_tick_took_cpu(struct sampler *s, struct thread_state *t)
 	return (ns > own ? ns - own : own - ns) <= TOOK_CPU_MATCH_NS ? TICK_CPU_TAKEN
 								     : TICK_CPU_WAITING;
 }
+
+size_t threads_count_unstoppable(struct sampler *s, size_t base, size_t n)
+{
+	for (size_t i = base; i < base + n;) {
+		struct thread_state *t = s->chosen[i];
+		const struct recorder_followed *id = thread_id(s, t);
+		if (target_thread_stoppable(s->target, id->tid)) {
+			i++;
+			continue;
+		}
+		recorder_count(s->rec, id->key, STACK_NOT_STOPPED, NULL, 0, t->weight);
+		s->stats.not_stopped++;
+		s->chosen[i] = s->chosen[base + n - 1];
+		s->chosen[base + --n] = t;
+	}
+	return n;
+}

@@ -39,8 +39,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "error.h"
@@ -261,11 +263,13 @@ pid_t target_main_pid(const struct target *t)
 
 /* ---- stopping and resuming for a sample ---------------------------------------------- */
 
-/* Per-sample mode: seize and interrupt TID. */
+/* Per-sample mode, or a loose row without children: seize row I to
+ * interrupt it. */
 static bool seize_for_sample(struct target *t, size_t i)
 {
 	pid_t tid = t->pub[i].tid;
-	if (tg_ptrace(PTRACE_SEIZE, tid, 0, PTRACE_O_TRACEEXEC) < 0)
+	unsigned long options = t->rows[i].loose ? t->options : PTRACE_O_TRACEEXEC;
+	if (tg_ptrace(PTRACE_SEIZE, tid, 0, options) < 0)
 		return false;
 	t->rows[i].traced = true;
 	return true;
@@ -276,18 +280,24 @@ static bool seize_for_sample(struct target *t, size_t i)
 static void interrupt_threads(struct target *t, const pid_t *tids, size_t n)
 {
 	bool persistent = t->cfg.mode == TARGET_SEIZE_PERSISTENT;
-	if (!persistent)
+	if (!persistent) {
 		tg_rescan_tasks(t);
-	else if (tg_sigchld_pending())
-		tg_drain_all(t);  /* (a due full pass waits for the end of the tick) */
+	} else {
+		if (tg_sigchld_pending())
+			tg_drain_all(t);  /* (a due full pass waits for the end of the tick) */
+		tg_check_loose(t);
+	}
 
 	for (size_t k = 0; k < n; k++) {
 		ssize_t i = tg_row_find(t, tids[k]);
-		if (i < 0 || t->rows[i].state != RS_RUNNING)
+		if (i < 0 || t->rows[i].state != RS_RUNNING || !tg_row_stoppable(t, (size_t)i))
 			continue;
-		if (!persistent) {
-			if (!seize_for_sample(t, (size_t)i))
+		if (!t->rows[i].traced) {
+			if (!seize_for_sample(t, (size_t)i)) {
+				if (errno == ESRCH && persistent)   /* (a loose thread ended) */
+					tg_row_remove(t, (size_t)i, true);
 				continue;
+			}
 		} else if (t->rows[i].intr_out) {
 			/* Still owes us a stop from before (a new thread, or one
 			 * in uninterruptible sleep): do not wait on it again. */
@@ -330,7 +340,7 @@ void tg_resume_held(struct target *t, size_t i, pid_t tid)
 	int sig = t->rows[i].sig;
 	t->rows[i].sig = 0;
 	t->regs_tid = 0;
-	if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE) {
+	if (tg_row_lets_go(t, i)) {
 		tg_detach_now(t, (ssize_t)i, tid, sig);
 		return;
 	}
@@ -438,11 +448,24 @@ void target_resume_threads(struct target *t, const pid_t *tids, size_t n, const 
 	}
 }
 
+bool target_thread_stoppable(struct target *t, pid_t tid)
+{
+	ssize_t i = tg_row_find(t, tid);
+	return i < 0 || tg_row_stoppable(t, (size_t)i);
+}
+
 void target_thread_gone(struct target *t, pid_t tid)
 {
 	ssize_t i = tg_row_find(t, tid);
-	if (i < 0 || t->detached || !t->rows[i].traced)
+	if (i < 0 || t->detached)
 		return;
+	if (!t->rows[i].traced) {
+		/* a loose thread's end is reported to nobody */
+		if (t->rows[i].loose && syscall(SYS_tgkill, t->pub[i].pid, tid, 0) < 0 &&
+		    errno == ESRCH)
+			tg_row_remove(t, (size_t)i, true);
+		return;
+	}
 	int status;
 	pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
 	if (r == tid) {
@@ -534,6 +557,10 @@ void target_detach(struct target *t)
 		warn("stopped %llu runnable thread%s after another took a signal queued only because "
 		     "the process is traced (a call it woke runs again)", t->stray_caught,
 		     t->stray_caught == 1 ? "" : "s");
+	if (t->cfg.verbose && t->loosened)
+		warn("let %llu thread%s go while it%s had child processes (a child's SIGCHLD is "
+		     "then dropped, as for a process nobody traces, and wakes no other thread)",
+		     t->loosened, t->loosened == 1 ? "" : "s", t->loosened == 1 ? "" : " each");
 	/* Nothing to ask of the kernel: the tracees are let go when the
 	 * tracer thread exits, each as it is (tracer.h). */
 	t->nrows = 0;

@@ -172,6 +172,11 @@ int target_get_regs(struct target *t, pid_t tid, struct user_regs_struct *regs);
 /* Resume the threads marked stopped[i]. */
 void target_resume_threads(struct target *t, const pid_t *tids, size_t n, const bool *stopped);
 
+/* Whether TID may be stopped now: not a thread that has child processes
+ * and whose child's end queued a SIGCHLD for us (it is let go, since a
+ * SIGCHLD that comes while it is stopped wakes another thread, which may
+ * then return EINTR; target_restart.c): sample it without a stop. */
+bool target_thread_stoppable(struct target *t, pid_t tid);
 /* TID's /proc entry is gone (the caller could not open it). If it ended as
  * our tracee, handle that report now; if it is no tracee of ours any more
  * (its end was never reported), forget it, with its thread (and process)

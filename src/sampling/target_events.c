@@ -249,7 +249,7 @@ void tg_detach_now(struct target *t, ssize_t i, pid_t tid, int sig)
 	if (i >= 0) {
 		t->rows[i].traced = false;
 		t->rows[i].clone_seen = true;
-		if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE)
+		if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE || t->rows[i].loose)
 			tg_row_set_state(t, (size_t)i, RS_RUNNING);
 		else
 			tg_row_remove(t, (size_t)i, false);
@@ -295,7 +295,6 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 	struct row *r = &t->rows[i];
 	pid_t tid = t->pub[i].tid;
 	int inject = kind == STOP_SIGNAL ? sig : 0;
-	bool persistent = t->cfg.mode == TARGET_SEIZE_PERSISTENT;
 	bool late = r->sample_out && kind == STOP_TRAP && t->late_fn;
 
 	r->intr_out = false;
@@ -315,6 +314,8 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 		/* (the thread it woke may be another: stop it before it
 		 * returns EINTR) */
 		tg_catch_stray_wakers(t, i);
+		if (sig == SIGCHLD)
+			tg_loosen_forker(t, i, tid);
 	} else if (kind == STOP_SIGNAL) {
 		tg_undo_restart(t, i, tid);
 	} else {
@@ -324,11 +325,10 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 		if (kind == STOP_GROUP) {
 			/* Stopped by the target's own group-stop: not ours to
 			 * sample; it stays stopped as without us. */
-			if (persistent) {
+			if (!tg_row_lets_go(t, i))
 				keep_group_stopped(t, i);
-			} else {
+			else
 				tg_detach_now(t, (ssize_t)i, tid, 0);
-			}
 			return;
 		}
 		tg_row_set_state(t, i, RS_HELD);
@@ -351,9 +351,9 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 		tg_restart_interrupted_call(t, i, tid);
 		t->regs_tid = 0;  /* (let go below: its registers read are stale) */
 	}
-	if (!persistent) {
+	if (tg_row_lets_go(t, i)) {
 		/* A per-sample tracee reporting outside a sample (its collection
-		 * timed out): let it go. */
+		 * timed out), or a loose one: let it go. */
 		tg_detach_now(t, (ssize_t)i, tid, inject);
 		return;
 	}

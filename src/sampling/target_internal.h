@@ -50,6 +50,11 @@ struct row {
 	int sig;              /* HELD: signal to re-inject on resume */
 	unsigned long long restart_ip; /* a call restarted at that ip, not re-entered yet */
 	unsigned scan_gen;    /* per-sample mode: last /proc scan that listed it */
+	bool loose;           /* persistent mode: a thread whose child's SIGCHLD came
+	                       * for us, untraced between its stops, and not stopped
+	                       * while it has children (target_restart.c) */
+	bool loosen;          /* to be loose from its next stop */
+	long long children_seen_ns; /* loose: when it was last seen with children */
 };
 
 struct target {
@@ -82,6 +87,9 @@ struct target {
 	long long next_full_ns;       /* the next full pass is due then */
 	unsigned long long restarted;  /* calls tg_restart_interrupted_call restarted */
 	unsigned long long stray_caught; /* threads tg_catch_stray_wakers interrupted */
+	size_t nloose;                /* rows loose, or to be */
+	unsigned long long loosened;  /* rows made loose */
+	long long next_loose_check_ns; /* tg_check_loose's next look */
 	struct user_regs_struct regs;  /* of thread regs_tid (0: none), read at its stop */
 	pid_t regs_tid;
 
@@ -139,6 +147,20 @@ bool tg_signal_reaches(pid_t pid, pid_t tid, int sig);
  * threads of its process it may have been taken from, so a call it woke
  * runs again (target_restart.c). */
 void tg_catch_stray_wakers(struct target *t, size_t i);
+/* Row I (tid TID) is at the delivery-stop of a SIGCHLD that reaches no
+ * thread untraced: the thread whose child ended is to be loose. */
+void tg_loosen_forker(struct target *t, size_t i, pid_t tid);
+/* Whether row I, at a stop, is let go rather than resumed traced: in
+ * per-sample mode; a loose row that has children (one to be loose becomes
+ * so; one without children is traced again). */
+bool tg_row_lets_go(struct target *t, size_t i);
+/* Whether row I may be stopped: not a loose one that has children, or had
+ * lately. */
+bool tg_row_stoppable(struct target *t, size_t i);
+/* The loose rows, at most every LOOSE_CHECK_NS: a gone one is removed (its
+ * end is reported to nobody), a thread new in their process (one a loose
+ * thread made) is traced. */
+void tg_check_loose(struct target *t);
 
 /* ---- target_attach.c ------------------------------------------------------- */
 

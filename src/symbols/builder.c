@@ -27,6 +27,7 @@ struct build {
 	uint32_t *locs;
 	uint32_t blocked_loc;        /* "[blocked]" pseudo location, lazily made */
 	uint32_t no_user_loc;        /* the one of samples without user registers */
+	uint32_t not_stopped_loc;    /* the one of threads not stopped (STACK_NOT_STOPPED) */
 	uint32_t lost_loc;           /* the one of samples the scratch file could not keep */
 	struct mapping_seen {        /* per profile mapping: what its locations got */
 		bool located, unresolved, files, lines, inlined;
@@ -181,6 +182,9 @@ static int add_stack(struct build *b, uint32_t key, uint32_t stack_flags, const 
 	else if (stack_flags & STACK_NO_USER_CONTEXT)
 		b->locs[n++] = named_location(b, &b->no_user_loc,
 					      "[kernel: no user context (exec, thread start)]");
+	else if (stack_flags & STACK_NOT_STOPPED)
+		b->locs[n++] = named_location(b, &b->not_stopped_loc,
+					      "[not stopped: it has child processes]");
 	uint32_t flags = (stack_flags & (STACK_TRUNCATED_DEPTH | STACK_TRUNCATED_WINDOW |
 					 STACK_UNWIND_ERROR)) ? PROFILE_SAMPLE_TRUNCATED : 0;
 	if (stack_flags & STACK_TRUNCATED_DEPTH)
@@ -322,6 +326,7 @@ static int add_lost(struct build *b)
 struct profile *builder_build(const struct build_input *in)
 {
 	struct build b = { .in = in, .blocked_loc = PROFILE_NONE, .no_user_loc = PROFILE_NONE,
+			   .not_stopped_loc = PROFILE_NONE,
 			   .lost_loc = PROFILE_NONE };
 	const struct build_config *o = in->cfg;
 	struct symbolize_options so = { .no_inline = o->no_inline, .addresses_only = o->addresses };

@@ -26,18 +26,12 @@ need_root
 run_bg_then_signal() {
 	local sig=$1 cs i
 	shift
-	"$CSAMPLER" -q "$@" -o "$T/sig.folded" -p "$FIXTURE_PID" 2>"$T/sig.err" &
-	cs=$!
-	FIXTURE_PIDS="$FIXTURE_PIDS $cs"
+	start_bg_csampler "$@"
+	cs=$BG_CS
 	# the signal comes while csampler samples: once it traces the target
 	# and the spinning thread has run 300 ms since (about 30 samples at
 	# 99 Hz, however busy the machine is; 100 ms, 10 samples expected,
 	# gave none once in CI's third run of the suite, at -j6)
-	for i in $(seq 1 400); do
-		[ "$(tracer_tgid "$FIXTURE_PID")" = "$cs" ] && break
-		kill -0 "$cs" 2>/dev/null || fail "csampler $* ended before SIG$sig: $(cat "$T/sig.err")"
-		sleep 0.05
-	done
 	# and once its clock runs: a thread of it at real-time priority (the
 	# tick's; on a loaded machine the setup after the attach may wait for
 	# a CPU while the spinning thread runs), or after 4 s if none is
@@ -62,12 +56,7 @@ run_bg_then_signal() {
 
 for shape in "0 200" "300 3"; do
 	start_fixture blockers 200 $shape
-	for i in $(seq 1 100); do   # (the thread names itself once it runs)
-		SPIN_TID=$(grep -lx spin /proc/"$FIXTURE_PID"/task/*/comm | sed 's|.*/task/\([0-9]*\)/comm|\1|')
-		[ -n "$SPIN_TID" ] && break
-		sleep 0.05
-	done
-	[ -n "$SPIN_TID" ] || harness "no spin thread in blockers"
+	SPIN_TID=$(thread_named spin) || harness "no spin thread in blockers"
 	note "shape: work/wait $shape"
 	sleep 0.3
 	check_clean "before profiling ($shape)"

@@ -267,6 +267,25 @@ static void test_exec_start(void **state)
 	}
 }
 
+/* A children file's list: pids separated by spaces, a trailing space. */
+static void test_list_has(void **state)
+{
+	(void)state;
+	assert_true(procfs_list_has("123 456 ", 456));
+	assert_true(procfs_list_has("123 456 ", 123));
+	assert_true(procfs_list_has("7", 7));
+	assert_false(procfs_list_has("123 456 ", 45));
+	assert_false(procfs_list_has("123 456 ", 1234));
+	assert_false(procfs_list_has("", 1));
+	assert_false(procfs_list_has(" \n", 0));
+	/* an overlong number is no pid, and does not wrap into one */
+	assert_false(procfs_list_has("99999999999999999999 ", 0));
+	assert_false(procfs_list_has("4294967297 ", 1));
+	assert_true(procfs_list_has("4294967297 5 ", 5));
+	/* text that is not a list stops the search */
+	assert_false(procfs_list_has("12 x 34", 34));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_signals_that_reach),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_exec_start),
+		cmocka_unit_test(test_list_has),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

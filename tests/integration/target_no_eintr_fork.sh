@@ -1,0 +1,94 @@
+#!/bin/sh
+# target_no_eintr_fork: a process whose thread "forker" forks a child every
+# 0.5 ms (each exits at once, reaped with WNOHANG), beside threads blocked
+# in each call of the blockers fixture (300 us of work, 3 ms waits), sees
+# no EINTR because of csampler in any mode (on-CPU at 999 and 99 Hz,
+# --idle, per-sample attaching, --dump) and by any way out (the duration,
+# an output error, SIGINT, SIGTERM, SIGHUP; SIGKILL within its documented
+# window; --top's quit: target_no_eintr_top). A child's
+# SIGCHLD, which the kernel drops for a process nobody traces, is queued
+# while the forking thread is traced, and one that comes while it is
+# stopped wakes another thread, which returned EINTR when the forking one
+# took the signal first (1 to 12 in 3 s at 999 Hz; 77 to 278 with
+# --attach-mode=per-sample, which has nothing to catch it with). So a
+# thread with children is never stopped: it is let go, and its samples are
+# counted without a stack, "[not stopped: it has child processes]", its
+# CPU the kernel's. -v says so; --dump reads it in place or says why not.
+TEST_TIMEOUT=300
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+
+. "$TESTS_SRCDIR/blockers_lib.sh"
+
+PLACE='\[not stopped: it has child processes\]'
+start_fixture blockers 200 300 3 500
+FORKER=$(thread_named forker) || harness "no forker thread in blockers"
+sleep 0.3
+check_clean "before profiling"
+
+forker_cpu() { cut -d' ' -f1 "/proc/$FIXTURE_PID/task/$FORKER/schedstat"; }
+
+for args in "-F 999" "-F 99" "--idle -F 999" "--attach-mode=per-sample -F 999"; do
+	c0=$(forker_cpu)
+	# shellcheck disable=SC2086
+	run_csampler -v $args --threads -d 2 -o "$T/out.folded" -p "$FIXTURE_PID"
+	c1=$(forker_cpu)
+	assert_eq "status ($args): $(tail -n 3 "$T/cs.err")" "$CS_STATUS" 0
+	check_clean "-d 2 $args"
+	assert_folded_has "$T/out.folded" "^forker-$FORKER;$PLACE [0-9]+\$"
+	assert_folded_has "$T/out.folded" '^spin-[0-9]+;.*spin_forever'
+	case "$args" in
+	*per-sample*) ;;
+	*) assert_match "the -v line ($args)" "$(grep 'child processes' "$T/cs.err")" \
+		"^csampler: let [0-9]+ threads? go while it (each )?had child processes" ;;
+	esac
+	case "$args" in
+	*--idle*) ;;
+	*)	# the forker's samples, all without a stack, are its CPU (the
+		# kernel's account of the 2 s sampled): at most what its CPU in
+		# the bracket (the run, from before the attach to after the exit)
+		# is worth, 3 standard errors allowed, and at least 60% of it
+		hz=${args##*-F }
+		got=$(awk -v re="^forker-$FORKER;" '$0 ~ re { n += $NF } END { print n + 0 }' "$T/out.folded")
+		want=$(awk -v c="$((c1 - c0))" -v hz="$hz" 'BEGIN { printf "%.0f\n", c / 1e9 * hz }')
+		[ "$want" -ge 8 ] || harness "the forker used $((c1 - c0)) ns of CPU: too little to judge"
+		se=$(awk -v w="$want" "$AWK_ROOT"' BEGIN { printf "%.0f\n", 3 * root(w) + 1 }')
+		assert_within "the forker's samples ($args; its CPU in the bracket is worth $want)" \
+			"$got" $((want * 6 / 10)) $((want + se)) ;;
+	esac
+done
+
+# --dump: the forker is read where it waits, or said not stopped
+run_csampler --dump -p "$FIXTURE_PID"
+assert_eq "--dump status" "$CS_STATUS" 0
+check_clean "--dump"
+awk '/^Thread forker / { cur = 1; next } /^Thread / { cur = 0 }
+	cur && (/ in forker / || /not stopped, it has child processes/) { found = 1 }
+	END { exit !found }' "$T/cs.out" ||
+	fail "--dump: the forker is neither unwound nor said not stopped: $(grep -A2 '^Thread forker' "$T/cs.out")"
+
+# an output error
+run_csampler -q -F 999 -d 1 -o "$T/no/such/dir/out.folded" -p "$FIXTURE_PID"
+assert_eq "output error status" "$CS_STATUS" 69
+check_clean "output error"
+
+# ended by a signal, and last SIGKILL (its documented window)
+for sig in INT TERM HUP KILL; do
+	start_bg_csampler -F 999
+	cs=$BG_CS
+	sleep 1.5
+	kill -"$sig" "$cs"
+	wait_exit "$cs" 30 "csampler after SIG$sig" "$FIXTURE_PID"
+	case "$sig" in
+	KILL) check_after_kill "SIGKILL of csampler" ;;
+	*) assert_eq "status after SIG$sig" "$WAIT_STATUS" 0
+	   check_clean "SIG$sig"
+	   assert_folded_has "$T/sig.folded" "^$PLACE [0-9]+\$" ;;
+	esac
+done
+kill -TERM "$FIXTURE_PID"
+wait "$FIXTURE_PID"
+st=$?
+[ "$KILL_EINTR" = 0 ] && assert_eq "fixture status (3 = it saw EINTR)" "$st" 0
+note "$(grep '^eintr' "$T/blockers.out" | tail -n 1)"
+exit 0
