@@ -65,7 +65,7 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		"csampler: %llu samples, %llu threads seen, %llu ticks missed, "
 		"unwind stops: %s, %llu truncated, %llu sampled late, %llu dropped at wake-ups, "
 		"%llu dropped waiting for a CPU, %llu switches, %.2f s waited for a CPU, "
-		"pause p50 %.1f us p99 %.1f us%s, "
+		"pause p50 %.1f us p99 %.1f us%s, %llu not stopped (threads with child processes), "
 		"thread keys %llu held of %llu made, %llu periods taken\n",
 		(unsigned long long)rs->samples, (unsigned long long)ss.threads_seen,
 		(unsigned long long)ss.ticks_missed, unwind_stops,
@@ -73,7 +73,8 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		(unsigned long long)ss.dropped_waking, (unsigned long long)ss.dropped_queued,
 		(unsigned long long)ss.switches, (double)ss.waited_ns / 1e9,
 		(double)rs->pause_p50_ns / 1e3,
-		(double)rs->pause_p99_ns / 1e3, grown, (unsigned long long)rs->keys_held,
+		(double)rs->pause_p99_ns / 1e3, grown, (unsigned long long)ss.not_stopped,
+		(unsigned long long)rs->keys_held,
 		(unsigned long long)rs->keys_made, (unsigned long long)taken);
 }
 

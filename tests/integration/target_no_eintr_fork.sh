@@ -37,6 +37,8 @@ for args in "-F 999" "-F 99" "--idle -F 999" "--attach-mode=per-sample -F 999"; 
 	check_clean "-d 2 $args"
 	assert_folded_has "$T/out.folded" "^forker-$FORKER;$PLACE [0-9]+\$"
 	assert_folded_has "$T/out.folded" '^spin-[0-9]+;.*spin_forever'
+	assert_match "-v's count of samples not stopped ($args)" "$(grep 'periods taken' "$T/cs.err")" \
+		' [1-9][0-9]* not stopped \(threads with child processes\), '
 	case "$args" in
 	*per-sample*) ;;
 	*) assert_match "the -v line ($args)" "$(grep 'child processes' "$T/cs.err")" \
