@@ -44,6 +44,9 @@
  * between two rounds. */
 #define DUMP_STOP_ROUNDS 20
 #define DUMP_STOP_RETRY_NS 2000000L
+/* how long a thread is waited for in all, as said when it did not stop */
+#define DUMP_STOP_WAIT_S \
+	((double)DUMP_STOP_ROUNDS * (TARGET_STOP_TIMEOUT_NS + DUMP_STOP_RETRY_NS) / 1e9)
 
 /* The kernel's restart codes (include/linux/errno.h), seen in rax when a
  * blocking syscall was interrupted by our stop. */
@@ -261,9 +264,9 @@ static void print_thread(struct printer *pr, struct unwinder *u, pid_t pid,
 			      "that came while it was stopped would wake another thread, which could "
 			      "then see EINTR)\n", pr->out);
 		else if (th->state == 'R')
-			fputs("    (no stack: the thread did not stop within 0.4 s: runnable, it got no "
-			      "CPU in that time (a busy machine, or a low priority); ask again)\n",
-			      pr->out);
+			fprintf(pr->out, "    (no stack: the thread did not stop within %.2f s: runnable, "
+				"it got no CPU in that time (a busy machine, or a low priority); ask "
+				"again)\n", DUMP_STOP_WAIT_S);
 		else
 			fputs("    (no stack: the thread did not stop; it may have exited)\n", pr->out);
 		return;

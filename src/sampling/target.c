@@ -394,7 +394,7 @@ size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *
 	if (t->detached)
 		return 0;
 	struct target_round hold = { .tids = tids, .n = n, .nspin = n, .spin_ns = SPIN_NS,
-				     .timeout_ns = COLLECT_TIMEOUT_NS };
+				     .timeout_ns = TARGET_STOP_TIMEOUT_NS };
 	collect_stops(t, &hold);
 	for (size_t k = 0; k < n; k++) {
 		ssize_t i = tg_row_find(t, tids[k]);

@@ -132,8 +132,10 @@ size_t target_threads(const struct target *t, const struct target_thread **out);
 pid_t target_main_pid(const struct target *t);
 
 /* Stop the given threads together (PTRACE_INTERRUPT each, then wait for each
- * interrupt-stop, servicing other events meanwhile). stopped[i] tells whether
- * tids[i] is now in an interrupt-stop we own. Returns the number stopped. */
+ * interrupt-stop, up to TARGET_STOP_TIMEOUT_NS, servicing other events
+ * meanwhile). stopped[i] tells whether tids[i] is now in an interrupt-stop
+ * we own. Returns the number stopped. */
+#define TARGET_STOP_TIMEOUT_NS (20 * 1000000LL)
 size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *stopped);
 /* The sampling round: interrupt the N threads TIDS together, and as soon as
  * each one is in a stop we own call FN(CTX, index in tids, tid, its

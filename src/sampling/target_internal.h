@@ -18,8 +18,6 @@
 #include "tidmap.h"
 
 #define NS_PER_SEC 1000000000LL
-/* How long target_stop_threads waits for the slowest thread to stop. */
-#define COLLECT_TIMEOUT_NS (20 * 1000000LL)
 /* How long a sampling round polls for stops before it sleeps. */
 #define SPIN_NS (50 * 1000LL)
 /* target_detach: how long it waits for the stops owed for its interrupts */
