@@ -36,7 +36,6 @@ for args in "-F 999" "-F 99" "--idle -F 999" "--attach-mode=per-sample -F 999"; 
 	assert_eq "status ($args): $(tail -n 3 "$T/cs.err")" "$CS_STATUS" 0
 	check_clean "-d 2 $args"
 	assert_folded_has "$T/out.folded" "^forker-$FORKER;$PLACE [0-9]+\$"
-	assert_folded_has "$T/out.folded" '^spin-[0-9]+;.*spin_forever'
 	assert_match "-v's count of samples not stopped ($args)" "$(grep 'periods taken' "$T/cs.err")" \
 		' [1-9][0-9]* not stopped \(threads with child processes\), '
 	case "$args" in
