@@ -286,6 +286,8 @@ static bool traced_by_us(pid_t pid, pid_t tid)
  * line by the caller. */
 static int seize_all_threads(struct target *t, pid_t pid, bool child)
 {
+	struct tg_forkers forkers;
+	tg_forkers_init(t, &forkers, pid);
 	for (int pass = 0; pass < ATTACH_MAX_PASSES; pass++) {
 		struct procfs_dir d;
 		if (!procfs_dir_open(&d, pid)) {
@@ -295,7 +297,7 @@ static int seize_all_threads(struct target *t, pid_t pid, bool child)
 		}
 		bool found_new = false;
 		for (pid_t tid; (tid = procfs_dir_next(&d)) > 0;) {
-			if (tg_row_find(t, tid) >= 0)
+			if (tg_row_find(t, tid) >= 0 || tg_forkers_defer(t, &forkers, tid))
 				continue;
 			bool mine = tg_ptrace(PTRACE_SEIZE, tid, 0, t->options) == 0;
 			int err = errno;
@@ -332,8 +334,14 @@ static int seize_all_threads(struct target *t, pid_t pid, bool child)
 			}
 			t->rows[i].clone_seen = true;
 			found_new = true;
+			forkers.traced_one = true;
 		}
 		procfs_dir_close(&d);
+		found_new |= forkers.n > 0;
+		if (!tg_forkers_end_pass(t, &forkers)) {
+			warn("out of memory while attaching");
+			return TARGET_ERR_RESOURCE;
+		}
 		if (!found_new && child)
 			return 0;
 		if (!found_new)

@@ -53,6 +53,8 @@ struct row {
 	                       * while it has children (target_restart.c) */
 	bool loosen;          /* to be loose from its next stop */
 	long long children_seen_ns; /* loose: when it was last seen with children */
+	long long stoppable_read_ns; /* tg_row_stoppable's last read of its children */
+	bool stoppable;       /* what that read said */
 };
 
 struct target {
@@ -85,7 +87,7 @@ struct target {
 	long long next_full_ns;       /* the next full pass is due then */
 	unsigned long long restarted;  /* calls tg_restart_interrupted_call restarted */
 	unsigned long long stray_caught; /* threads tg_catch_stray_wakers interrupted */
-	size_t nloose;                /* rows loose, or to be */
+	bool any_loose;               /* a row may be loose, or to be (tg_check_loose) */
 	unsigned long long loosened;  /* rows made loose */
 	long long next_loose_check_ns; /* tg_check_loose's next look */
 	struct user_regs_struct regs;  /* of thread regs_tid (0: none), read at its stop */
@@ -155,6 +157,25 @@ bool tg_row_lets_go(struct target *t, size_t i);
 /* Whether row I may be stopped: not a loose one that has children, or had
  * lately. */
 bool tg_row_stoppable(struct target *t, size_t i);
+/* Attach (persistent mode, without --children): a thread that has children
+ * then, in a process of several, is loose from the start, never seized
+ * (traced, the SIGCHLD of its first child to end could come while it is
+ * stopped for a sample, before any stop showed that it forks). Once per
+ * process: init; in each pass over its threads, defer(TID) says whether TID
+ * is left loose (or kept to be, once a thread of the process is traced:
+ * traced_one); end_pass makes the kept ones loose, or, if no thread was
+ * traced, lets the next pass seize them (a traced thread tells whether
+ * csampler may trace the process). false: out of memory. */
+#define TG_FORKERS_KEPT 8
+struct tg_forkers {
+	pid_t pid;
+	bool on, traced_one;
+	size_t n;
+	pid_t kept[TG_FORKERS_KEPT];
+};
+void tg_forkers_init(const struct target *t, struct tg_forkers *f, pid_t pid);
+bool tg_forkers_defer(struct target *t, struct tg_forkers *f, pid_t tid);
+bool tg_forkers_end_pass(struct target *t, struct tg_forkers *f);
 /* The loose rows, at most every LOOSE_CHECK_NS: a gone one is removed (its
  * end is reported to nobody), a thread new in their process (one a loose
  * thread made) is traced. */

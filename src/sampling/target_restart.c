@@ -184,7 +184,9 @@ void tg_undo_restart(struct target *t, size_t i, pid_t tid)
  * catch above can stop it (1 to 12 EINTR in 3 s at 999 Hz). Let go between
  * its samples but still stopped for them, the thread fared worse (9 to 43):
  * a SIGCHLD queued during its sample is then taken by it silently, once let
- * go. So a thread whose child's SIGCHLD came for us is loose: untraced, and
+ * go. So a thread whose child's SIGCHLD came for us is loose (and one that
+ * has children at attach, from the start: its first child's SIGCHLD, 1 in
+ * 3 s of 999 Hz, came before any stop showed it forks): untraced, and
  * never stopped while it has children, nor for LOOSE_QUIET_NS after it
  * was last seen with one (the sampler counts its samples without a stack:
  * target_thread_stoppable); then it is seized for a sample and traced
@@ -203,6 +205,10 @@ void tg_undo_restart(struct target *t, size_t i, pid_t tid)
  * in 7 runs); one that runs a program now and then is sampled again soon
  * after. */
 #define LOOSE_QUIET_NS 100000000LL
+/* tg_row_stoppable's answer is read again after this long: less than a
+ * tick at the highest rate (10 kHz: 100 us), more than the time from the
+ * sampler's question to the interrupt in one tick. */
+#define STOPPABLE_READ_REUSE_NS 50000LL
 
 /* The row of row I's process (row I first) whose thread is CHILD's parent,
  * or -1; N: the rows of that process. */
@@ -235,7 +241,54 @@ void tg_loosen_forker(struct target *t, size_t i, pid_t tid)
 		return;
 	t->rows[k].loosen = true;
 	t->rows[k].children_seen_ns = (long long)clock_monotonic_ns();
-	t->nloose++;
+	t->any_loose = true;
+}
+
+void tg_forkers_init(const struct target *t, struct tg_forkers *f, pid_t pid)
+{
+	char st[4096];
+	*f = (struct tg_forkers){ .pid = pid };
+	f->on = t->cfg.mode == TARGET_SEIZE_PERSISTENT && !t->cfg.children &&
+		procfs_read_file(pid, pid, "status", st, sizeof st) > 0 &&
+		procfs_status_long(st, "Threads", 1) > 1;
+}
+
+static bool add_loose_row(struct target *t, pid_t pid, pid_t tid)
+{
+	ssize_t i = tg_row_add(t, pid, tid, false);
+	if (i < 0)
+		return false;
+	t->rows[i].clone_seen = true;
+	t->rows[i].loose = true;
+	t->rows[i].children_seen_ns = (long long)clock_monotonic_ns();
+	t->any_loose = true;
+	t->loosened++;
+	return true;
+}
+
+bool tg_forkers_defer(struct target *t, struct tg_forkers *f, pid_t tid)
+{
+	if (!f->on || (!f->traced_one && f->n == TG_FORKERS_KEPT) ||
+	    !procfs_thread_has_child(f->pid, tid, 0))
+		return false;
+	if (f->traced_one)
+		return add_loose_row(t, f->pid, tid);   /* (out of memory: seized) */
+	f->kept[f->n++] = tid;
+	return true;
+}
+
+bool tg_forkers_end_pass(struct target *t, struct tg_forkers *f)
+{
+	size_t n = f->n;
+	f->n = 0;
+	if (!f->traced_one) {
+		f->on = false;
+		return true;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (!add_loose_row(t, f->pid, f->kept[k]))
+			return false;
+	return true;
 }
 
 bool tg_row_lets_go(struct target *t, size_t i)
@@ -248,10 +301,8 @@ bool tg_row_lets_go(struct target *t, size_t i)
 		r->loose = true;
 		t->loosened++;
 	}
-	if (r->loose && !procfs_thread_has_child(t->pub[i].pid, t->pub[i].tid, 0)) {
+	if (r->loose && !procfs_thread_has_child(t->pub[i].pid, t->pub[i].tid, 0))
 		r->loose = false;   /* (traced again: its next child's end shows it) */
-		t->nloose--;
-	}
 	return r->loose;
 }
 
@@ -263,10 +314,16 @@ bool tg_row_stoppable(struct target *t, size_t i)
 	bool per_sample = t->cfg.mode == TARGET_SEIZE_PER_SAMPLE && t->nrows > 1;
 	if (r->traced || (!r->loose && !per_sample))
 		return true;
+	/* (asked twice a tick, by the sampler to count it and before its
+	 * interrupt: one read of its children serves both) */
 	long long now = (long long)clock_monotonic_ns();
+	if (now - r->stoppable_read_ns < STOPPABLE_READ_REUSE_NS)
+		return r->stoppable;
+	r->stoppable_read_ns = now;
 	if (procfs_thread_has_child(t->pub[i].pid, t->pub[i].tid, 0))
 		r->children_seen_ns = now;
-	return now - r->children_seen_ns >= LOOSE_QUIET_NS;
+	r->stoppable = now - r->children_seen_ns >= LOOSE_QUIET_NS;
+	return r->stoppable;
 }
 
 /* Trace the threads of PID no row knows (made by a loose thread), as at
@@ -291,11 +348,12 @@ static void trace_new_threads(struct target *t, pid_t pid)
 void tg_check_loose(struct target *t)
 {
 	long long now = (long long)clock_monotonic_ns();
-	if (!t->nloose || now < t->next_loose_check_ns)
+	if (!t->any_loose || now < t->next_loose_check_ns)
 		return;
 	t->next_loose_check_ns = now + LOOSE_CHECK_NS;
 	pid_t scanned[8];
-	size_t nscanned = 0, left = 0;
+	size_t nscanned = 0;
+	bool left = false;
 	for (size_t i = t->nrows; i-- > 0;) {
 		struct row *r = &t->rows[i];
 		pid_t pid = t->pub[i].pid, tid = t->pub[i].tid;
@@ -307,14 +365,14 @@ void tg_check_loose(struct target *t)
 				tg_remove_process(t, pid, true);
 			continue;
 		}
-		left++;
+		left = true;
 		size_t k = 0;
 		while (k < nscanned && scanned[k] != pid)
 			k++;
 		if (k == nscanned && nscanned < sizeof scanned / sizeof scanned[0])
 			scanned[nscanned++] = pid;
 	}
-	t->nloose = left;
+	t->any_loose = left;
 	for (size_t k = 0; k < nscanned; k++)
 		trace_new_threads(t, scanned[k]);
 }
