@@ -117,6 +117,11 @@ bool uw_read_target(struct unwind_ctx *c, uint64_t addr, void *buf, size_t len)
 			c->window_hit = true;
 		return false;
 	}
+	/* the red zone under sp, not in the copy (the kernel's starts at sp):
+	 * what the thread has written there since (further down the same
+	 * mapping may lie another stack: a Go thread's, in a heap arena) */
+	if (addr < c->win_start && addr + len > c->win_start - UNWIND_RED_ZONE && c->red_zone_live)
+		return false;
 	/* the vdso, from its image */
 	if (c->vdso && addr >= c->vdso_start && addr + len <= c->vdso_start + c->vdso_len) {
 		memcpy(buf, c->vdso + (addr - c->vdso_start), len);
@@ -424,7 +429,8 @@ int unwind_snapshot_init(struct unwind_snapshot *s, size_t window)
 		errno = EINVAL;
 		return -1;
 	}
-	s->stack = malloc(window);
+	s->stack_mem = malloc(UNWIND_RED_ZONE + window);
+	s->stack = s->stack_mem ? s->stack_mem + UNWIND_RED_ZONE : NULL;
 	s->go_stack = malloc(window);
 	s->py = malloc(PYSTACK_MAX_FRAMES * sizeof *s->py);
 	s->py_entry = malloc(PYSTACK_MAX_FRAMES * sizeof *s->py_entry);
@@ -439,7 +445,7 @@ int unwind_snapshot_init(struct unwind_snapshot *s, size_t window)
 void unwind_snapshot_fini(struct unwind_snapshot *s)
 {
 	free(s->go_stack);
-	free(s->stack);
+	free(s->stack_mem);
 	free(s->py);
 	free(s->py_entry);
 	memset(s, 0, sizeof *s);
@@ -470,13 +476,21 @@ static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_
 		len = (size_t)(e->end - sp);
 	if (sp + len < sp)
 		len = (size_t)(UINT64_MAX - sp);
-	ssize_t n = procfs_read_memory(tid, sp, s->stack, len);
+	/* with the red zone under sp, where it is in the stack's mapping: one
+	 * read (reading it after the thread runs on gave the walk what the
+	 * thread wrote there since: a return address 0, a stack "complete"
+	 * two frames deep) */
+	size_t below = s->stack_mem && known && sp - e->start >= UNWIND_RED_ZONE ? UNWIND_RED_ZONE : 0;
+	ssize_t n = procfs_read_memory(tid, sp - below, s->stack - below, below + len);
 	if (n < 0) {
 		if (errno != EFAULT)
 			return -1;
 		n = 0;       /* a bad stack pointer: the leaf alone, then a bad frame */
 	}
-	s->stack_len = (size_t)n;
+	if ((size_t)n < below)
+		below = 0, n = 0;
+	s->stack_below = below;
+	s->stack_len = (size_t)n - below;
 	/* an unknown mapping read in full may go on */
 	s->window_cut = known ? e->end - sp > s->window : (size_t)n == s->window;
 	return 0;
@@ -549,13 +563,15 @@ int unwind_capture_sp_pc(struct unwinder *u, pid_t tid, uint64_t sp, uint64_t pc
 static void ctx_init(struct unwind_ctx *c, struct unwinder *u, const struct unwind_snapshot *s)
 {
 	*c = (struct unwind_ctx){ .u = u, .s = s, .regs = s->regs, .stack_end = UINT64_MAX,
-				  .win = s->stack, .win_start = s->stack_start,
-				  .win_len = s->stack_len };
+				  .win = s->stack - s->stack_below,
+				  .win_start = s->stack_start - s->stack_below,
+				  .win_len = s->stack_below + s->stack_len };
 	const struct procmaps_entry *se = procmaps_find(u->pm, s->stack_start);
 	if (se && se->current && s->stack_start >= se->start && s->stack_start < se->end)
 		c->stack_end = se->end;
 	else if (!s->window_cut)
 		c->stack_end = s->stack_start + s->stack_len;
+	c->red_zone_live = s->stack_below == 0;
 	c->window_cut = s->window_cut ||
 			(s->kernel_copy && s->stack_start + s->stack_len < c->stack_end);
 	c->vdso = procmaps_vdso_image(u->pm, &c->vdso_len, &c->vdso_start);

@@ -42,6 +42,12 @@ struct unwind_snapshot {
 	size_t stack_in_use;     /* from sp to its stack mapping's end (0: not
 	                          * known): what a whole copy takes */
 	uint8_t *stack;
+	/* bytes copied below stack_start, at stack - stack_below: the red zone
+	 * under sp, where an epilogue's CFI still finds the registers it has
+	 * popped (at its ret: the caller's rbp at sp - 8); 0 for the kernel's
+	 * copy, which starts at sp */
+	size_t stack_below;
+	uint8_t *stack_mem;      /* what unwind_snapshot_init allocated */
 	int window_cut;          /* the stack mapping extends beyond the window */
 	bool kernel_copy;        /* --backend=perf: the kernel's copy, which ends
 	                          * short of the window and of the stack's end at a
@@ -97,6 +103,9 @@ int unwind_snapshot_init(struct unwind_snapshot *s, size_t window);
  * where a stack is that deep; a native thread's copy ends at its stack's
  * end anyway). */
 #define UNWIND_WINDOW_GROWN (1024u * 1024u)
+/* The x86-64 ABI's red zone: the bytes under sp a function may use, copied
+ * with the window (stack_below). */
+#define UNWIND_RED_ZONE 128u
 size_t unwind_window_limit(size_t window);
 /* Copy at most WINDOW bytes of U's stacks (0, the default: a snapshot's
  * whole capacity, never widened). */

@@ -129,6 +129,7 @@ static void go_walk_goroutine(struct unwind_ctx *c)
 	c->win_start = s->go_sp;
 	c->win_len = s->go_stack_len;
 	c->stack_end = s->go_stack_end;
+	c->red_zone_live = false;
 	c->window_cut = s->go_sp + s->go_stack_len < s->go_stack_end;
 }
 

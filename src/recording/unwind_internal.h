@@ -101,6 +101,8 @@ struct unwind_ctx {
 	bool crossed;                    /* (to a goroutine's stack: once a walk) */
 	bool switched;                   /* this step crossed: sp may fall */
 	uint64_t stack_end;              /* end of the mapping holding the stack */
+	bool red_zone_live;              /* the red zone under win_start is
+	                                  * the thread's stack's, not copied */
 	bool window_cut;                 /* the stack goes on beyond the copy */
 	const uint8_t *vdso;
 	uint64_t vdso_start;

@@ -319,6 +319,7 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 	regs_from_perf(v->regs, &s->regs);
 	s->stack_start = s->regs.rsp;
 	s->stack = (uint8_t *)(uintptr_t)v->stack;
+	s->stack_below = 0;
 	s->stack_cap = v->stack_size;
 	s->stack_len = v->stack_valid;
 	/* the kernel's copy stops short at the end of the stack mapping, or at
