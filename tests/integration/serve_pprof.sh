@@ -95,7 +95,8 @@ for try in 1 2 3; do
 done
 assert_eq "dump status" "$HTTP_STATUS" 200
 grep -q "^Process $HOT: 1 thread" "$T/dump" || fail "dump: $(head -3 "$T/dump")"
-grep -Eq ' in leaf_[abc] ' "$T/dump" || fail "dump shows no leaf frame: $(cat "$T/dump")"
+# (where it is: mostly a leaf; starved at load 5, once in worker's now())
+grep -Eq ' in (leaf_[abc]|work_round|worker) ' "$T/dump" || fail "dump shows no frame of hot's: $(cat "$T/dump")"
 assert_untraced_running "$HOT"
 
 for p in heap allocs block mutex goroutine threadcreate trace cmdline symbol; do
