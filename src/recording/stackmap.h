@@ -90,7 +90,8 @@ void stackmap_get_stats(const struct stackmap *m, struct stackmap_stats *out);
  * The threads counted fewer than STACKMAP_SCALE_MIN periods whose CPU is
  * under as many periods (short-lived, or never sampled at all: one with a
  * few samples of much CPU, its stops dropped, keeps its own) are scaled
- * together, one pool for the map: the
+ * together, one pool for the map (never below their count: an account
+ * that came out short does not scale samples away): the
  * pool's stacks to the pool's CPU, so the CPU of a thread never sampled is
  * not lost (its sample chance is its CPU's: the samples of those sampled
  * stand for it) and the total is the kernel's: a shell loop of 1,500

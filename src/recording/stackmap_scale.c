@@ -53,11 +53,12 @@ int stackmap_scaler_init(struct stackmap_scaler *sc, const struct stackmap *m, u
 			sc->pool_counted += a.counted;
 			pool_ns += a.cpu_ns < UINT64_MAX - pool_ns ? a.cpu_ns : 0;
 		}
-	/* (not kept at or above the count sampled, as it was: counts of few
-	 * samples each vary both ways, a subset's weight 2 or 3 under load,
-	 * and a floor kept every excess: 30 samples for 25 periods of a pool
-	 * starved at nice 12; every thread's last CPU is read at its exit) */
+	/* (never below the count sampled: a pool whose account came out
+	 * short, threads that ended unread while csampler had no CPU, would
+	 * scale their samples away; sampled, they are unbiased) */
 	sc->pool_total = sc->nkeys ? in_periods(pool_ns, period_ns) : 0;
+	if (sc->pool_total < sc->pool_counted)
+		sc->pool_total = sc->pool_counted;
 	return 0;
 }
 
