@@ -480,7 +480,7 @@ static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_
 	 * read (reading it after the thread runs on gave the walk what the
 	 * thread wrote there since: a return address 0, a stack "complete"
 	 * two frames deep) */
-	size_t below = s->stack_mem && known && sp - e->start >= UNWIND_RED_ZONE ? UNWIND_RED_ZONE : 0;
+	size_t below = known && sp - e->start >= UNWIND_RED_ZONE ? UNWIND_RED_ZONE : 0;
 	ssize_t n = procfs_read_memory(tid, sp - below, s->stack - below, below + len);
 	if (n < 0) {
 		if (errno != EFAULT)

@@ -337,11 +337,7 @@ static int seize_all_threads(struct target *t, pid_t pid, bool child)
 			forkers.traced_one = true;
 		}
 		procfs_dir_close(&d);
-		found_new |= forkers.n > 0;
-		if (!tg_forkers_end_pass(t, &forkers)) {
-			warn("out of memory while attaching");
-			return TARGET_ERR_RESOURCE;
-		}
+		found_new |= tg_forkers_end_pass(&forkers);
 		if (!found_new && child)
 			return 0;
 		if (!found_new)

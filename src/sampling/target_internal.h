@@ -162,20 +162,18 @@ bool tg_row_stoppable(struct target *t, size_t i);
  * (traced, the SIGCHLD of its first child to end could come while it is
  * stopped for a sample, before any stop showed that it forks). Once per
  * process: init; in each pass over its threads, defer(TID) says whether TID
- * is left loose (or kept to be, once a thread of the process is traced:
- * traced_one); end_pass makes the kept ones loose, or, if no thread was
- * traced, lets the next pass seize them (a traced thread tells whether
- * csampler may trace the process). false: out of memory. */
-#define TG_FORKERS_KEPT 8
+ * is passed over: made a loose row once a thread of the process is traced
+ * (traced_one), else left to the next pass; end_pass says whether one was
+ * left so (a pass more is due), and if no thread was traced, the next pass
+ * seizes them (a traced thread tells whether csampler may trace the
+ * process). */
 struct tg_forkers {
 	pid_t pid;
-	bool on, traced_one;
-	size_t n;
-	pid_t kept[TG_FORKERS_KEPT];
+	bool on, traced_one, passed;
 };
 void tg_forkers_init(const struct target *t, struct tg_forkers *f, pid_t pid);
 bool tg_forkers_defer(struct target *t, struct tg_forkers *f, pid_t tid);
-bool tg_forkers_end_pass(struct target *t, struct tg_forkers *f);
+bool tg_forkers_end_pass(struct tg_forkers *f);
 /* The loose rows, at most every LOOSE_CHECK_NS: a gone one is removed (its
  * end is reported to nobody), a thread new in their process (one a loose
  * thread made) is traced. */

@@ -268,27 +268,22 @@ static bool add_loose_row(struct target *t, pid_t pid, pid_t tid)
 
 bool tg_forkers_defer(struct target *t, struct tg_forkers *f, pid_t tid)
 {
-	if (!f->on || (!f->traced_one && f->n == TG_FORKERS_KEPT) ||
-	    !procfs_thread_has_child(f->pid, tid, 0))
+	if (!f->on || !procfs_thread_has_child(f->pid, tid, 0))
 		return false;
-	if (f->traced_one)
-		return add_loose_row(t, f->pid, tid);   /* (out of memory: seized) */
-	f->kept[f->n++] = tid;
-	return true;
-}
-
-bool tg_forkers_end_pass(struct target *t, struct tg_forkers *f)
-{
-	size_t n = f->n;
-	f->n = 0;
 	if (!f->traced_one) {
-		f->on = false;
+		f->passed = true;   /* (looked at again in the next pass) */
 		return true;
 	}
-	for (size_t k = 0; k < n; k++)
-		if (!add_loose_row(t, f->pid, f->kept[k]))
-			return false;
-	return true;
+	return add_loose_row(t, f->pid, tid);   /* (out of memory: seized) */
+}
+
+bool tg_forkers_end_pass(struct tg_forkers *f)
+{
+	bool again = f->passed;
+	if (f->passed && !f->traced_one)
+		f->on = false;
+	f->passed = false;
+	return again;
 }
 
 bool tg_row_lets_go(struct target *t, size_t i)
