@@ -16,7 +16,7 @@ kill -USR1 "$FIXTURE_PID"       # late-spin, the last thread made, spins from no
 
 # soft limit low, hard limit high: raised, every thread followed
 CS_STATUS=0
-( ulimit -Sn 256 && exec "$CSAMPLER" -v -F 199 -d 1 -o "$T/soft.folded" -p "$FIXTURE_PID" ) \
+( ulimit -Sn 256 && exec "$CSAMPLER" -v -F 199 -d 3 -o "$T/soft.folded" -p "$FIXTURE_PID" ) \
 	>"$T/cs.out" 2>"$T/cs.err" || CS_STATUS=$?
 assert_eq "soft limit: status" "$CS_STATUS" 0
 grep -q 'out of file descriptors' "$T/cs.err" && fail "soft limit: not raised: $(cat "$T/cs.err")"
