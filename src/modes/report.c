@@ -245,6 +245,20 @@ static int by_count(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
+/* Whether FNAME is one of the Go runtime's functions that run on the
+ * system stack for a goroutine (unwind_go.c crosses them to it). */
+static bool go_system_stack(const char *fname)
+{
+	static const char *const names[] = { "runtime.systemstack", "runtime.morestack",
+					     "runtime.mcall" };
+	for (size_t i = 0; fname && i < sizeof names / sizeof *names; i++) {
+		size_t n = strlen(names[i]);
+		if (strncmp(fname, names[i], n) == 0 && (!fname[n] || strcmp(fname + n, ".abi0") == 0))
+			return true;
+	}
+	return false;
+}
+
 /* Why stacks stop at a place (FUNCTION's), and what to do about it (the
  * window grew to WIDEST where stacks were cut; 0: it did not). */
 static void say_why(const struct report_config *o, const struct profile *p,
@@ -255,6 +269,12 @@ static void say_why(const struct report_config *o, const struct profile *p,
 	if (!why && fname && strcmp(fname, "runtime.sigtramp") == 0)
 		snprintf(buf, size, "Go's signal handler: the goroutine it interrupted is not followed "
 			 "through the signal frame (Go's own traceback stops there too)");
+	else if (go_system_stack(fname) &&
+		 !(why & (PROFILE_SAMPLE_CUT_DEPTH | PROFILE_SAMPLE_CUT_COPY | PROFILE_SAMPLE_CUT_WINDOW)))
+		snprintf(buf, size, "Go's system stack: the goroutine it works for was not followed "
+			 "(a binary without DWARF of a release whose runtime layout csampler does not "
+			 "know, as said above; with --backend=perf, a frame-pointer chain that did not "
+			 "reach a root)");
 	else if ((why & PROFILE_SAMPLE_NO_INFO) && generated_code(p, l) && maps_file(p, "libjvm.so"))
 		snprintf(buf, size, "JIT-compiled Java without frame pointers: start the JVM with "
 			 "-XX:+PreserveFramePointer (and name its code with a perf map: jcmd PID "
@@ -366,6 +386,39 @@ static void report_python(const struct recorder_notice *n)
 		     n->minor);
 }
 
+/* Go's notice: where P's runtime layout came from, or why it is not known
+ * and what that costs. */
+static void report_go(const struct recorder_notice *n)
+{
+	int pid = (int)n->pid;
+	char release[32] = "";
+	if (n->major)
+		snprintf(release, sizeof release, " %u.%u", n->major, n->minor);
+	const char *cost = "stacks that pass through its system stack (runtime.systemstack, "
+			   "runtime.morestack, runtime.mcall) end there, marked [truncated]; a build "
+			   "with DWARF (without -ldflags=-w) is followed whole";
+	if (n->go == GORUNTIME_DWARF || n->go == GORUNTIME_DWARF_AS_TABLE ||
+	    n->go == GORUNTIME_DWARF_NOT_TABLE)
+		warn("process %d runs Go%s: its goroutines are followed from the system stack, "
+		     "laid out as its debug information says%s", pid, release,
+		     n->go == GORUNTIME_DWARF_AS_TABLE ? ", as csampler's table of that release does"
+		     : n->go == GORUNTIME_DWARF_NOT_TABLE ? " (csampler's table of that release differs)"
+		     : "");
+	else if (n->go == GORUNTIME_TABLE)
+		warn("process %d runs Go%s without debug information: its goroutines are followed "
+		     "from the system stack, laid out as csampler's table of that release says (its "
+		     "code agrees)", pid, release);
+	else if (n->go == GORUNTIME_NO_VERSION)
+		warn("process %d runs Go without debug information and names no release "
+		     "(.go.buildinfo): %s", pid, cost);
+	else if (n->go == GORUNTIME_UNKNOWN_VERSION)
+		warn("process %d runs Go%s without debug information, a release whose runtime "
+		     "layout csampler does not know (1.18 to 1.26): %s", pid, release, cost);
+	else
+		warn("process %d runs Go%s without debug information, and its runtime's code does "
+		     "not match csampler's layout of that release: %s", pid, release, cost);
+}
+
 void report_notice(const struct recorder_notice *n)
 {
 	errno = n->err;   /* (warn_errno says it) */
@@ -373,6 +426,9 @@ void report_notice(const struct recorder_notice *n)
 	case RECORDER_NOTICE_PYTHON:
 	case RECORDER_NOTICE_PYTHON_KERNEL_COPY:
 		report_python(n);
+		break;
+	case RECORDER_NOTICE_GO:
+		report_go(n);
 		break;
 	case RECORDER_NOTICE_UNREADABLE:
 		warn("cannot read the memory of process %d (%s): it is not dumpable (it called "

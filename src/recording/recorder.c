@@ -63,6 +63,7 @@ struct recorder {
 	uint64_t pause_count;
 	struct recorder_stats stats;
 	unsigned python_said;           /* the reasons said of CPython frames not read */
+	unsigned go_said;               /* the reasons said of a Go layout not known */
 };
 
 static unsigned pause_bucket(uint64_t ns)
@@ -615,6 +616,27 @@ static void tell_python(struct recorder *r, struct recorder_process *p, bool ker
 	tell(r, &n);
 }
 
+/* Where P's Go runtime layout came from (with -v), or why it is not known
+ * (once a run for each reason); not for the kernel's samples (KERNEL_COPY),
+ * which cross no stack with it. */
+static void tell_go(struct recorder *r, struct recorder_process *p, bool kernel_copy)
+{
+	struct recorder_notice n = { .kind = RECORDER_NOTICE_GO, .pid = p->pid, .comm = p->comm };
+	if (!unwind_go(p->unwinder, &n.go, &n.major, &n.minor))
+		return;
+	p->go_told = true;
+	if (kernel_copy)
+		return;
+	if (n.go == GORUNTIME_DWARF || n.go == GORUNTIME_DWARF_AS_TABLE ||
+	    n.go == GORUNTIME_DWARF_NOT_TABLE || n.go == GORUNTIME_TABLE) {
+		if (r->cfg.verbose)
+			tell(r, &n);
+	} else if (!(r->go_said & (1u << n.go))) {
+		r->go_said |= 1u << n.go;
+		tell(r, &n);
+	}
+}
+
 void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uint32_t key,
 			     const struct unwind_snapshot *snap, unsigned count,
 			     const uint64_t **addrs, unsigned *depth, uint32_t *flags)
@@ -629,6 +651,8 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 		read_maps_if_due(p);
 	if (!p->python_told)
 		tell_python(r, p, snap->kernel_copy);
+	if (!p->go_told)
+		tell_go(r, p, snap->kernel_copy);
 	enum unwind_result res = unwind_stack(p->unwinder, snap, r->addrs, r->cfg.max_depth, depth);
 	/* (the kernel's copy ends with the stack in use: a Go stack goes on
 	 * by the kernel's frame-pointer chain of the same sample) */

@@ -34,6 +34,9 @@ enum recorder_notice_kind {
 	                                 * frames are read (-v: said when they are) */
 	RECORDER_NOTICE_PYTHON_KERNEL_COPY, /* PID runs CPython, but the kernel's
 	                                 * samples (--backend=perf) cannot read them */
+	RECORDER_NOTICE_GO,             /* PID runs Go: GO says where the runtime's
+	                                 * layout came from (-v) or why it is not
+	                                 * known (its goroutines are not crossed to) */
 	RECORDER_NOTICE_UNREADABLE,     /* PID (COMM) refuses us its memory (EPERM) */
 	RECORDER_NOTICE_MAPS,           /* PID's mappings cannot be read (ERR; -v) */
 	RECORDER_NOTICE_SPILL,          /* the spill file cannot be written (ERR):
@@ -46,7 +49,9 @@ struct recorder_notice {
 	const char *comm;
 	int err;                        /* an errno */
 	enum pystack_status python;
-	unsigned major, minor;          /* CPython's version (PYTHON; not when OLD) */
+	unsigned major, minor;          /* CPython's version (PYTHON; not when OLD),
+	                                 * Go's release (GO; 0.0: not found) */
+	enum goruntime_source go;
 	bool layout_from_dwarf;         /* its layout read from its debug information
 	                                 * (PYTHON, when ON), not csampler's table */
 };
@@ -77,6 +82,7 @@ struct recorder_process {
 	uint64_t maps_watch_until_ns;   /* it loaded code lately: read at each
 	                                 * stop until then (recorder.c) */
 	bool python_told;               /* what its CPython interpreter allows was said */
+	bool go_told;                   /* and what its Go runtime's layout allows */
 };
 
 /* What a thread key in the stackmap stands for. */

@@ -382,6 +382,15 @@ bool unwind_python(const struct unwinder *u, enum pystack_status *status, unsign
 	return u->py_found;
 }
 
+bool unwind_go(const struct unwinder *u, enum goruntime_source *source, unsigned *major,
+	       unsigned *minor)
+{
+	*source = u->go_source;
+	*major = u->go_major;
+	*minor = u->go_minor;
+	return u->go_found;
+}
+
 void unwind_flush(struct unwinder *u)
 {
 	unw_flush_cache(u->as, 0, 0);
@@ -391,7 +400,7 @@ void unwind_flush(struct unwinder *u)
 	u->last_module = 0;
 	memset(u->page_tags, 0, PAGE_CACHE_SLOTS * sizeof *u->page_tags);
 	u->generation = procmaps_generation(u->pm);
-	u->go_known = u->go_marked = false;    /* (an exec: another program) */
+	u->go_known = u->go_marked = u->go_found = false;   /* (an exec: another program) */
 	memset(u->go_threads, 0, sizeof u->go_threads);
 	forget_python(u);
 	load_program_module(u);

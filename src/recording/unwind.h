@@ -160,6 +160,13 @@ bool unwind_python(const struct unwinder *u, enum pystack_status *status, unsign
  * debug information (pydwarf.h), not csampler's table. */
 bool unwind_python_layout_from_dwarf(const struct unwinder *u);
 
+/* Whether U read a Go runtime's layout (its first Go module's), and where
+ * it came from or why it is not known (*SOURCE; *MAJOR.*MINOR its release,
+ * 0.0 where none was found). false while no Go module was read. */
+#include "goruntime.h"
+bool unwind_go(const struct unwinder *u, enum goruntime_source *source, unsigned *major,
+	       unsigned *minor);
+
 const char *unwind_result_name(enum unwind_result r);
 
 #endif

@@ -70,8 +70,11 @@ struct unwinder {
 	size_t last_module;
 
 	bool go_marked;          /* a module has Go marks: walks look for them */
+	bool go_found;           /* a Go module was read for its layout: */
+	enum goruntime_source go_source;   /* from where, or why it is not known */
+	unsigned go_major, go_minor;       /* its release (0.0: not found) */
 	bool go_known;           /* go: the Go runtime's layout, from the */
-	struct goruntime_layout go;   /* first Go module's DWARF */
+	struct goruntime_layout go;   /* first Go module (module_load_go_layout) */
 	/* each Go thread's system stack (its g0's, fixed for its m), by tid
 	 * modulo GO_THREADS: a stop elsewhere (and not in the vDSO) reads
 	 * nothing of the runtime (capture_go_switch) */

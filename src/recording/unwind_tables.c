@@ -72,6 +72,8 @@ static bool module_load_go_funcs(struct module *m, Elf_Scn *table, uint64_t text
  * segments. */
 struct module_sections {
 	Elf_Scn *sym, *dyn, *go;  /* symbol tables, Go's function table */
+	Elf_Scn *go_info;         /* Go's build information (.go.buildinfo) */
+	Elf_Scn *text_scn;        /* .text */
 	uint64_t text;            /* .text's address */
 };
 
@@ -93,8 +95,12 @@ static bool module_find_sections(Elf *elf, struct module_sections *out)
 				   ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
 		if (name && strcmp(name, ".gopclntab") == 0)
 			out->go = scn;
-		else if (name && strcmp(name, ".text") == 0)
+		else if (name && strcmp(name, ".go.buildinfo") == 0)
+			out->go_info = scn;
+		else if (name && strcmp(name, ".text") == 0) {
 			out->text = sh.sh_addr;
+			out->text_scn = scn;
+		}
 	}
 	return true;
 }
@@ -108,32 +114,103 @@ static bool go_name_is(const char *name, size_t len, const char *want)
 	       (len == n || (len == n + 5 && memcmp(name + n, ".abi0", 5) == 0));
 }
 
-/* Go's marked functions (struct go_mark) in the function table GO of M,
- * BIAS added; and, for the first Go module of U, the runtime's layout from
- * its DWARF (the stack crossings need it). */
+/* The bytes of ELF's file at [START, END) of its loaded addresses (within
+ * SCN, a section), or NULL; at most GO_CODE_MAX of them. */
+#define GO_CODE_MAX 4096u
+static const uint8_t *elf_bytes_at(Elf *elf, Elf_Scn *scn, uint64_t start, uint64_t end,
+				   size_t *len)
+{
+	GElf_Shdr sh;
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || start < sh.sh_addr ||
+	    end <= start || end - start > GO_CODE_MAX || end - sh.sh_addr > sh.sh_size)
+		return NULL;
+	Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)(sh.sh_offset + (start - sh.sh_addr)),
+					   (size_t)(end - start), ELF_T_BYTE);
+	*len = d && d->d_buf ? d->d_size : 0;
+	return *len ? d->d_buf : NULL;
+}
+
+/* The Go runtime's layout for U, from the module's DWARF (ELF), else from
+ * csampler's table of its release (SECS' .go.buildinfo) where the code of
+ * runtime.systemstack and gosave_systemstack_switch (CODE: their entry and
+ * end in the file, 0 where not found) agrees; where it came from, or why it
+ * is not known, kept for the user (unwind_go). */
+#define GO_BUILDINFO_MAX 65536u
+static void module_load_go_layout(struct unwinder *u, Elf *elf, const struct module_sections *secs,
+				  const uint64_t code[4])
+{
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	u->go_known = goruntime_layout_read(dw, &u->go);
+	if (dw)
+		dwarf_end(dw);
+	u->go_found = true;
+	u->go_major = u->go_minor = 0;
+	GElf_Shdr sh;
+	Elf_Data *info = secs->go_info && gelf_getshdr(secs->go_info, &sh) && sh.sh_type == SHT_PROGBITS
+			 ? elf_getdata_rawchunk(elf, (int64_t)sh.sh_offset,
+						sh.sh_size < GO_BUILDINFO_MAX ? (size_t)sh.sh_size
+									      : GO_BUILDINFO_MAX, ELF_T_BYTE)
+			 : NULL;
+	bool version = info && info->d_buf &&
+		       goruntime_version(info->d_buf, info->d_size, &u->go_major, &u->go_minor);
+	size_t ss_len = 0, save_len = 0;
+	const uint8_t *ss = elf_bytes_at(elf, secs->text_scn, code[0], code[1], &ss_len);
+	const uint8_t *save = elf_bytes_at(elf, secs->text_scn, code[2], code[3], &save_len);
+	struct goruntime_layout table;
+	bool in_table = version && goruntime_layout_of_version(u->go_major, u->go_minor, &table);
+	if (u->go_known && in_table)
+		u->go_source = goruntime_layout_same(&u->go, &table) ? GORUNTIME_DWARF_AS_TABLE
+								     : GORUNTIME_DWARF_NOT_TABLE;
+	else if (u->go_known)
+		u->go_source = GORUNTIME_DWARF;
+	else if (!version)
+		u->go_source = GORUNTIME_NO_VERSION;
+	else if (!in_table)
+		u->go_source = GORUNTIME_UNKNOWN_VERSION;
+	else if (!ss || !save || !goruntime_code_agrees(&table, ss, ss_len, save, save_len))
+		u->go_source = GORUNTIME_CODE_DIFFERS;
+	else {
+		u->go_source = GORUNTIME_TABLE;
+		u->go = table;
+		u->go_known = true;
+	}
+}
+
+/* Go's marked functions (struct go_mark) in the function table of M (in
+ * SECS), BIAS added; and, for the first Go module of U, the runtime's
+ * layout (the stack crossings need it: module_load_go_layout). */
 #define GO_MARKS_MAX 32u
 static void module_load_go_marks(struct unwinder *u, struct module *m, Elf *elf,
-				 Elf_Scn *table, uint64_t text, uint64_t bias)
+				 const struct module_sections *secs, uint64_t bias)
 {
 	struct gopclntab go;
-	Elf_Data *d = table ? elf_getdata(table, NULL) : NULL;
-	if (!d || !d->d_buf || !gopclntab_parse(&go, d->d_buf, d->d_size, text))
+	Elf_Data *d = elf_getdata(secs->go, NULL);
+	if (!d || !d->d_buf || !gopclntab_parse(&go, d->d_buf, d->d_size, secs->text))
 		return;
 	struct go_mark marks[GO_MARKS_MAX];
 	size_t n = 0;
+	uint64_t code[4] = { 0 };   /* systemstack's and gosave_systemstack_switch's */
 	for (uint64_t i = 0; i < go.nfunc && i < FUNCS_MAX && n < GO_MARKS_MAX; i++) {
 		struct gopclntab_entry e;
 		if (!gopclntab_function(&go, i, &e))
 			continue;
 		enum go_mark_kind kind;
+		if (go_name_is(e.name, e.name_len, "gosave_systemstack_switch")) {
+			code[2] = e.entry;
+			code[3] = e.end;
+			continue;
+		}
 		if (go_name_is(e.name, e.name_len, "runtime.sigtramp"))
 			kind = GO_SIGNAL;
 		else if (e.flag & GOPCLNTAB_FLAG_TOPFRAME)
 			kind = GO_ROOT;
 		else if (go_name_is(e.name, e.name_len, "runtime.mcall"))
 			kind = GO_MCALL;
-		else if (go_name_is(e.name, e.name_len, "runtime.systemstack"))
+		else if (go_name_is(e.name, e.name_len, "runtime.systemstack")) {
 			kind = GO_SYSTEMSTACK;
+			code[0] = e.entry;
+			code[1] = e.end;
+		}
 		else if (go_name_is(e.name, e.name_len, "runtime.morestack"))
 			kind = GO_MORESTACK;
 		else
@@ -148,12 +225,8 @@ static void module_load_go_marks(struct unwinder *u, struct module *m, Elf *elf,
 		m->ngo_marks = n;
 		u->go_marked = true;
 	}
-	if (!u->go_known) {
-		Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-		u->go_known = goruntime_layout_read(dw, &u->go);
-		if (dw)
-			dwarf_end(dw);
-	}
+	if (!u->go_found)
+		module_load_go_layout(u, elf, secs, code);
 }
 
 const struct go_mark *uw_go_mark(struct unwind_ctx *c, uint64_t ip)
@@ -398,7 +471,7 @@ static void module_load_elf(struct unwinder *u, struct module *m, Elf *elf, int 
 	struct module_sections secs;
 	bool file = !image && module_find_sections(elf, &secs);
 	if (file && secs.go)
-		module_load_go_marks(u, m, elf, secs.go, secs.text, bias);
+		module_load_go_marks(u, m, elf, &secs, bias);
 	/* a python3.x or libpython3.x file, or the program itself (the first
 	 * module built: load_program_module), which may embed the interpreter
 	 * (its dynamic symbols then name it: extension modules need them) */
