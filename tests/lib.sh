@@ -423,9 +423,13 @@ check_burst() {
 # its CPU clock's total split as its task-clock splits it. Where the two
 # differ, a phase is judged against the range between them. With
 # $PHASES_ASSERTED (an extended regex of phase names) only those are
-# asserted, the others noted.
+# asserted, the others noted. With PHASES_REFERENCE=perf (attached runs),
+# perf record -e cpu-clock -p on the same run is the reference for where
+# too: each phase's share of its thread's perf samples, of the thread's
+# CPU clock, widens the range where it lies outside (the kernel's samples
+# and its accounts can differ: phases_perf_reference).
 check_phases() {
-	local mode=$1 rate=$2 how=$3 points=${4:-3} F="$T/phases-$1-$2-$3.folded" truth cs i
+	local mode=$1 rate=$2 how=$3 points=${4:-3} F="$T/phases-$1-$2-$3.folded" truth cs i perf_ref=
 	if [ "$how" = launch ]; then
 		run_csampler ${PHASES_CS_ARGS:-} -F "$rate" -o "$F" -- "$PROGS/pingpong" "$mode" 4
 		truth=$T/cs.out
@@ -448,6 +452,10 @@ check_phases() {
 			kill -0 "$cs" 2>/dev/null && i=running || { wait "$cs"; i="exit status $?"; }
 			fail "csampler never sampled ($i): $(cat "$T/cs.err")"
 		fi
+		if [ "${PHASES_REFERENCE:-}" = perf ]; then
+			phases_perf_start "$rate"
+			perf_ref=$PERF_REF_PID
+		fi
 		kill -USR2 "$FIXTURE_PID"
 		CS_STATUS=0
 		wait "$cs" || CS_STATUS=$?
@@ -466,18 +474,59 @@ check_phases() {
 		END { for (i = 1; i <= n; i++) { th = name[i]; sub(/_.*/, "", th)
 			r = (trun[th] > 0) ? tcpu[th] / all * run[i] / trun[th] : cpu[i] / all
 			printf "%s %.1f %.1f\n", name[i], 100 * cpu[i] / all, 100 * r } }' "$truth" >"$T/phases.want"
-	local name c r got tol
-	while read -r name c r; do
+	if [ -n "$perf_ref" ]; then
+		wait "$perf_ref" || harness "perf record: $(tail -3 "$T/perf.err")"
+		phases_perf_reference "$truth"
+	fi
+	local name c r p got tol lo hi
+	while read -r name c r p; do
 		got=$(pct "$(folded_count "$F" ";$name(;|\$)")" "$total")
 		tol=$(awk -v se="$(share_se 3 "$c" "$total")" -v p="$points" 'BEGIN { print p + se }')
 		if [ -n "${PHASES_ASSERTED:-}" ] && ! echo "$name" | grep -Eq "^($PHASES_ASSERTED)\$"; then
 			note "$mode at $rate Hz ($how): $name (own account: $c by its CPU clock, $r by its time on a CPU; not asserted): $got"
 			continue
 		fi
-		assert_within "$mode at $rate Hz ($how): $name (own account: $c by its CPU clock, $r by its time on a CPU; +- $tol)" \
-			"$got" "$(awk -v c="$c" -v r="$r" -v t="$tol" 'BEGIN { print ((c < r) ? c : r) - t }')" \
-			"$(awk -v c="$c" -v r="$r" -v t="$tol" 'BEGIN { print ((c > r) ? c : r) + t }')"
+		lo=$(awk -v c="$c" -v r="$r" -v p="${p:-$c}" -v t="$tol" 'BEGIN { m = (c < r) ? c : r; if (p < m) m = p; print m - t }')
+		hi=$(awk -v c="$c" -v r="$r" -v p="${p:-$c}" -v t="$tol" 'BEGIN { m = (c > r) ? c : r; if (p > m) m = p; print m + t }')
+		assert_within "$mode at $rate Hz ($how): $name (own account: $c by its CPU clock, $r by its time on a CPU${p:+; perf record -p on the same run: $p}; +- $tol)" \
+			"$got" "$lo" "$hi"
 	done <"$T/phases.want"
+}
+
+# phases_perf_start RATE: perf record -e cpu-clock -p $FIXTURE_PID at RATE Hz
+# (DWARF call chains), until the fixture exits, into $T/phases.perf; its
+# pid in PERF_REF_PID, once its events are open.
+phases_perf_start() {
+	command -v perf >/dev/null 2>&1 || skip "needs perf (linux-perf) for the reference"
+	perf record -q -e cpu-clock -F "$1" --call-graph dwarf,8192 -p "$FIXTURE_PID" \
+		-o "$T/phases.perf" >/dev/null 2>"$T/perf.err" &
+	PERF_REF_PID=$!
+	local i
+	for i in $(seq 1 200); do
+		ls -l /proc/"$PERF_REF_PID"/fd 2>/dev/null | grep -q 'perf_event' && break
+		kill -0 "$PERF_REF_PID" 2>/dev/null || harness "perf record ended: $(tail -3 "$T/perf.err")"
+		sleep 0.05
+	done
+}
+
+# phases_perf_reference TRUTH: a fourth column in $T/phases.want, each
+# phase's share by perf record's samples on the same run: its share of its
+# thread's samples (the thread by its name, the phase's first word) times
+# the thread's share of the process's CPU by its CPU clock (TRUTH's thread
+# and total lines), as csampler scales each thread to the kernel's account.
+phases_perf_reference() {
+	perf script -i "$T/phases.perf" -F comm,ip,sym >"$T/phases.script" 2>/dev/null ||
+		harness "perf script: $(head -3 "$T/phases.script")"
+	awk -v want="$T/phases.want" -v truth="$1" '
+		BEGIN { while ((getline l < want) > 0) { split(l, f, " "); n++; name[n] = f[1]; line[n] = l; is[f[1]] = 1 }
+			while ((getline l < truth) > 0) { split(l, f, " ")
+				if (f[1] == "thread") tcpu[f[2]] = f[3]; if (f[1] == "total") all = f[2] } }
+		/^\t/ { if (!got && ($2 in is)) { ph[$2]++; got = 1 }; next }
+		NF { th = $1; thn[th]++; got = 0 }
+		END { for (i = 1; i <= n; i++) { t = name[i]; sub(/_.*/, "", t)
+			if (thn[t] > 0 && all > 0) printf "%s %.1f\n", line[i], 100 * tcpu[t] / all * ph[name[i]] / thn[t]
+			else print line[i] } }' "$T/phases.script" >"$T/phases.ref" &&
+		mv "$T/phases.ref" "$T/phases.want"
 }
 
 # pct PART WHOLE: PART as a percentage of WHOLE, one decimal (0 if WHOLE is 0)
