@@ -513,9 +513,21 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 	case TARGET_EV_PROCESS_NEW:
 		if (!recorder_find_process(ps->rec, ev->pid))
 			recorder_add_process(ps->rec, ev->pid);
+		/* (the launched child runs csampler's code until its exec:
+		 * none of it is the program's) */
+		if (ps->cfg.launched) {   /* (its first process: the launched child) */
+			ps->cfg.launched = false;
+			ps->launch_pid = ev->pid;
+		}
+		if (ev->pid == ps->launch_pid)
+			break;
 		filter_set(ps, ev->pid, true);
 		break;
 	case TARGET_EV_EXEC:
+		if (ev->pid == ps->launch_pid) {
+			ps->launch_pid = 0;
+			filter_set(ps, ev->pid, true);
+		}
 		/* the samples written before are of the old image, and its
 		 * threads are gone */
 		perf_sampler_drain(ps);

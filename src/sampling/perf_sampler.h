@@ -31,6 +31,9 @@ struct perf_sampler_config {
 	int verbose;
 	const pid_t *tids;              /* -t: only these threads' samples (NULL: all) */
 	size_t ntids;
+	bool launched;                  /* the first process is csampler's own child
+	                                 * until it execs the program: its samples
+	                                 * are written from that exec on */
 };
 
 struct perf_sampler_stats {

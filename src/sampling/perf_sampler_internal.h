@@ -54,6 +54,8 @@ struct perf_sampler {
 	bool warned_own;
 	bool closing;                   /* sampling is over: no thread gets clocks now */
 	bool warned_filter;
+	pid_t launch_pid;               /* the launched child (cfg.launched's process,
+	                                 * which clears it), not exec'd yet; else 0 */
 	uint8_t *scratch;               /* a record that wraps (PERF_RECORD_MAX) */
 	struct unwind_snapshot snap;
 	struct perf_sampler_stats stats;
