@@ -49,7 +49,7 @@ bool goruntime_layout_read(Dwarf *dw, struct goruntime_layout *out)
 
 /* The magic that starts a .go.buildinfo's header, and the header's size;
  * its flags byte (at 15) has this bit when the strings follow inline. */
-static const char buildinfo_magic[14] = "\xff Go buildinf:";
+static const char buildinfo_magic[] = "\xff Go buildinf:";   /* (14 bytes and a NUL) */
 #define BUILDINFO_HEADER 32u
 #define BUILDINFO_INLINE 2u
 #define VERSION_MAX 128u         /* "go1.N.P" and its suffixes, at most */
@@ -69,7 +69,7 @@ bool goruntime_version(const uint8_t *info, size_t len, unsigned *major, unsigne
 	/* (the header is 16-byte aligned in the section; look at each slot) */
 	for (size_t at = 0; len >= BUILDINFO_HEADER + 1 && at <= len - BUILDINFO_HEADER - 1; at += 16) {
 		const uint8_t *h = info + at;
-		if (memcmp(h, buildinfo_magic, sizeof buildinfo_magic) != 0)
+		if (memcmp(h, buildinfo_magic, sizeof buildinfo_magic - 1) != 0)
 			continue;
 		if (h[14] != 8 || !(h[15] & BUILDINFO_INLINE))
 			return false;       /* (before 1.18: pointers, not strings) */

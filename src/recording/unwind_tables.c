@@ -195,7 +195,10 @@ static void module_load_go_marks(struct unwinder *u, struct module *m, Elf *elf,
 		if (!gopclntab_function(&go, i, &e))
 			continue;
 		enum go_mark_kind kind;
-		if (go_name_is(e.name, e.name_len, "gosave_systemstack_switch")) {
+		/* (a file-local assembly function: no package in its name,
+		 * as long as Go has had it; with one, should that change) */
+		if (go_name_is(e.name, e.name_len, "gosave_systemstack_switch") ||
+		    go_name_is(e.name, e.name_len, "runtime.gosave_systemstack_switch")) {
 			code[2] = e.entry;
 			code[3] = e.end;
 			continue;
