@@ -94,6 +94,15 @@ awk -v s="$4" -v x="$3" 'BEGIN { exit !(100 * (x + 1) >= 90 * s) }' ||
 # (none ends at mcall unmarked: a walk interrupted in mcall before its
 # switch goes on up the goroutine's stack; one that cannot is marked)
 assert_eq "stacks ending at runtime.mcall unmarked" "${12}" 0
+# (4-14 stacks in time.now's vDSO call a run; once, at CI's load 12, none:
+# then a second run of gochan is counted for them)
+if [ "$7" -eq 0 ]; then
+	note "no stack in time.now's vDSO call: gochan again"
+	run_csampler -F 199 -o "$T/go2.folded" -- "$T/gochan" 4
+	assert_eq "second run: exit status" "$CS_STATUS" 0
+	set -- $(counts "$T/go2.folded")
+	F=$T/go2.folded
+fi
 [ "$7" -gt 0 ] || fail "no stack in time.now's vDSO call: $(grep 'time\.now' "$F" | head -3)"
 awk -v n="$7" -v w="$8" 'BEGIN { exit !(100 * (w + 1) >= 90 * n) }' ||
 	fail "only $8 of $7 stacks in time.now's vDSO call reach runtime.goexit: $(grep 'time\.now;__vdso' "$F" | head -3)"
