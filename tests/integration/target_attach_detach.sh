@@ -26,6 +26,10 @@ for mode in persistent per-sample; do
 	wait_all_stopped "$busy"
 	run_csampler -q --attach-mode "$mode" -d 1 -o "$T/stopped.folded" -p "$busy"
 	assert_eq "$mode stopped: exit status" "$CS_STATUS" 0
+	# (a thread woken to trap for the attach, or kicked into its stop at the
+	# detach, is runnable until it gets a CPU and stops: R for a moment under
+	# load, once in CI at load 12; one left running stays R, and fails here)
+	wait_all_stopped "$busy"
 	for task in /proc/"$busy"/task/*; do
 		assert_eq "$mode stopped: state of thread ${task##*/}" \
 			"$(awk '/^State:/ {print $2}' "$task/status")" T
