@@ -52,7 +52,6 @@ bool goruntime_layout_read(Dwarf *dw, struct goruntime_layout *out)
 static const char buildinfo_magic[] = "\xff Go buildinf:";   /* (14 bytes and a NUL) */
 #define BUILDINFO_HEADER 32u
 #define BUILDINFO_INLINE 2u
-#define VERSION_MAX 128u         /* "go1.N.P" and its suffixes, at most */
 
 /* The number of decimal digits at S[0..LEN) (at most 4), their value in *V. */
 static size_t read_number(const uint8_t *s, size_t len, unsigned *v)
@@ -75,12 +74,16 @@ bool goruntime_version(const uint8_t *info, size_t len, unsigned *major, unsigne
 			return false;       /* (before 1.18: pointers, not strings) */
 		size_t n = h[BUILDINFO_HEADER], avail = len - at - BUILDINFO_HEADER - 1;
 		const uint8_t *s = h + BUILDINFO_HEADER + 1;
-		if (n >= 0x80 || n > VERSION_MAX || n > avail || n < 5 || memcmp(s, "go", 2) != 0)
+		if (n >= 0x80 || n > avail || n < 5 || memcmp(s, "go", 2) != 0)
 			return false;       /* (a length over 127 is two varint bytes) */
-		size_t d1 = read_number(s + 2, n - 2, major);
-		if (d1 == 0 || 2 + d1 >= n || s[2 + d1] != '.')
+		unsigned ma, mi;            /* (the outputs untouched on failure) */
+		size_t d1 = read_number(s + 2, n - 2, &ma);
+		if (d1 == 0 || 2 + d1 >= n || s[2 + d1] != '.' ||
+		    read_number(s + 3 + d1, n - 3 - d1, &mi) == 0)
 			return false;
-		return read_number(s + 3 + d1, n - 3 - d1, minor) > 0;
+		*major = ma;
+		*minor = mi;
+		return true;
 	}
 	return false;
 }

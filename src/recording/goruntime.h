@@ -43,10 +43,17 @@ enum goruntime_source {
 	GORUNTIME_CODE_DIFFERS,     /* no DWARF, and its code disagrees with the table */
 };
 
+/* Whether SOURCE gives a layout (DWARF or the table), not a reason why none. */
+static inline bool goruntime_source_known(enum goruntime_source source)
+{
+	return source == GORUNTIME_DWARF || source == GORUNTIME_DWARF_AS_TABLE ||
+	       source == GORUNTIME_DWARF_NOT_TABLE || source == GORUNTIME_TABLE;
+}
+
 /* The Go release (1.MINOR: *MAJOR, *MINOR) named by a .go.buildinfo
  * section's LEN bytes at INFO (the inline form of Go 1.18 on: a 32-byte
  * header, then the version as a length-prefixed string "go1.N[.P...]");
- * false if it names none. */
+ * false if it names none (*MAJOR and *MINOR then untouched). */
 bool goruntime_version(const uint8_t *info, size_t len, unsigned *major, unsigned *minor);
 
 /* The runtime's layout of Go MAJOR.MINOR on linux/amd64 (1.18 on, as far

@@ -627,8 +627,7 @@ static void tell_go(struct recorder *r, struct recorder_process *p, bool kernel_
 	p->go_told = true;
 	if (kernel_copy)
 		return;
-	if (n.go == GORUNTIME_DWARF || n.go == GORUNTIME_DWARF_AS_TABLE ||
-	    n.go == GORUNTIME_DWARF_NOT_TABLE || n.go == GORUNTIME_TABLE) {
+	if (goruntime_source_known(n.go)) {
 		if (r->cfg.verbose)
 			tell(r, &n);
 	} else if (!(r->go_said & (1u << n.go))) {

@@ -513,9 +513,9 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 	case TARGET_EV_PROCESS_NEW:
 		if (!recorder_find_process(ps->rec, ev->pid))
 			recorder_add_process(ps->rec, ev->pid);
-		/* (the launched child runs csampler's code until its exec:
-		 * none of it is the program's) */
-		if (ps->cfg.launched) {   /* (its first process: the launched child) */
+		/* (the first process of a launch is csampler's own child until
+		 * its exec: none of its samples is the program's) */
+		if (ps->cfg.launched) {
 			ps->cfg.launched = false;
 			ps->launch_pid = ev->pid;
 		}
