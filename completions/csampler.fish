@@ -8,7 +8,7 @@ function __fish_csampler_print_command
     set -e tokens[1]
     argparse -s 'p/pid=' 't/tid=+' 'i/input=+' diff 'd/duration=' 'F/rate=' 'o/output=+' 'f/format=' \
         idle threads 'thread-group=+' 'label=+' children 'max-depth=' 'max-stacks=' \
-        'stack-window=' 'attach-mode=' 'backend=' 'realtime=?' no-inline no-python addresses \
+        'stack-window=' 'attach-mode=' 'backend=' 'realtime=?' no-inline no-python no-kernel addresses \
         annotate 'interval=' 'serve=' 'serve-token-file=' 'serve-max-seconds=' dump top \
         q/quiet v/verbose h/help V/version -- $tokens 2>/dev/null
     or return 1
@@ -90,6 +90,7 @@ complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok thre
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok label' -l label -x -d 'A label on every sample (KEY=VALUE)'
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok no-inline' -l no-inline -d 'Do not show inlined functions as frames'
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok no-python' -l no-python -d 'Do not read CPython frames: show the interpreter C functions'
+complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok no-kernel' -l no-kernel -d 'No kernel frames above user stacks (--backend=perf, --dump)'
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok addresses' -l addresses -d 'Keep raw addresses, do not symbolize'
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok annotate' -l annotate -d 'Folded output: mark inline _[i] and JIT _[j] frames'
 # Serving

@@ -30,13 +30,49 @@ static inline bool addr_is_python(uint64_t a)
 static inline uint64_t addr_python(uint32_t id) { return ADDR_PYTHON | id; }
 static inline uint32_t addr_python_id(uint64_t a) { return (uint32_t)a; }
 
-static inline uint64_t addr_value(uint64_t a) { return a & ~(ADDR_ACTIVATION | ADDR_TAG_MASK); }
-static inline unsigned addr_tag(uint64_t a) { return (unsigned)((a & ADDR_TAG_MASK) >> ADDR_TAG_SHIFT); }
+/* Bits 56-63 all set: a kernel frame (address.h's other marks never set
+ * them all: a user address is below 2^56, a Python frame has no activation
+ * bit). Kernel code is in the top 2 GiB on x86-64 (the image, modules, BPF),
+ * so its addresses are stored as they are, except that the innermost kernel
+ * frame (where the CPU was, looked up as it is) has bit 55 clear; the
+ * others are return addresses. */
+#define ADDR_KERNEL_MASK (UINT64_C(0xff) << 56)
+#define ADDR_KERNEL_RETURN (UINT64_C(1) << 55)
+static inline bool addr_is_kernel(uint64_t a)
+{
+	return (a & ADDR_KERNEL_MASK) == ADDR_KERNEL_MASK;
+}
+/* A kernel code address as stored: false for any other value (the kernel's
+ * chains hold context marks, the top 4095 values, and nothing outside its
+ * code is a frame). */
+static inline bool addr_kernel(uint64_t ip, bool innermost, uint64_t *out)
+{
+	if (ip < UINT64_C(0xffffffff80000000) || ip >= (uint64_t)-4095)
+		return false;
+	*out = innermost ? ip & ~ADDR_KERNEL_RETURN : ip;
+	return true;
+}
+
+static inline uint64_t addr_value(uint64_t a)
+{
+	if (addr_is_kernel(a))
+		return a | ADDR_KERNEL_RETURN;
+	return a & ~(ADDR_ACTIVATION | ADDR_TAG_MASK);
+}
+static inline unsigned addr_tag(uint64_t a)
+{
+	return addr_is_kernel(a) ? 0 : (unsigned)((a & ADDR_TAG_MASK) >> ADDR_TAG_SHIFT);
+}
 static inline uint64_t addr_with_tag(uint64_t a, unsigned tag)
 {
 	return (a & ~ADDR_TAG_MASK) | ((uint64_t)(tag & 0x3f) << ADDR_TAG_SHIFT);
 }
-static inline bool addr_is_activation(uint64_t a) { return (a & ADDR_ACTIVATION) != 0; }
+static inline bool addr_is_activation(uint64_t a)
+{
+	if (addr_is_kernel(a))
+		return (a & ADDR_KERNEL_RETURN) == 0;
+	return (a & ADDR_ACTIVATION) != 0;
+}
 /* The address to look up in line tables and symbol tables. */
 static inline uint64_t addr_lookup_pc(uint64_t a)
 {

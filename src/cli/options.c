@@ -51,6 +51,7 @@ enum {
 	OPT_REALTIME,
 	OPT_NO_INLINE,
 	OPT_NO_PYTHON,
+	OPT_NO_KERNEL,
 	OPT_ADDRESSES,
 	OPT_ANNOTATE,
 	OPT_DUMP,
@@ -87,6 +88,7 @@ static const struct option long_options[] = {
 	{ "realtime",     optional_argument, NULL, OPT_REALTIME },
 	{ "no-inline",    no_argument,       NULL, OPT_NO_INLINE },
 	{ "no-python",    no_argument,       NULL, OPT_NO_PYTHON },
+	{ "no-kernel",    no_argument,       NULL, OPT_NO_KERNEL },
 	{ "addresses",    no_argument,       NULL, OPT_ADDRESSES },
 	{ "annotate",     no_argument,       NULL, OPT_ANNOTATE },
 	{ "dump",         no_argument,       NULL, OPT_DUMP },
@@ -360,6 +362,7 @@ static enum options_result apply_option(struct options *o, struct given *g, int 
 	case OPT_CHILDREN:  o->children = true; break;
 	case OPT_NO_INLINE: o->no_inline = true; break;
 	case OPT_NO_PYTHON: o->no_python = true; break;
+	case OPT_NO_KERNEL: o->no_kernel = true; break;
 	case OPT_ADDRESSES: o->addresses = true; break;
 	case OPT_ANNOTATE:  o->annotate = true; break;
 	case OPT_DUMP:      g->dump = true; break;

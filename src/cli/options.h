@@ -57,6 +57,7 @@ struct options {
 	enum output_format format;      /* -f, or FORMAT_AUTO */
 	bool idle, threads, children, quiet, annotate, no_inline, addresses;
 	bool no_python;                 /* --no-python: CPython's frames not read */
+	bool no_kernel;                 /* --no-kernel: the kernel's frames not shown */
 	int verbose;
 	struct thread_group groups[OPTIONS_MAX_GROUPS];
 	size_t ngroups;

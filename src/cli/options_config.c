@@ -27,7 +27,7 @@ void options_session_config(const struct options *o, struct session_config *out)
 		.pid = o->pid, .command = o->command, .children = o->children,
 		.seize_mode = o->seize_mode, .profile_to_stdout = to_stdout, .backend = o->backend,
 		.rate = o->rate, .idle = o->idle, .max_depth = o->max_depth,
-		.python = !o->no_python, .stack_window = o->stack_window,
+		.python = !o->no_python, .kernel = !o->no_kernel, .stack_window = o->stack_window,
 		.window_grows = !o->stack_window_given, .tids = o->ntids ? o->tids : NULL,
 		.ntids = o->ntids, .rt_priority = o->rt_priority, .duration = o->duration,
 		.quiet = o->quiet, .verbose = o->verbose, .tell = report_notice,
@@ -49,6 +49,6 @@ void options_dump_config(const struct options *o, struct dump_config *out)
 	*out = (struct dump_config){
 		.pid = o->pid, .max_depth = o->max_depth, .stack_window = o->stack_window,
 		.no_inline = o->no_inline, .addresses = o->addresses, .python = !o->no_python,
-		.children = o->children, .verbose = o->verbose,
+		.kernel = !o->no_kernel, .children = o->children, .verbose = o->verbose,
 	};
 }

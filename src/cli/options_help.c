@@ -74,8 +74,11 @@ void options_print_help(FILE *out)
 "      --no-inline          do not show inlined functions as frames of their own\n"
 "      --no-python          do not read CPython 3.11's frames: show the\n"
 "                           interpreter's C functions in their place\n"
+"      --no-kernel          no kernel frames above user stacks (--backend=perf,\n"
+"                           --dump)\n"
 "      --addresses          keep raw addresses, do not symbolize\n"
-"      --annotate           folded output: mark inlined frames _[i], JIT _[j]\n"
+"      --annotate           folded output: mark inlined frames _[i], JIT _[j],\n"
+"                           the kernel's _[k]\n"
 "\n",
 	      out);
 	print_help_serving(out);

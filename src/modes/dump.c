@@ -30,6 +30,7 @@
 #include "clock.h"
 #include "dump.h"
 #include "escape.h"
+#include "ksyms.h"
 #include "procfs.h"
 #include "error.h"
 #include "procmaps.h"
@@ -44,6 +45,9 @@
  * between two rounds. */
 #define DUMP_STOP_ROUNDS 20
 #define DUMP_STOP_RETRY_NS 2000000L
+/* the most of a blocked thread's /proc/TID/stack read (the kernel prints at
+ * most 64 frames) */
+#define DUMP_KERNEL_STACK_MAX 8192
 /* how long a thread is waited for in all, as said when it did not stop */
 #define DUMP_STOP_WAIT_S \
 	((double)DUMP_STOP_ROUNDS * (TARGET_STOP_TIMEOUT_NS + DUMP_STOP_RETRY_NS) / 1e9)
@@ -66,6 +70,7 @@ struct dump_thread {
 	const char *capture_step;    /* what failed after the stop, or NULL */
 	int capture_errno;
 	long syscall;                /* from the registers; -1 if not in one */
+	char *kernel_stack;          /* blocked: /proc/TID/stack's text, or NULL */
 	struct unwind_snapshot snap;
 };
 
@@ -213,7 +218,11 @@ static unsigned print_address(struct printer *pr, uint64_t addr, unsigned frame_
 			fputs(" [inlined]", out);
 		if (f->jit)
 			fputs(" [jit]", out);
-		if (have_mod && !addr_is_python(addr)) {
+		if (have_mod && addr_is_kernel(addr)) {   /* ([kernel], [ext4]) */
+			fputc(' ', out);
+			put_escaped(out, strcmp(mod->path, KSYMS_KERNEL_MAPPING) ? mod->path : "[kernel]",
+				    &pr->buf, &pr->bufsz);
+		} else if (have_mod && !addr_is_python(addr)) {
 			fputs(" [", out);
 			put_escaped(out, mod->path, &pr->buf, &pr->bufsz);
 			fputc(']', out);
@@ -271,9 +280,15 @@ static void print_thread(struct printer *pr, struct unwinder *u, pid_t pid,
 			fputs("    (no stack: the thread did not stop; it may have exited)\n", pr->out);
 		return;
 	}
+	unsigned frame_no = 0;
+	/* a blocked thread's kernel frames above its user ones */
+	size_t nk = th->kernel_stack ? symcache_kernel_stack(pr->symbols, th->kernel_stack,
+							     strlen(th->kernel_stack), addrs,
+							     max_depth / 2) : 0;
+	for (size_t i = 0; i < nk; i++)
+		frame_no = print_address(pr, addrs[i], frame_no);
 	unsigned depth = 0;
 	enum unwind_result r = unwind_stack(u, &th->snap, addrs, max_depth, &depth);
-	unsigned frame_no = 0;
 	for (unsigned i = 0; i < depth; i++)
 		frame_no = print_address(pr, addrs[i], frame_no);
 	if (r != UNWIND_OK)
@@ -376,6 +391,10 @@ static bool capture_blocked(struct dump *d, struct dump_thread *th)
 	th->captured = true;
 	th->blocked = true;
 	th->syscall = bs.nr;
+	/* where it waits in the kernel (root only: CAP_SYS_ADMIN) */
+	char text[DUMP_KERNEL_STACK_MAX];
+	if (d->cfg->kernel && procfs_read_file(pid, th->tid, "stack", text, sizeof text) > 0)
+		th->kernel_stack = strdup(text);
 	return true;
 }
 
@@ -550,8 +569,10 @@ int dump_run(const struct dump_config *o, FILE *out)
 out:
 	symcache_free(pr.symbols);
 	free(pr.buf);
-	for (size_t i = 0; i < d.ninit; i++)
+	for (size_t i = 0; i < d.ninit; i++) {
 		unwind_snapshot_fini(&d.threads[i].snap);
+		free(d.threads[i].kernel_stack);
+	}
 	free(d.threads);
 	free(addrs);
 	if (d.u)

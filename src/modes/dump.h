@@ -23,6 +23,8 @@ struct dump_config {
 	size_t stack_window;            /* bytes copied of each stopped thread's stack */
 	bool no_inline, addresses;      /* symbolization: as a profile's */
 	bool python;                    /* CPython's frames read (--no-python: not) */
+	bool kernel;                    /* a blocked thread's kernel frames, from
+	                                 * /proc/TID/stack (root; --no-kernel: not) */
 	bool children;                  /* --children: its descendants too (dump_tree) */
 	int verbose;
 };

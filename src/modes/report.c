@@ -329,7 +329,7 @@ void report_stops(const struct report_config *o, const struct profile *p, size_t
 			if (!sp->jit && l->mapping != PROFILE_NONE && l->mapping < p->nmappings &&
 			    p->mappings[l->mapping].filename && *p->mappings[l->mapping].filename) {
 				char base[256];
-				escape_terminal(write_base_name(p->mappings[l->mapping].filename), base,
+				escape_terminal(write_module_name(&p->mappings[l->mapping]), base,
 						sizeof base);
 				snprintf(where, sizeof where, " (%s)", base);
 			}

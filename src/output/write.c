@@ -191,6 +191,14 @@ const char *write_base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+const char *write_module_name(const struct profile_mapping *m)
+{
+	const char *path = m->filename ? m->filename : "";
+	if (profile_mapping_kernel(m))
+		return strcmp(path, "[kernel.kallsyms]") == 0 || !*path ? "[kernel]" : path;
+	return write_base_name(path);
+}
+
 /* The name of an address without a symbol: "[module+0xOFFSET]" or "[0xADDR]". */
 static const char *unknown_name(const struct profile *p, const struct profile_location *l,
 				char *buf, size_t bufsz)

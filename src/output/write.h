@@ -104,6 +104,9 @@ int write_speedscope(const struct profile *p, FILE *out, const struct write_opti
 
 /* The part of PATH after its last '/'. */
 const char *write_base_name(const char *path);
+/* A mapping's name as a report shows it: its file's base name; "[kernel]"
+ * for the kernel image's ([kernel.kallsyms]), a module's "[name]". */
+const char *write_module_name(const struct profile_mapping *m);
 
 /* The name of a frame of function FUNCTION (or PROFILE_NONE) at location L:
  * the function's name, else its mangled name, else "[module+0xOFFSET]" or

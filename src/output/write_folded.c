@@ -124,6 +124,8 @@ static const char *frame_suffix(const struct write_options *opt, enum write_fram
 		return "_[i]";
 	if (kind == WRITE_FRAME_JIT)
 		return "_[j]";
+	if (kind == WRITE_FRAME_KERNEL)
+		return "_[k]";
 	return "";
 }
 
@@ -153,7 +155,8 @@ static int build_stack(const struct profile *p, const struct profile_sample *s,
 		}
 		for (uint32_t j = 0; j < l->nlines; j++) {
 			enum write_frame_kind k = l->jit ? WRITE_FRAME_JIT
-				: j + 1 < l->nlines ? WRITE_FRAME_INLINE : WRITE_FRAME_NATIVE;
+				: j + 1 < l->nlines ? WRITE_FRAME_INLINE
+				: profile_location_kernel(l) ? WRITE_FRAME_KERNEL : WRITE_FRAME_NATIVE;
 			/* function carries the line index for now: resolved below */
 			if (frame_push(leaf_first, k, l->first_line + j, li) < 0)
 				return -1;

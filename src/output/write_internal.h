@@ -13,6 +13,7 @@ enum write_frame_kind {
 	WRITE_FRAME_NATIVE = 0,  /* a function that owns its address */
 	WRITE_FRAME_INLINE,      /* inlined into the frame below it */
 	WRITE_FRAME_JIT,         /* from /tmp/perf-PID.map */
+	WRITE_FRAME_KERNEL,      /* the kernel's (profile_location_kernel) */
 	WRITE_FRAME_UNKNOWN,     /* an address without a symbol */
 	WRITE_FRAME_THREAD,      /* the thread view's root frame */
 	WRITE_FRAME_MARKER,      /* "[truncated]": the stack did not reach its root */

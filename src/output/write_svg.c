@@ -268,16 +268,17 @@ static void diff_color(const struct svg_node *n, uint64_t max_change, int rgb[3]
 }
 
 /* What a frame is, for its color and the legend. */
-enum svg_class { SVG_NATIVE, SVG_INLINE, SVG_PYTHON, SVG_JIT, SVG_UNKNOWN, SVG_TRUNCATED,
-		 SVG_THREAD, SVG_NCLASSES };
+enum svg_class { SVG_NATIVE, SVG_INLINE, SVG_PYTHON, SVG_JIT, SVG_KERNEL, SVG_UNKNOWN,
+		 SVG_TRUNCATED, SVG_THREAD, SVG_NCLASSES };
 static const char *const svg_class_names[SVG_NCLASSES] = {
-	"native", "inlined", "Python", "JIT", "no symbol", "[truncated]", "thread",
+	"native", "inlined", "Python", "JIT", "kernel", "no symbol", "[truncated]", "thread",
 };
 
 static enum svg_class frame_class(const struct profile *p, const struct svg_node *n)
 {
 	switch (n->frame.kind) {
 	case WRITE_FRAME_JIT: return SVG_JIT;
+	case WRITE_FRAME_KERNEL: return SVG_KERNEL;
 	case WRITE_FRAME_UNKNOWN: return SVG_UNKNOWN;
 	case WRITE_FRAME_MARKER: return SVG_TRUNCATED;
 	case WRITE_FRAME_THREAD: return SVG_THREAD;
@@ -289,7 +290,8 @@ static enum svg_class frame_class(const struct profile *p, const struct svg_node
 }
 
 /* The colors of each class (flamegraph.pl's as the baseline: warm native
- * code, green JIT, aqua for what an interpreter runs): hue, saturation and
+ * code, green JIT, aqua for what an interpreter runs; the kernel's purple,
+ * apart from the warm hues the modules take): hue, saturation and
  * lightness, varied by JITTER and JITTER2 (0..1, the function's hash) and
  * for native code by MODULE_HUE (0..44, the module's). */
 static void class_hsl(enum svg_class c, double jitter, double jitter2, uint32_t module_hue,
@@ -298,6 +300,7 @@ static void class_hsl(enum svg_class c, double jitter, double jitter2, uint32_t 
 	switch (c) {
 	case SVG_JIT: *h = 95 + 45 * jitter, *s = 0.55 + 0.2 * jitter2, *l = 0.55; break;
 	case SVG_PYTHON: *h = 170 + 25 * jitter, *s = 0.45 + 0.2 * jitter2, *l = 0.58; break;
+	case SVG_KERNEL: *h = 285 + 30 * jitter, *s = 0.40 + 0.2 * jitter2, *l = 0.66; break;
 	case SVG_UNKNOWN: *h = 0, *s = 0, *l = 0.70 + 0.1 * jitter; break;
 	case SVG_TRUNCATED: *h = 0, *s = 0, *l = 0.45; break;
 	case SVG_THREAD: *h = 230 + 30 * jitter, *s = 0.45, *l = 0.72; break;

@@ -116,7 +116,7 @@ static void print_where(FILE *out, const struct profile *p, const struct func_st
 {
 	const char *file = f->function < p->nfunctions ? p->functions[f->function].filename : "";
 	int64_t line = f->function < p->nfunctions ? p->functions[f->function].start_line : 0;
-	const char *module = f->mapping < p->nmappings ? p->mappings[f->mapping].filename : "";
+	const char *module = f->mapping < p->nmappings ? write_module_name(&p->mappings[f->mapping]) : "";
 	char file_safe[256], module_safe[256];
 	escape_terminal(write_base_name(file ? file : ""), file_safe, sizeof file_safe);
 	escape_terminal(write_base_name(module ? module : ""), module_safe, sizeof module_safe);
@@ -290,8 +290,10 @@ static void print_stack(FILE *out, const struct folded_stack *s, size_t rank, ui
 			bool thread = i < s->nframes && s->frames[i].kind == WRITE_FRAME_THREAD;
 			bool inlined = i < s->nframes && s->frames[i].kind == WRITE_FRAME_INLINE;
 			bool jit = i < s->nframes && s->frames[i].kind == WRITE_FRAME_JIT;
+			bool kernel = i < s->nframes && s->frames[i].kind == WRITE_FRAME_KERNEL;
 			fprintf(out, "    %s%.*s%s\n", thread ? "thread " : "", (int)len[i],
-				start[i], inlined ? "  (inlined)" : jit ? "  (jit)" : "");
+				start[i], inlined ? "  (inlined)" : jit ? "  (jit)" :
+				kernel ? "  (kernel)" : "");
 		}
 		if (shown < nframes)
 			fprintf(out, "    ... %zu more frames\n", nframes - shown);
@@ -363,8 +365,8 @@ static int count_stack(void *ctx, const struct folded_stack *st)
 		size_t len = e ? (size_t)(e - s) : strlen(s);
 		if (d >= st->nframes || is_function_frame(st->frames[d].kind)) {
 			uint32_t m = d < st->nframes ? st->frames[d].mapping : PROFILE_NONE;
-			const char *module = m < r->p->nmappings && r->p->mappings[m].filename ?
-					     r->p->mappings[m].filename : "";
+			const char *module = m < r->p->nmappings ?
+					     write_module_name(&r->p->mappings[m]) : "";
 			struct func_stat *f = func_find(&r->t, s, len, module);
 			if (!f)
 				return -1;

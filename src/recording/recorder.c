@@ -636,6 +636,19 @@ static void tell_go(struct recorder *r, struct recorder_process *p, bool kernel_
 	}
 }
 
+/* SNAP's kernel frames (address.h), at most MAX, into ADDRS: how many. */
+static unsigned kernel_frames(const struct unwind_snapshot *snap, uint64_t *addrs, unsigned max)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < snap->kernel_n && n < max; i++) {
+		uint64_t ip;
+		memcpy(&ip, snap->kernel_chain + 8 * i, sizeof ip);
+		if (addr_kernel(ip, n == 0, &addrs[n]))
+			n++;
+	}
+	return n;
+}
+
 void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uint32_t key,
 			     const struct unwind_snapshot *snap, unsigned count,
 			     const uint64_t **addrs, unsigned *depth, uint32_t *flags)
@@ -652,18 +665,23 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 		tell_python(r, p, snap->kernel_copy);
 	if (!p->go_told)
 		tell_go(r, p, snap->kernel_copy);
-	enum unwind_result res = unwind_stack(p->unwinder, snap, r->addrs, r->cfg.max_depth, depth);
+	/* the kernel's frames (--backend=perf) above the user stack */
+	unsigned nk = kernel_frames(snap, r->addrs, r->cfg.max_depth / 2);
+	uint64_t *user = r->addrs + nk;
+	unsigned max = r->cfg.max_depth - nk;
+	enum unwind_result res = unwind_stack(p->unwinder, snap, user, max, depth);
 	/* (the kernel's copy ends with the stack in use: a Go stack goes on
 	 * by the kernel's frame-pointer chain of the same sample) */
 	if (res != UNWIND_OK && snap->fp_chain_n &&
-	    unwind_fp_continue(p->unwinder, snap, r->addrs, depth, r->cfg.max_depth)) {
+	    unwind_fp_continue(p->unwinder, snap, user, depth, max)) {
 		res = UNWIND_OK;
 		r->stats.fp_continued += count;
 	}
 	if (snap->py_n)
 		r->stats.python += count;
 	if (procmaps_has_reuse(p->maps))
-		tag_addresses(p, r->addrs, *depth);
+		tag_addresses(p, user, *depth);
+	*depth += nk;
 	r->stats.unwind_results[res] += count;   /* (periods, as samples and truncated) */
 	if (res == UNWIND_WINDOW) {
 		size_t w = unwind_widen(p->unwinder, snap);

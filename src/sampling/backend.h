@@ -61,6 +61,8 @@ struct backend_config {
 	size_t ntids;
 	bool launched;                  /* csampler started the program: its CPU
 	                                 * counts from its start */
+	bool kernel;                    /* the kernel's frames above the user stack
+	                                 * (session_config's) */
 	int verbose;
 };
 

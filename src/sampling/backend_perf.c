@@ -19,7 +19,7 @@ static void *perf_create(struct target *t, struct recorder *rec, const struct ba
 {
 	struct perf_sampler_config pc = {
 		.rate = c->rate, .stack_window = c->stack_window, .verbose = c->verbose,
-		.tids = c->tids, .ntids = c->ntids, .launched = c->launched,
+		.tids = c->tids, .ntids = c->ntids, .launched = c->launched, .kernel = c->kernel,
 	};
 	return perf_sampler_new(t, rec, &pc, status);   /* (a failure is said) */
 }

@@ -285,6 +285,33 @@ static void regs_from_perf(const uint64_t *v, struct user_regs_struct *r)
 }
 
 
+/* The kernel's chain of V: its kernel part (after PERF_CONTEXT_KERNEL) for
+ * the recorder, its user part (from PERF_CONTEXT_USER) for
+ * unwind_fp_continue. */
+static void split_chain(const struct perf_sample_view *v, struct unwind_snapshot *s)
+{
+	s->kernel_chain = s->fp_chain = NULL;
+	s->kernel_n = s->fp_chain_n = 0;
+	bool in_kernel = false;
+	for (size_t i = 0; i < v->nchain; i++) {
+		uint64_t mark;
+		memcpy(&mark, v->chain + 8 * i, sizeof mark);
+		if (mark == (uint64_t)PERF_CONTEXT_USER) {
+			s->fp_chain = v->chain + 8 * i;
+			s->fp_chain_n = v->nchain - i;
+			break;
+		}
+		if (mark >= (uint64_t)PERF_CONTEXT_MAX) {
+			/* (one kernel part: not a guest's or a hypervisor's) */
+			in_kernel = mark == (uint64_t)PERF_CONTEXT_KERNEL && !s->kernel_chain;
+			if (in_kernel)
+				s->kernel_chain = v->chain + 8 * (i + 1);
+		} else if (in_kernel) {
+			s->kernel_n++;
+		}
+	}
+}
+
 static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *v)
 {
 	if (!tids_allow(ps->cfg.tids, ps->cfg.ntids, v->tid))
@@ -328,8 +355,7 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 	s->window_cut = v->stack_valid == v->stack_size;
 	s->kernel_copy = true;
 	s->sp_pc_only = false;
-	s->fp_chain = v->chain;
-	s->fp_chain_n = v->nchain;
+	split_chain(v, s);
 	s->go_switch = s->go_fp = s->go_g0_alone = false;   /* (the kernel's copy: the
 	                                                     * stack in use only) */
 	const uint64_t *addrs;
@@ -395,6 +421,35 @@ static void say_refused(const char *what, int err, int *status)
 	}
 }
 
+/* Whether the kernel shows csampler its symbols' addresses
+ * (kernel.kptr_restrict): else a chain's kernel frames could not be named. */
+static bool kernel_addresses_shown(void)
+{
+	char line[64];
+	return procfs_read("/proc/kallsyms", line, sizeof line) > 16 && strspn(line, "0") < 16;
+}
+
+/* The cpu-clock event every CPU samples with. */
+static struct perf_event_attr event_attr(const struct perf_sampler_config *cfg)
+{
+	unsigned rate = cfg->rate ? cfg->rate : CLOCK_DEFAULT_RATE;
+	size_t window = cfg->stack_window < MAX_STACK_USER ? cfg->stack_window : MAX_STACK_USER;
+	bool kernel = cfg->kernel && kernel_addresses_shown();
+	if (cfg->kernel && !kernel)
+		warn("the kernel hides its symbols' addresses (kernel.kptr_restrict): samples show no "
+		     "kernel frames; 'sysctl kernel.kptr_restrict=0' shows them (--no-kernel: no "
+		     "kernel frames, and no such line)");
+	return (struct perf_event_attr){
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(struct perf_event_attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = clock_period_ns(rate),
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+			       PERF_SAMPLE_STACK_USER,
+		.exclude_callchain_kernel = !kernel,
+		.sample_regs_user = PERF_RECORD_REGS_MASK, .sample_stack_user = (uint32_t)(window & ~(size_t)7),
+		.exclude_hv = 1, .exclude_guest = 1, .exclude_idle = 1,
+	};
+}
+
 struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 				      const struct perf_sampler_config *cfg, int *status)
 {
@@ -412,17 +467,7 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 	ps->rec = rec;
 	ps->cfg = *cfg;
 	ps->filter_map = ps->owned_map = -1;
-	unsigned rate = cfg->rate ? cfg->rate : CLOCK_DEFAULT_RATE;
-	size_t window = cfg->stack_window < MAX_STACK_USER ? cfg->stack_window : MAX_STACK_USER;
-	ps->attr = (struct perf_event_attr){
-		.type = PERF_TYPE_SOFTWARE, .size = sizeof ps->attr, .config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = clock_period_ns(rate),
-		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
-			       PERF_SAMPLE_STACK_USER,
-		.exclude_callchain_kernel = 1,
-		.sample_regs_user = PERF_RECORD_REGS_MASK, .sample_stack_user = (uint32_t)(window & ~(size_t)7),
-		.exclude_hv = 1, .exclude_guest = 1, .exclude_idle = 1,
-	};
+	ps->attr = event_attr(cfg);
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
 	ps->ncpus = conf > 0 ? (unsigned)conf : 1;
 	ps->rings = calloc(ps->ncpus, sizeof *ps->rings);

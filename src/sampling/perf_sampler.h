@@ -34,6 +34,9 @@ struct perf_sampler_config {
 	bool launched;                  /* the first process is csampler's own child
 	                                 * until it execs the program: its samples
 	                                 * are written from that exec on */
+	bool kernel;                    /* each sample's kernel call chain above its
+	                                 * user frames, where the kernel shows its
+	                                 * symbols' addresses */
 };
 
 struct perf_sampler_stats {

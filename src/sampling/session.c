@@ -162,7 +162,7 @@ int session_attach(struct session *s, size_t max_stacks,
 	struct backend_config bc = {
 		.rate = o->rate, .idle = o->idle, .max_depth = o->max_depth,
 		.stack_window = o->stack_window, .window_grows = o->window_grows,
-		.verbose = o->verbose,
+		.verbose = o->verbose, .kernel = o->kernel,
 		.tids = o->tids, .ntids = o->ntids, .launched = o->command && !s->reattach_pid,
 	};
 	memset(s->chosen_gone, 0, sizeof s->chosen_gone);

@@ -46,6 +46,8 @@ struct session_config {
 	bool idle;                      /* --idle: blocked threads too */
 	unsigned max_depth;
 	bool python;                    /* CPython's frames read (--no-python: not) */
+	bool kernel;                    /* the kernel's frames where the backend has
+	                                 * them (--no-kernel: not) */
 	size_t stack_window;            /* bytes */
 	bool window_grows;              /* from stack_window to unwind_window_limit's */
 	const pid_t *tids;              /* -t: only these threads (NULL: all) */

@@ -51,6 +51,19 @@ struct profile_location {
 	bool jit;
 };
 
+/* Kernel code's addresses (address.h's kernel frames, and a kernel frame
+ * in a -i profile): at and above PROFILE_KERNEL_START, where no user
+ * address is. */
+#define PROFILE_KERNEL_START UINT64_C(0xff00000000000000)
+static inline bool profile_location_kernel(const struct profile_location *l)
+{
+	return l->address >= PROFILE_KERNEL_START;
+}
+static inline bool profile_mapping_kernel(const struct profile_mapping *m)
+{
+	return m->start >= PROFILE_KERNEL_START;
+}
+
 struct profile_thread {
 	int32_t pid;
 	int32_t tid;             /* 0 when several threads were grouped under name */

@@ -10,6 +10,7 @@
 #include "array.h"
 #include "error.h"
 #include "intern.h"
+#include "ksyms.h"
 #include "symcache.h"
 
 struct proc {
@@ -57,11 +58,14 @@ struct symcache {
 	size_t npool, pool_cap;
 	struct intern strings;          /* the pool's strings */
 	struct symbol_frame frames[SYMCACHE_MAX_FRAMES];  /* the last lookup's */
-	char unknown[32];
+	char unknown[64];
 	uint64_t clock;                 /* symbolizer uses, for proc.used */
 	const char **unnamed;           /* modules said to have no symbols (interned path) */
 	size_t nunnamed, unnamed_cap;
 	uint64_t unnamed_more;          /* told of beyond SYMCACHE_UNNAMED_SAID */
+	struct ksyms *kernel;           /* /proc/kallsyms, read at the first kernel
+	                                 * frame (NULL: not readable) */
+	bool kernel_tried;
 };
 
 struct symcache *symcache_new(const struct symbolize_options *so, int verbose)
@@ -86,6 +90,7 @@ void symcache_free(struct symcache *c)
 	free(c->pool);
 	free(c->unnamed);
 	intern_free(&c->strings);
+	ksyms_free(c->kernel);
 	free(c);
 }
 
@@ -166,8 +171,74 @@ static size_t proc_of(const struct symcache *c, pid_t pid)
 	return SIZE_MAX;
 }
 
+/* ---- the kernel's frames ------------------------------------------------------------ */
+
+static const char *keep(struct symcache *c, const char *str, bool *ok);
+
+/* The kernel's symbols, read once (every process shares them). */
+static const struct ksyms *kernel_symbols(struct symcache *c)
+{
+	if (!c->kernel_tried) {
+		c->kernel_tried = true;
+		c->kernel = ksyms_load();
+		if (!c->kernel && c->verbose)
+			warn_errno("cannot read /proc/kallsyms: kernel frames are named by address");
+	}
+	return c->kernel;
+}
+
+/* The kernel mapping ADDR is in: the image's or a module's ("[name]"), or
+ * (no symbol there) the top 2 GiB the kernel's code is in. */
+static bool kernel_module(struct symcache *c, uint64_t addr, struct symbol_module *out,
+			  struct ksyms_symbol *sym)
+{
+	bool ok = true, found = ksyms_lookup(kernel_symbols(c), addr_lookup_pc(addr), sym);
+	char name[600];
+	if (found && sym->module)
+		snprintf(name, sizeof name, "[%s]", sym->module);
+	*out = (struct symbol_module){
+		.path = keep(c, found && sym->module ? name : KSYMS_KERNEL_MAPPING, &ok),
+		.start = found ? sym->region_start : UINT64_C(0xffffffff80000000),
+		.limit = found ? sym->region_limit : UINT64_MAX,
+	};
+	return ok && found;
+}
+
+static void kernel_lookup(struct symcache *c, uint64_t addr, struct symcache_result *out)
+{
+	struct ksyms_symbol sym;
+	bool ok = true;
+	out->found = kernel_module(c, addr, &out->module, &sym) && !c->so.addresses_only;
+	out->has_module = out->module.path != NULL;
+	const char *name = out->found ? keep(c, sym.name, &ok) : NULL;
+	if (!name) {
+		out->found = false;
+		if (out->has_module && c->so.addresses_only)
+			snprintf(c->unknown, sizeof c->unknown, "%.20s+0x%llx", out->module.path,
+				 (unsigned long long)(addr_value(addr) - out->module.start));
+		else
+			snprintf(c->unknown, sizeof c->unknown, "0x%llx",
+				 (unsigned long long)addr_value(addr));
+		name = c->unknown;
+	}
+	c->frames[0] = (struct symbol_frame){ .function = name, .system_name = name,
+					      .resolved = out->found };
+	out->frames = c->frames;
+	out->n = 1;
+	out->resolved = out->found;
+}
+
+size_t symcache_kernel_stack(struct symcache *c, const char *text, size_t len, uint64_t *out,
+			     size_t max)
+{
+	return ksyms_stack(kernel_symbols(c), text, len, out, max);
+}
+
 bool symcache_module(struct symcache *c, pid_t pid, uint64_t addr, struct symbol_module *out)
 {
+	struct ksyms_symbol ks;
+	if (addr_is_kernel(addr))
+		return kernel_module(c, addr, out, &ks) || out->path;
 	size_t i = proc_of(c, pid);
 	struct symbolizer *sym = i == SIZE_MAX ? NULL : symbolizer_of(c, i);
 	return sym && symbolizer_module(sym, addr, out);
@@ -308,6 +379,10 @@ int symcache_lookup(struct symcache *c, pid_t pid, uint64_t addr, struct symcach
 	size_t n = 0;
 
 	memset(out, 0, sizeof *out);
+	if (addr_is_kernel(addr)) {
+		kernel_lookup(c, addr, out);
+		return 0;
+	}
 	/* the mapping's identity first (cheap): an address of a binary seen in
 	 * another process takes its frames from what is known */
 	if (sym && symbolizer_module(sym, addr, &out->module)) {

@@ -61,6 +61,12 @@ int symcache_lookup(struct symcache *c, pid_t pid, uint64_t addr, struct symcach
  * address up; false if none. */
 bool symcache_module(struct symcache *c, pid_t pid, uint64_t addr, struct symbol_module *out);
 
+/* The kernel frames of TEXT (LEN bytes of /proc/TID/stack), as address.h's
+ * kernel return addresses: at most MAX into OUT, their count (0 where
+ * /proc/kallsyms cannot place them: ksyms_stack). */
+size_t symcache_kernel_stack(struct symcache *c, const char *text, size_t len, uint64_t *out,
+			     size_t max);
+
 /* MOD has no symbols (symbol_module.unnamed): true the first time it is
  * told of MOD's file (by path), so it is said once a run, for the first
  * SYMCACHE_UNNAMED_SAID files; symcache_more_unnamed says whether others

@@ -65,6 +65,18 @@ assert_chain th-reader '^Thread th-reader \(tid [0-9]+\) state S \(sleeping\), i
 assert_chain 'ev\x1b[7mil\x0aname' '^Thread ev\\x1b\[7mil\\x0aname \(tid [0-9]+\) state S' \
 	sleeper_leaf sleeper_middle thread_evil
 
+# A blocked thread's kernel frames (/proc/TID/stack, root) come first, named
+# from /proc/kallsyms: the reader waits in the kernel's read of its pipe
+# (vfs_read), under its user frames.
+b=$(block th-reader)
+kframes=$(printf '%s\n' "$b" | grep -Ec '^#[0-9]+ +0xffffffff[0-9a-f]{8} in [A-Za-z_][A-Za-z0-9_.]* \[kernel\]$')
+[ "$kframes" -ge 2 ] || fail "thread th-reader: fewer than 2 kernel frames: $b"
+printf '%s\n' "$b" | grep -q ' in vfs_read \[kernel\]$' || fail "thread th-reader: no vfs_read: $b"
+first_user=$(printf '%s\n' "$b" | grep -E '^#[0-9]+ +0x0000' | head -1 | sed 's/^#\([0-9]*\).*/\1/')
+assert_eq "thread th-reader: its first user frame follows its $kframes kernel frames" "$first_user" "$kframes"
+block th-spin-a | grep -q '\[kernel\]$' && fail "a running thread has kernel frames: $(block th-spin-a)"
+note "th-reader: $kframes kernel frames"
+
 # Every spinning thread's stack reaches the thread start; frames are numbered from 0.
 for name in th-spin-a th-spin-b; do
 	block "$name" | grep -Eq '^#0  0x' || fail "thread $name: first frame is not #0"
@@ -93,10 +105,12 @@ for name in threads th-sleeper th-reader; do
 done
 block th-spin-a | head -1 | grep -q 'read in place' && fail "a running thread was read in place"
 
-# A second dump right after works the same (nothing left behind by the first).
-run_csampler --dump -p "$PID"
+# A second dump right after works the same (nothing left behind by the
+# first); --no-kernel: no kernel frame.
+run_csampler --dump --no-kernel -p "$PID"
 assert_eq "second exit status" "$CS_STATUS" 0
 assert_eq "second: threads printed" "$(grep -c '^Thread ' "$T/cs.out")" "$want"
+assert_eq "--no-kernel: kernel frames" "$(grep -c '\[kernel\]$' "$T/cs.out")" 0
 [ -s "$T/cs.err" ] && fail "--dump without -v printed on stderr: $(cat "$T/cs.err")"
 assert_untraced_running "$PID"
 exit 0
