@@ -90,7 +90,7 @@ complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok thre
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok label' -l label -x -d 'A label on every sample (KEY=VALUE)'
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok no-inline' -l no-inline -d 'Do not show inlined functions as frames'
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok no-python' -l no-python -d 'Do not read CPython frames: show the interpreter C functions'
-complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok no-kernel' -l no-kernel -d 'No kernel frames above user stacks (--backend=perf, --dump)'
+complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok no-kernel' -l no-kernel -d 'No kernel frames above user stacks (--backend=perf, --idle, --dump)'
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok addresses' -l addresses -d 'Keep raw addresses, do not symbolize'
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok annotate' -l annotate -d 'Folded output: mark inline _[i] and JIT _[j] frames'
 # Serving

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "address.h"
+#include "ksyms.h"
 #include "array.h"
 #include "clock.h"
 #include "error.h"
@@ -59,6 +60,9 @@ struct recorder {
 	struct tidmap followed_tids;     /* tid -> slot */
 
 	uint64_t *addrs;                /* the last unwound stack */
+	struct ksyms *kernel;           /* /proc/kallsyms, read at the first kernel
+	                                 * stack placed (recorder_kernel_stack) */
+	bool kernel_tried;
 	uint64_t pause_hist[PAUSE_BUCKETS];
 	uint64_t pause_count;
 	struct recorder_stats stats;
@@ -140,6 +144,7 @@ void recorder_free(struct recorder *r)
 	free(r->free_slots);
 	tidmap_free(&r->followed_tids);
 	free(r->addrs);
+	ksyms_free(r->kernel);
 	free(r);
 }
 
@@ -643,10 +648,20 @@ static unsigned kernel_frames(const struct unwind_snapshot *snap, uint64_t *addr
 	for (size_t i = 0; i < snap->kernel_n && n < max; i++) {
 		uint64_t ip;
 		memcpy(&ip, snap->kernel_chain + 8 * i, sizeof ip);
-		if (addr_kernel(ip, n == 0, &addrs[n]))
+		if (addr_kernel(ip, n == 0 && !snap->kernel_returns, &addrs[n]))
 			n++;
 	}
 	return n;
+}
+
+size_t recorder_kernel_stack(struct recorder *r, const char *text, size_t len, uint64_t *out,
+			     size_t max)
+{
+	if (!r->kernel_tried) {
+		r->kernel_tried = true;
+		r->kernel = ksyms_load();
+	}
+	return ksyms_stack(r->kernel, text, len, out, max);
 }
 
 void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uint32_t key,

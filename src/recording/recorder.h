@@ -205,6 +205,11 @@ void recorder_reserve_keys(struct recorder *r, size_t more);
  * SNAP. 0, or -1 (the process refuses its memory: said once). */
 int recorder_capture(struct recorder *r, struct recorder_process *p, pid_t tid,
 		     const struct user_regs_struct *regs, struct unwind_snapshot *snap);
+/* The kernel frames of TEXT (LEN bytes of /proc/TID/stack), placed with
+ * /proc/kallsyms (read at the first call): at most MAX into OUT (address.h's
+ * kernel return addresses), their count; 0 where they cannot be placed. */
+size_t recorder_kernel_stack(struct recorder *r, const char *text, size_t len, uint64_t *out,
+			     size_t max);
 /* Unwind SNAP of P and count it for KEY, standing for COUNT periods. The
  * addresses, their depth and the stack's flags are left in *ADDRS, *DEPTH
  * and *FLAGS (valid until the next call) for a backend that reuses them. */

@@ -59,11 +59,15 @@ struct unwind_snapshot {
 	 * them), for unwind_fp_continue; 0: none */
 	const uint8_t *fp_chain;
 	size_t fp_chain_n;
-	/* --backend=perf: the kernel's part of that chain, innermost first
-	 * (KERNEL_N u64s, not aligned, no marks), which the recorder puts
-	 * above the user frames (address.h's kernel frames); 0: none */
+	/* The kernel's frames, innermost first (KERNEL_N u64s, not aligned, no
+	 * marks), which the recorder puts above the user frames (address.h's
+	 * kernel frames): --backend=perf's part of that chain, or (--idle) a
+	 * blocked thread's from /proc/TID/stack; 0: none */
 	const uint8_t *kernel_chain;
 	size_t kernel_n;
+	bool kernel_returns;     /* every one a return address (a blocked thread's,
+	                          * from /proc/TID/stack); else the first is
+	                          * where the CPU was */
 	/* A Go thread stopped on its system stack (g0) while the goroutine it
 	 * runs waits there for it (runtime.systemstack, runtime.morestack):
 	 * that goroutine's saved sp, pc and bp, the end of its stack, and a

@@ -23,6 +23,7 @@ static void *ptrace_create(struct target *t, struct recorder *rec, const struct 
 		.stack_window = c->window_grows ? unwind_window_limit(c->stack_window)
 						: c->stack_window,
 		.verbose = c->verbose, .tids = c->tids, .ntids = c->ntids, .launched = c->launched,
+		.kernel = c->kernel,
 	};
 	struct sampler *s = sampler_new(t, rec, &sc);
 	if (!s) {

@@ -213,6 +213,7 @@ static bool sample_in_place(struct sampler *s, struct thread_state *t)
 		return false;
 	if (st == BLOCKED_IN_KERNEL) {
 		s->stats.in_place++;
+		threads_read_kernel_stack(s, id, &s->blocked_snap);
 		count_captured(s, t, &s->blocked_snap, t->weight);
 	} else if (t->has_last) {
 		count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);

@@ -37,6 +37,8 @@ struct sampler_config {
 	bool launched;                  /* the program was started for us: the CPU
 	                                 * its threads used before their first read
 	                                 * counts */
+	bool kernel;                    /* --idle: a blocked thread's kernel frames
+	                                 * (/proc/TID/stack, root) above its user ones */
 	unsigned max_threads_per_tick;  /* on-CPU mode, interrupts a tick (beyond them
 	                                 * a random subset, weighted); 0: one per
 	                                 * online CPU */

@@ -104,6 +104,10 @@ struct thread_state {
  * after it (more wait for the next tick). */
 #define GONE_PER_TICK 16
 
+/* --idle: the most kernel frames read of a blocked thread (the kernel
+ * prints at most 64) */
+#define SAMPLER_KERNEL_MAX 64
+
 struct sampler {
 	struct target *target;
 	struct recorder *rec;           /* processes, thread keys, unwinding and counting */
@@ -141,6 +145,8 @@ struct sampler {
 	size_t nsnaps;
 	struct unwind_snapshot late_snap;  /* the late stop being sampled */
 	struct unwind_snapshot blocked_snap; /* --idle: a blocked thread read in place */
+	uint64_t blocked_kernel[SAMPLER_KERNEL_MAX]; /* its kernel frames (cfg.kernel) */
+	bool kernel_refused;           /* /proc/TID/stack refused (not root): not read again */
 	struct thread_state *late_thread;  /* its thread, between capture and done */
 	uint64_t late_seen_ns;
 
@@ -188,6 +194,10 @@ void threads_schedule_read(struct sampler *s, struct thread_state *t, uint64_t n
  * is), and any other gets a descriptor for this read only, closed by
  * threads_drop_transient. false if it cannot be opened (errno). */
 bool threads_open_file(struct sampler *s, struct thread_state *t, const char *name, int *fd);
+/* --idle, root: where ID waits in the kernel (/proc/TID/stack), the kernel
+ * frames of SNAP (none if the kernel refuses, or they cannot be placed). */
+void threads_read_kernel_stack(struct sampler *s, const struct recorder_followed *id,
+			       struct unwind_snapshot *snap);
 /* Open NAME of T for one read (the caller closes it): -1 if it cannot. */
 int threads_open_once(struct sampler *s, struct thread_state *t, const char *name);
 /* T, 'R' on the CPU the round runs on: did this tick's switch to csampler

@@ -602,3 +602,22 @@ size_t threads_count_unstoppable(struct sampler *s, size_t base, size_t n)
 	}
 	return n;
 }
+
+/* threads_read_kernel_stack: see sampler_internal.h. */
+void threads_read_kernel_stack(struct sampler *s, const struct recorder_followed *id,
+			       struct unwind_snapshot *snap)
+{
+	char text[4096];
+	snap->kernel_n = 0;
+	snap->kernel_returns = true;
+	snap->kernel_chain = (const uint8_t *)s->blocked_kernel;
+	if (!s->cfg.kernel || s->kernel_refused)
+		return;
+	errno = 0;
+	if (procfs_read_file(id->pid, id->tid, "stack", text, sizeof text) <= 0) {
+		s->kernel_refused = errno == EACCES || errno == EPERM;
+		return;
+	}
+	snap->kernel_n = recorder_kernel_stack(s->rec, text, strlen(text), s->blocked_kernel,
+					       SAMPLER_KERNEL_MAX);
+}
