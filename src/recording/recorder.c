@@ -654,6 +654,13 @@ static unsigned kernel_frames(const struct unwind_snapshot *snap, uint64_t *addr
 	return n;
 }
 
+void recorder_count_kernel(struct recorder *r, uint32_t key, uint32_t flags,
+			   const struct unwind_snapshot *snap, unsigned count)
+{
+	unsigned depth = kernel_frames(snap, r->addrs, r->cfg.max_depth);
+	recorder_count(r, key, flags, r->addrs, depth, count);
+}
+
 size_t recorder_kernel_stack(struct recorder *r, const char *text, size_t len, uint64_t *out,
 			     size_t max)
 {

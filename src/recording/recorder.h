@@ -205,6 +205,11 @@ void recorder_reserve_keys(struct recorder *r, size_t more);
  * SNAP. 0, or -1 (the process refuses its memory: said once). */
 int recorder_capture(struct recorder *r, struct recorder_process *p, pid_t tid,
 		     const struct user_regs_struct *regs, struct unwind_snapshot *snap);
+/* Count SNAP's kernel frames alone (no user context: a sample the kernel
+ * took in an exec between two programs, an exit, a thread's start) for
+ * KEY, with FLAGS. */
+void recorder_count_kernel(struct recorder *r, uint32_t key, uint32_t flags,
+			   const struct unwind_snapshot *snap, unsigned count);
 /* The kernel frames of TEXT (LEN bytes of /proc/TID/stack), placed with
  * /proc/kallsyms (read at the first call): at most MAX into OUT (address.h's
  * kernel return addresses), their count; 0 where they cannot be placed. */

@@ -332,16 +332,17 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 	 * clocks from now on (after this sample) */
 	if (!row->own && !row->own_refused && !ps->closing && ++row->samples >= STACKMAP_SCALE_MIN)
 		ps_own_open(ps, row);
+	struct unwind_snapshot *s = &ps->snap;
+	split_chain(v, s);
 	if (!v->user) {
 		/* on a CPU without a user context (an exec between the old
-		 * program and the new, a thread between its birth and its first
-		 * instruction): its CPU, under a frame that says so */
-		uint64_t none = 0;
+		 * program and the new, an exit once its memory is gone, a thread
+		 * between its birth and its first instruction): its CPU, its
+		 * kernel frames under a frame that says so */
 		ps->stats.no_user_regs++;
-		recorder_count(ps->rec, key, STACK_NO_USER_CONTEXT, &none, 0, 1);
+		recorder_count_kernel(ps->rec, key, STACK_NO_USER_CONTEXT, s, 1);
 		return;
 	}
-	struct unwind_snapshot *s = &ps->snap;
 	s->tid = v->tid;
 	regs_from_perf(v->regs, &s->regs);
 	s->stack_start = s->regs.rsp;
@@ -355,7 +356,6 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 	s->window_cut = v->stack_valid == v->stack_size;
 	s->kernel_copy = true;
 	s->sp_pc_only = false;
-	split_chain(v, s);
 	s->go_switch = s->go_fp = s->go_g0_alone = false;   /* (the kernel's copy: the
 	                                                     * stack in use only) */
 	const uint64_t *addrs;

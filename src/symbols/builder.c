@@ -181,7 +181,7 @@ static int add_stack(struct build *b, uint32_t key, uint32_t stack_flags, const 
 		b->locs[n++] = named_location(b, &b->blocked_loc, "[blocked]");
 	else if (stack_flags & STACK_NO_USER_CONTEXT)
 		b->locs[n++] = named_location(b, &b->no_user_loc,
-					      "[kernel: no user context (exec, thread start)]");
+					      "[kernel: no user context (exec, exit, thread start)]");
 	else if (stack_flags & STACK_NOT_STOPPED)
 		b->locs[n++] = named_location(b, &b->not_stopped_loc,
 					      "[not stopped: it has child processes]");

@@ -33,13 +33,17 @@ assert_samples "launch --children: samples of 2 x 2 s at 499 Hz" "$(folded_count
 	499 "$cpu" 88 102
 
 # samples without user registers (an exec between two programs) are
-# counted under a frame that says so, never as a bare [truncated] stack
+# counted under a frame that says so, never as a bare [truncated] stack,
+# with the kernel's frames above it (the exec's: in the kernel, and named)
 run_csampler --backend=perf --children -F 999 -v -o "$T/exec.folded" -- \
 	sh -c 'i=0; while [ $i -lt 1500 ]; do /bin/true; i=$((i + 1)); done'
 assert_eq "exec loop: exit status" "$CS_STATUS" 0
 noregs=$(sed -nE 's/.*, ([0-9]+) without user registers,.*/\1/p' "$T/cs.err")
 [ -n "$noregs" ] || fail "no 'without user registers' count in: $(cat "$T/cs.err")"
-named=$(folded_count "$T/exec.folded" '^\[kernel: no user context \(exec, thread start\)\]$')
+named=$(folded_count "$T/exec.folded" '^\[kernel: no user context \(exec, exit, thread start\)\](;|$)')
+withk=$(folded_count "$T/exec.folded" '^\[kernel: no user context \(exec, exit, thread start\)\];')
+[ "$withk" -gt 0 ] || fail "exec loop: no kernel frame above a sample without user registers: $(grep -m3 'no user context' "$T/exec.folded")"
+note "exec loop: $withk of $named samples without user registers with kernel frames: $(grep 'no user context' "$T/exec.folded" | sort -t' ' -k2 -rn | head -1)"
 # (the processes of the loop live a millisecond: their samples are scaled
 # together to the CPU they used, as every output's are; so is this count,
 # by the ratio of the samples written to the periods taken, within
