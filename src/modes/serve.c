@@ -666,6 +666,7 @@ static int server_setup(struct server *srv)
 	struct recorder_config rc;
 	options_session_config(srv->opt, &sc);
 	session_recorder_config(&sc, &rc);
+	rc.kernel_in_place = sc.kernel;   /* (any request may ask idle=1) */
 	struct symbolize_options so = { .no_inline = srv->opt->no_inline,
 					.addresses_only = srv->opt->addresses };
 	srv->recorder = recorder_new(NULL, &rc);

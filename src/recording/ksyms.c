@@ -132,7 +132,8 @@ static int by_address(const void *a, const void *b)
 /* sorted, one symbol an address, each module's region, each name's first */
 static int index_symbols(struct ksyms *k)
 {
-	qsort(k->syms, k->n, sizeof *k->syms, by_address);
+	if (k->n)
+		qsort(k->syms, k->n, sizeof *k->syms, by_address);
 	size_t w = 0;
 	for (size_t i = 0; i < k->n; i++)
 		if (w == 0 || k->syms[w - 1].addr != k->syms[i].addr)

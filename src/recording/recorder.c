@@ -60,8 +60,9 @@ struct recorder {
 	struct tidmap followed_tids;     /* tid -> slot */
 
 	uint64_t *addrs;                /* the last unwound stack */
-	struct ksyms *kernel;           /* /proc/kallsyms, read at the first kernel
-	                                 * stack placed (recorder_kernel_stack) */
+	struct ksyms *kernel;           /* /proc/kallsyms: read at recorder_new
+	                                 * (cfg.kernel_in_place), else at the first
+	                                 * kernel stack placed */
 	bool kernel_tried;
 	uint64_t pause_hist[PAUSE_BUCKETS];
 	uint64_t pause_count;
@@ -123,6 +124,12 @@ struct recorder *recorder_new(struct stackmap *m, const struct recorder_config *
 	if (!r->addrs || !r->files) {
 		recorder_free(r);
 		return NULL;
+	}
+	if (cfg->kernel_in_place) {
+		char line[128];
+		r->kernel_tried = true;
+		if (procfs_read("/proc/thread-self/stack", line, sizeof line) > 0)
+			r->kernel = ksyms_load();
 	}
 	return r;
 }

@@ -61,6 +61,11 @@ struct recorder_config {
 	size_t stack_window;            /* a process's stack copies start at this
 	                                 * (unwind_set_window); 0: no window */
 	bool python;                    /* read CPython frames (unwind_new) */
+	bool kernel_in_place;           /* blocked threads' kernel frames may be
+	                                 * placed (--idle, a server's idle=1): the
+	                                 * kernel's symbols are read at recorder_new,
+	                                 * where /proc/TID/stack is readable, not at
+	                                 * a tick (0.1 s) */
 	int verbose;
 	void (*tell)(const struct recorder_notice *n); /* NULL: nothing said */
 };
@@ -211,7 +216,8 @@ int recorder_capture(struct recorder *r, struct recorder_process *p, pid_t tid,
 void recorder_count_kernel(struct recorder *r, uint32_t key, uint32_t flags,
 			   const struct unwind_snapshot *snap, unsigned count);
 /* The kernel frames of TEXT (LEN bytes of /proc/TID/stack), placed with
- * /proc/kallsyms (read at the first call): at most MAX into OUT (address.h's
+ * /proc/kallsyms (read at recorder_new with kernel_in_place, else at the
+ * first call): at most MAX into OUT (address.h's
  * kernel return addresses), their count; 0 where they cannot be placed. */
 size_t recorder_kernel_stack(struct recorder *r, const char *text, size_t len, uint64_t *out,
 			     size_t max);

@@ -109,6 +109,7 @@ void session_recorder_config(const struct session_config *c, struct recorder_con
 {
 	*out = (struct recorder_config){
 		.max_depth = c->max_depth, .python = c->python,
+		.kernel_in_place = c->kernel && c->idle,
 		/* (a window that grows starts at stack_window; a fixed one is
 		 * the backend's capacity) */
 		.stack_window = c->window_grows ? c->stack_window : 0,
