@@ -60,10 +60,8 @@ struct recorder {
 	struct tidmap followed_tids;     /* tid -> slot */
 
 	uint64_t *addrs;                /* the last unwound stack */
-	struct ksyms *kernel;           /* /proc/kallsyms: read at recorder_new
-	                                 * (cfg.kernel_in_place), else at the first
-	                                 * kernel stack placed */
-	bool kernel_tried;
+	struct ksyms *kernel;           /* /proc/kallsyms, read at recorder_new
+	                                 * (cfg.kernel_in_place); NULL: none placed */
 	uint64_t pause_hist[PAUSE_BUCKETS];
 	uint64_t pause_count;
 	struct recorder_stats stats;
@@ -125,12 +123,9 @@ struct recorder *recorder_new(struct stackmap *m, const struct recorder_config *
 		recorder_free(r);
 		return NULL;
 	}
-	if (cfg->kernel_in_place) {
-		char line[128];
-		r->kernel_tried = true;
-		if (procfs_read("/proc/thread-self/stack", line, sizeof line) > 0)
-			r->kernel = ksyms_load();
-	}
+	char line[128];
+	if (cfg->kernel_in_place && procfs_read("/proc/thread-self/stack", line, sizeof line) > 0)
+		r->kernel = ksyms_load();
 	return r;
 }
 
@@ -668,13 +663,14 @@ void recorder_count_kernel(struct recorder *r, uint32_t key, uint32_t flags,
 	recorder_count(r, key, flags, r->addrs, depth, count);
 }
 
+bool recorder_places_kernel(const struct recorder *r)
+{
+	return r->kernel && !ksyms_hidden(r->kernel);
+}
+
 size_t recorder_kernel_stack(struct recorder *r, const char *text, size_t len, uint64_t *out,
 			     size_t max)
 {
-	if (!r->kernel_tried) {
-		r->kernel_tried = true;
-		r->kernel = ksyms_load();
-	}
 	return ksyms_stack(r->kernel, text, len, out, max);
 }
 

@@ -215,9 +215,12 @@ int recorder_capture(struct recorder *r, struct recorder_process *p, pid_t tid,
  * KEY, with FLAGS. */
 void recorder_count_kernel(struct recorder *r, uint32_t key, uint32_t flags,
 			   const struct unwind_snapshot *snap, unsigned count);
+/* Whether recorder_kernel_stack can place frames: kernel_in_place, root
+ * (/proc/TID/stack readable) and the kernel's addresses shown. */
+bool recorder_places_kernel(const struct recorder *r);
 /* The kernel frames of TEXT (LEN bytes of /proc/TID/stack), placed with
- * /proc/kallsyms (read at recorder_new with kernel_in_place, else at the
- * first call): at most MAX into OUT (address.h's
+ * /proc/kallsyms (read at recorder_new, never at a tick): at most MAX into
+ * OUT (address.h's
  * kernel return addresses), their count; 0 where they cannot be placed. */
 size_t recorder_kernel_stack(struct recorder *r, const char *text, size_t len, uint64_t *out,
 			     size_t max);

@@ -611,8 +611,8 @@ void threads_read_kernel_stack(struct sampler *s, const struct recorder_followed
 	snap->kernel_n = 0;
 	snap->kernel_returns = true;
 	snap->kernel_chain = (const uint8_t *)s->blocked_kernel;
-	if (!s->cfg.kernel || s->kernel_refused)
-		return;
+	if (!s->cfg.kernel || s->kernel_refused || !recorder_places_kernel(s->rec))
+		return;   /* (no file read that nothing could place) */
 	errno = 0;
 	if (procfs_read_file(id->pid, id->tid, "stack", text, sizeof text) <= 0) {
 		s->kernel_refused = errno == EACCES || errno == EPERM;
