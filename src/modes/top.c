@@ -205,6 +205,7 @@ static int symbols_follow(struct top *tp)
 	for (size_t i = symcache_nprocesses(tp->symbols); i < recorder_nprocesses(tp->s.recorder); i++)
 		if (symcache_add_process(tp->symbols, recorder_process_maps(tp->s.recorder, i)) < 0)
 			return -1;
+	symcache_share_kernel(tp->symbols, recorder_kernel_symbols(tp->s.recorder));
 	return 0;
 }
 

@@ -129,6 +129,11 @@ struct recorder *recorder_new(struct stackmap *m, const struct recorder_config *
 	return r;
 }
 
+const struct ksyms *recorder_kernel_symbols(const struct recorder *r)
+{
+	return r->kernel;
+}
+
 void recorder_free(struct recorder *r)
 {
 	if (!r)

@@ -26,6 +26,8 @@
 #include "stackmap.h"
 #include "unwind.h"
 
+struct ksyms;
+
 /* What the recorder has to tell its user, as it happens (once a run each,
  * but a CPython interpreter's layout, once a process with -v); report.h
  * words it (report_notice). */
@@ -250,6 +252,9 @@ const struct recorder_thread *recorder_thread(const struct recorder *r, uint32_t
 /* Every process seen, with its mappings (for symbolization). */
 size_t recorder_nprocesses(const struct recorder *r);
 struct procmaps *recorder_process_maps(const struct recorder *r, size_t i);
+/* The kernel's symbols read at recorder_new (cfg.kernel_in_place, where
+ * /proc/TID/stack is readable), or NULL; they live until recorder_free. */
+const struct ksyms *recorder_kernel_symbols(const struct recorder *r);
 void recorder_get_stats(const struct recorder *r, struct recorder_stats *out);
 
 #endif

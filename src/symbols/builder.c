@@ -339,6 +339,7 @@ struct profile *builder_build(const struct build_input *in)
 	for (size_t i = symcache_nprocesses(b.symbols); i < recorder_nprocesses(in->recorder); i++)
 		if (symcache_add_process(b.symbols, recorder_process_maps(in->recorder, i)) < 0)
 			goto fail;
+	symcache_share_kernel(b.symbols, recorder_kernel_symbols(in->recorder));
 	bool more_unnamed = symcache_more_unnamed(b.symbols);
 	add_main_mapping(&b);
 	if (in->map) {

@@ -65,6 +65,7 @@ struct symcache {
 	uint64_t unnamed_more;          /* told of beyond SYMCACHE_UNNAMED_SAID */
 	struct ksyms *kernel;           /* /proc/kallsyms, read at the first kernel
 	                                 * frame (NULL: not readable) */
+	const struct ksyms *kernel_shared;  /* a recorder's (symcache_share_kernel) */
 	bool kernel_tried;
 };
 
@@ -92,6 +93,12 @@ void symcache_free(struct symcache *c)
 	intern_free(&c->strings);
 	ksyms_free(c->kernel);
 	free(c);
+}
+
+void symcache_share_kernel(struct symcache *c, const struct ksyms *k)
+{
+	if (k)
+		c->kernel_shared = k;
 }
 
 int symcache_add_process(struct symcache *c, const struct procmaps *pm)
@@ -178,6 +185,8 @@ static const char *keep(struct symcache *c, const char *str, bool *ok);
 /* The kernel's symbols, read once (every process shares them). */
 static const struct ksyms *kernel_symbols(struct symcache *c)
 {
+	if (c->kernel_shared)
+		return c->kernel_shared;
 	if (!c->kernel_tried) {
 		c->kernel_tried = true;
 		c->kernel = ksyms_load();

@@ -6,7 +6,9 @@
 # reader ends in the kernel's read (vfs_read_[k] with --annotate), no stack
 # of a spinning thread has a kernel frame (it is stopped on its way back to
 # user space), and --no-kernel gives user frames only. The previous binary
-# has no kernel frame at all.
+# has no kernel frame at all. /proc/kallsyms is read once a run (strace):
+# the outputs name the kernel frames with the recorder's symbols (it was
+# read twice, by the recorder and again by the symbol cache).
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 
@@ -31,5 +33,14 @@ run_csampler --idle -F 99 -d 1 --threads --annotate --no-kernel -o "$T/nok.folde
 assert_eq "--no-kernel: exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
 assert_eq "--no-kernel: kernel frames" "$(folded_count "$T/nok.folded" '_\[k\]')" 0
 assert_folded_has "$T/nok.folded" '^th-reader-[0-9]+;.*;reader_leaf;'
+assert_untraced_running "$PID"
+
+command -v strace >/dev/null 2>&1 || skip "needs strace (Debian's strace) to count the reads of /proc/kallsyms"
+CSAMPLER_WRAPPER="strace -f -qq -e trace=openat -o $T/strace.txt" \
+	run_csampler --idle -F 99 -d 1 --threads --annotate -o "$T/once.folded" -p "$PID"
+assert_eq "under strace: exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+assert_folded_has "$T/once.folded" ';vfs_read_\[k\]'
+assert_eq "opens of /proc/kallsyms in one run: $(grep kallsyms "$T/strace.txt")" \
+	"$(grep -c '"/proc/kallsyms"' "$T/strace.txt")" 1
 assert_untraced_running "$PID"
 exit 0
