@@ -38,7 +38,12 @@ struct thread_slot {
 	pid_t tid;
 	uint64_t tstate;                /* 0: none found when the interpreter's */
 	uint64_t made;                  /* thread states made were this */
+	unsigned backoff, skips;        /* none found: stops to pass before the next look */
 };
+
+/* The most stops a thread with no thread state found passes before it is
+ * looked for again, the interpreter having made none since. */
+#define LOOK_BACKOFF_MAX 64u
 
 /* A copy of the target's memory a read may be served from. */
 struct region {
@@ -220,8 +225,14 @@ void pystack_eval_range(const struct pystack *ps, uint64_t *start, uint64_t *end
 
 /* TID's thread state: kept from the last look, else looked for. A thread
  * with none (not a Python thread, or not yet: the interpreter starting)
- * is looked for again only once the interpreter made a thread state
- * since (one read: pyframes_threads_made), not at each of its samples. */
+ * is looked for again at once when the interpreter made a thread state
+ * since (one read: pyframes_threads_made), else after 1, 2, 4 ... up to
+ * LOOK_BACKOFF_MAX of its stops: a new thread's state is made by the thread
+ * that starts it, and names its thread only once that runs (CPython's
+ * t_bootstrap), so a thread stopped in between has none yet, and with no
+ * state made after (every thread started at once) it kept none for good:
+ * one of six threads started together lost its Python frames for the
+ * whole run. */
 static uint64_t thread_state(struct pystack *ps, pid_t tid, bool again)
 {
 	struct thread_slot *t = &ps->threads[(unsigned)tid % THREAD_SLOTS];
@@ -231,10 +242,18 @@ static uint64_t thread_state(struct pystack *ps, pid_t tid, bool again)
 	uint64_t made = 0;
 	if (pyframes_threads_made(ps->l, read_at, ps, ps->syms.runtime, &made) < 0)
 		return 0;
-	if (t->tid == tid && !again && t->made == made)
+	bool same = t->tid == tid && !again;
+	if (same && t->made == made && t->skips) {
+		t->skips--;
 		return 0;
+	}
+	unsigned backoff = same && t->made == made ? t->backoff : 0;
 	*t = (struct thread_slot){ .tid = tid, .made = made,
 		.tstate = pyframes_find_tstate(ps->l, read_at, ps, ps->syms.runtime, tid) };
+	if (!t->tstate) {
+		t->backoff = backoff ? (backoff < LOOK_BACKOFF_MAX ? 2 * backoff : backoff) : 1;
+		t->skips = t->backoff;
+	}
 	return t->tstate;
 }
 
