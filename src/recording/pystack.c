@@ -242,12 +242,12 @@ static uint64_t thread_state(struct pystack *ps, pid_t tid, bool again)
 	uint64_t made = 0;
 	if (pyframes_threads_made(ps->l, read_at, ps, ps->syms.runtime, &made) < 0)
 		return 0;
-	bool same = t->tid == tid && !again;
-	if (same && t->made == made && t->skips) {
+	bool missed_since = t->tid == tid && !again && t->made == made;  /* (no state made) */
+	if (missed_since && t->skips) {
 		t->skips--;
 		return 0;
 	}
-	unsigned backoff = same && t->made == made ? t->backoff : 0;
+	unsigned backoff = missed_since ? t->backoff : 0;
 	*t = (struct thread_slot){ .tid = tid, .made = made,
 		.tstate = pyframes_find_tstate(ps->l, read_at, ps, ps->syms.runtime, tid) };
 	if (!t->tstate) {
