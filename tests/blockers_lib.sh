@@ -4,8 +4,14 @@
 # check_clean WHAT: the fixture's latest count is 0 EINTR, 0 odd; the target
 # is untraced and not stopped.
 check_clean() {
-	local line
+	local line i
 	sleep 0.05                  # one more report line after csampler is gone
+	# (the first comes 20 ms after "ready": at CI's load 10 none had come
+	# 50 ms after it, and "before profiling" read an empty line)
+	for i in $(seq 1 200); do
+		grep -q '^eintr' "$T/blockers.out" && break
+		sleep 0.05
+	done
 	line=$(grep '^eintr' "$T/blockers.out" | tail -n 1)
 	case "$line" in
 	"eintr 0 odd 0 "*) ;;
