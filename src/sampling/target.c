@@ -133,8 +133,12 @@ void tg_row_set_state(struct target *t, size_t i, enum row_state st)
 {
 	if (t->rows[i].state == RS_COLLECT)
 		t->ncollect--;
+	if (t->rows[i].state == RS_HELD)
+		t->nheld--;
 	if (st == RS_COLLECT)
 		t->ncollect++;
+	if (st == RS_HELD)
+		t->nheld++;
 	t->rows[i].state = st;
 }
 
@@ -187,6 +191,8 @@ void tg_row_remove(struct target *t, size_t i, bool announce)
 	pid_t pid = t->pub[i].pid, tid = t->pub[i].tid;
 	if (t->rows[i].state == RS_COLLECT)
 		t->ncollect--;
+	if (t->rows[i].state == RS_HELD)
+		t->nheld--;
 	if (!t->rows[i].clone_seen)
 		tg_ghost_add(t, tid);
 	/* The last row takes its place: callers that remove while they walk
@@ -300,7 +306,11 @@ static void interrupt_threads(struct target *t, const pid_t *tids, size_t n)
 			}
 		} else if (t->rows[i].intr_out) {
 			/* Still owes us a stop from before (a new thread, or one
-			 * in uninterruptible sleep): do not wait on it again. */
+			 * in uninterruptible sleep): do not wait on it again,
+			 * but in a hold of all (tg_hold_threads' OWED), whose
+			 * interrupt that stop answers. */
+			if (t->hold_owed)
+				tg_row_set_state(t, (size_t)i, RS_COLLECT);
 			continue;
 		}
 		if (tg_ptrace(PTRACE_INTERRUPT, tids[k], 0, 0) < 0) {
@@ -357,6 +367,10 @@ static size_t collect_stops(struct target *t, const struct target_round *r)
 {
 	const pid_t *tids = r->tids;
 	size_t n = r->n, sampled = 0;
+	/* --children: ends of processes left unreaped are reaped now, before
+	 * this round's stops (target_reap.c) */
+	if (tg_reap_due(t))
+		tg_drain_all(t);
 	interrupt_threads(t, tids, n);
 	if (r->sent)
 		r->sent(r->ctx);
@@ -386,7 +400,8 @@ static size_t collect_stops(struct target *t, const struct target_round *r)
 	return sampled;
 }
 
-size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *stopped)
+size_t tg_hold_threads(struct target *t, const pid_t *tids, size_t n, bool *stopped,
+		       long long timeout_ns, bool owed)
 {
 	size_t count = 0;
 	for (size_t k = 0; k < n; k++)
@@ -394,14 +409,21 @@ size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *
 	if (t->detached)
 		return 0;
 	struct target_round hold = { .tids = tids, .n = n, .nspin = n, .spin_ns = SPIN_NS,
-				     .timeout_ns = TARGET_STOP_TIMEOUT_NS };
+				     .timeout_ns = timeout_ns };
+	t->hold_owed = owed;
 	collect_stops(t, &hold);
+	t->hold_owed = false;
 	for (size_t k = 0; k < n; k++) {
 		ssize_t i = tg_row_find(t, tids[k]);
 		stopped[k] = i >= 0 && t->rows[i].state == RS_HELD;
 		count += stopped[k];
 	}
 	return count;
+}
+
+size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *stopped)
+{
+	return tg_hold_threads(t, tids, n, stopped, TARGET_STOP_TIMEOUT_NS, false);
 }
 
 size_t target_sample_threads(struct target *t, const struct target_round *r)
@@ -467,7 +489,7 @@ void target_thread_gone(struct target *t, pid_t tid)
 		return;
 	}
 	int status;
-	pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
+	pid_t r = tg_wait_tracee(t, tid, &status);
 	if (r == tid) {
 		tg_handle_report(t, tid, status);
 	} else if (r < 0 && errno == ECHILD) {
@@ -513,7 +535,7 @@ static void settle_owed_stops(struct target *t)
 			if (!t->rows[i].intr_out && !t->rows[i].sample_out)
 				continue;
 			int status;
-			pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
+			pid_t r = tg_wait_tracee(t, tid, &status);
 			if (r == tid) {
 				tg_handle_report(t, tid, status);
 				settled++;
@@ -545,6 +567,7 @@ void target_detach(struct target *t)
 	if (!t || t->detached)
 		return;
 	settle_owed_stops(t);
+	tg_reap_at_detach(t);
 	/* A launched program not started yet: let it exit without running. */
 	if (t->go_fd >= 0) {
 		close(t->go_fd);
@@ -557,6 +580,10 @@ void target_detach(struct target *t)
 		warn("stopped %llu runnable thread%s after another took a signal queued only because "
 		     "the process is traced (a call it woke runs again)", t->stray_caught,
 		     t->stray_caught == 1 ? "" : "s");
+	if (t->cfg.verbose && t->held_reaps)
+		warn("reaped %llu child process%s with the threads of %s parent stopped (so that its "
+		     "SIGCHLD, queued only because the parent is traced, woke none of them)",
+		     t->held_reaps, t->held_reaps == 1 ? "" : "es", t->held_reaps == 1 ? "its" : "their");
 	if (t->cfg.verbose && t->loosened)
 		warn("let %llu thread%s go while it%s had child processes (a child's SIGCHLD is "
 		     "then dropped, as for a process nobody traces, and wakes no other thread)",
@@ -564,7 +591,7 @@ void target_detach(struct target *t)
 	/* Nothing to ask of the kernel: the tracees are let go when the
 	 * tracer thread exits, each as it is (tracer.h). */
 	t->nrows = 0;
-	t->ncollect = 0;
+	t->ncollect = t->nheld = 0;
 	t->nexpect = 0;
 	tidmap_clear(&t->index);
 	t->detached = true;

@@ -283,11 +283,13 @@ static bool traced_by_us(pid_t pid, pid_t tid)
  * nothing new. Returns 0, or a target_error (message printed). */
 /* Seize every thread of PID. A CHILD (--children, found at attach) that is
  * gone is no error to report; one csampler may not trace is said in one
- * line by the caller. */
-static int seize_all_threads(struct target *t, pid_t pid, bool child)
+ * line by the caller. With DEFERRED (--children), a thread that has
+ * children, in a process of several, is left (*DEFERRED set): seized after
+ * its children (target_attach). */
+static int seize_all_threads(struct target *t, pid_t pid, bool child, bool *deferred)
 {
 	struct tg_forkers forkers;
-	tg_forkers_init(t, &forkers, pid);
+	tg_forkers_init(t, &forkers, pid, deferred != NULL);
 	for (int pass = 0; pass < ATTACH_MAX_PASSES; pass++) {
 		struct procfs_dir d;
 		if (!procfs_dir_open(&d, pid)) {
@@ -337,6 +339,8 @@ static int seize_all_threads(struct target *t, pid_t pid, bool child)
 			forkers.traced_one = true;
 		}
 		procfs_dir_close(&d);
+		if (deferred)
+			*deferred |= forkers.deferred;
 		found_new |= tg_forkers_end_pass(&forkers);
 		if (!found_new && child)
 			return 0;
@@ -408,7 +412,7 @@ static size_t attach_existing_children(struct target *t)
 			pid_t ppid = procfs_parent(cpid);
 			if (ppid <= 0 || tg_row_find(t, ppid) < 0)
 				continue;
-			int st = seize_all_threads(t, cpid, true);
+			int st = seize_all_threads(t, cpid, true, NULL);
 			if (st == TARGET_ERR_PERMISSION)
 				warn_errno("cannot follow child process %d, which existed before "
 					   "csampler attached", (int)cpid);
@@ -461,12 +465,25 @@ int target_attach(struct target **out, pid_t pid, const struct target_config *cf
 		*out = t;
 		return 0;
 	}
-	status = seize_all_threads(t, tgid, false);
+	/* --children: a thread that has children, in a process of several, is
+	 * seized after them. Traced, it is sent the SIGCHLD of an untraced
+	 * child's end at that end (the kernel drops it for an untraced one),
+	 * which could wake another thread into EINTR; its children seized
+	 * first, their ends come for us, to be reaped when it wakes nobody
+	 * (target_reap.c). What is left: a child made between the last look
+	 * for children and the seizing of its parent, that ends before the
+	 * look after it. */
+	bool deferred = false;
+	status = seize_all_threads(t, tgid, false, cfg->children ? &deferred : NULL);
+	size_t nchildren = !status && cfg->children ? attach_existing_children(t) : 0;
+	if (!status && deferred) {
+		status = seize_all_threads(t, tgid, false, NULL);
+		nchildren += status ? 0 : attach_existing_children(t);
+	}
 	if (status) {
 		target_free(t);
 		return status;
 	}
-	size_t nchildren = cfg->children ? attach_existing_children(t) : 0;
 	if (cfg->verbose) {
 		char kids[64] = "";
 		if (cfg->children)
@@ -475,9 +492,11 @@ int target_attach(struct target **out, pid_t pid, const struct target_config *cf
 		warn("attached to process %d (%zu thread%s%s) in %.1f ms", (int)tgid, t->nrows,
 		     t->nrows == 1 ? "" : "s", kids, (double)((long long)clock_monotonic_ns() - start) / 1e6);
 	}
-	/* each process's threads were added together, its first thread first */
+	/* each child process's threads were added together, its first thread
+	 * first (the process's own: some perhaps after its children) */
+	tg_emit(t, TARGET_EV_PROCESS_NEW, tgid, tgid);
 	for (size_t i = 0; i < t->nrows; i++)
-		if (i == 0 || t->pub[i].pid != t->pub[i - 1].pid)
+		if (t->pub[i].pid != tgid && (i == 0 || t->pub[i].pid != t->pub[i - 1].pid))
 			tg_emit(t, TARGET_EV_PROCESS_NEW, t->pub[i].pid, t->pub[i].pid);
 	for (size_t i = 0; i < t->nrows; i++)
 		tg_emit(t, TARGET_EV_THREAD_NEW, t->pub[i].pid, t->pub[i].tid);

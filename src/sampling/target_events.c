@@ -68,6 +68,7 @@ static void take_sigchld(struct target *t)
 static bool full_pass_due(const struct target *t)
 {
 	return t->cfg.mode != TARGET_SEIZE_PERSISTENT || t->hints_lost || t->in_full_pass ||
+	       tg_reap_due(t) ||
 	       (t->maybe_hidden && (t->nrows <= FULL_PASS_ALWAYS || (long long)clock_monotonic_ns() >= t->next_full_ns));
 }
 
@@ -93,7 +94,7 @@ static pid_t next_expected_report(struct target *t, int *status)
 			t->expect[k] = t->expect[--t->nexpect];
 			continue;
 		}
-		pid_t r = waitpid(tid, status, __WALL | WNOHANG);
+		pid_t r = tg_wait_tracee(t, tid, status);
 		if (r > 0)
 			return r;
 		k++;
@@ -110,7 +111,7 @@ static pid_t next_report(struct target *t, int *status, bool full_ok)
 {
 	take_sigchld(t);
 	while (t->nhints > 0) {
-		pid_t tid = waitpid(t->hints[--t->nhints], status, __WALL | WNOHANG);
+		pid_t tid = tg_wait_tracee(t, t->hints[--t->nhints], status);
 		if (tid > 0)
 			return tid;
 	}
@@ -119,12 +120,17 @@ static pid_t next_report(struct target *t, int *status, bool full_ok)
 		if (tid > 0)
 			return tid;
 	}
+	if (full_ok && tg_reap_due(t)) {
+		pid_t tid = tg_reap_step(t, status);
+		if (tid != 0)
+			return tid;
+	}
 	if (!full_ok || !full_pass_due(t))
 		return 0;
 	t->in_full_pass = true;
 	pid_t tid;
 	do
-		tid = waitpid(-1, status, __WALL | WNOHANG);
+		tid = tg_wait_tracee(t, -1, status);
 	while (tid < 0 && errno == EINTR);
 	if (tid > 0)
 		return tid;
@@ -152,7 +158,7 @@ pid_t tg_wait_report_spin(struct target *t, int *status, long long deadline,
 			ssize_t i = tg_row_find(t, tids[k]);
 			if (i < 0 || t->rows[i].state != RS_COLLECT)
 				continue;
-			pid_t tid = waitpid(tids[k], status, __WALL | WNOHANG);
+			pid_t tid = tg_wait_tracee(t, tids[k], status);
 			if (tid > 0) {
 				/* take its SIGCHLD now: another thread's stop
 				 * raised while it is pending would be merged
@@ -312,8 +318,10 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 		if (!r->restart_ip)
 			r->restart_ip = pending_restart;   /* (tg_undo_restart checks it still is) */
 		/* (the thread it woke may be another: stop it before it
-		 * returns EINTR) */
-		tg_catch_stray_wakers(t, i);
+		 * returns EINTR; not for the SIGCHLD of an end reaped while
+		 * every thread was stopped, which woke none) */
+		if (!tg_reap_took_signal(t, t->pub[i].pid, sig))
+			tg_catch_stray_wakers(t, i);
 		if (sig == SIGCHLD)
 			tg_loosen_forker(t, i, tid);
 	} else if (kind == STOP_SIGNAL) {
@@ -414,6 +422,8 @@ static void handle_new_child(struct target *t, size_t i, int event, pid_t child)
 	}
 	if (!thread && !t->cfg.children)
 		return; /* detached at its first stop (unknown tid, unknown process) */
+	if (!thread)
+		t->rows[i].forks = true;
 	add_new_tracee(t, thread ? parent_pid : child, child, true);
 }
 

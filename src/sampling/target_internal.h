@@ -1,11 +1,13 @@
-/* target_internal: what target's three files share (not an interface:
+/* target_internal: what target's files share (not an interface:
  * target.h is). target.c keeps the table of rows (one per traced thread)
  * and the sampling rounds' stops and resumes; target_events.c waits for
  * ptrace reports and acts on each (new threads and processes, exec, exits,
- * signal re-injection, group-stop, a call our interrupt ended with EINTR);
- * target_attach.c begins tracing (the checks and messages of attach, the
- * launch handshake). The functions below are documented where they are
- * defined; tg_ marks them as target's own. */
+ * signal re-injection, group-stop); target_restart.c runs again a call our
+ * interrupt or a stray signal ended with EINTR; target_reap.c decides when
+ * the ends of --children processes are reaped; target_attach.c begins
+ * tracing (the checks and messages of attach, the launch handshake). The
+ * functions below are documented where they are defined; tg_ marks them as
+ * target's own. */
 #ifndef CSAMPLER_TARGET_INTERNAL_H
 #define CSAMPLER_TARGET_INTERNAL_H
 #include <signal.h>
@@ -30,6 +32,11 @@
 #define ATTACH_MAX_PASSES 1000
 /* Threads named by SIGCHLDs, looked for before a full pass (next_report). */
 #define HINTS 16
+/* --children: a process's threads are stopped to reap its children's
+ * ends at most this often (target_reap.c). */
+#define HELD_REAP_INTERVAL_NS (5 * 1000000LL)
+/* ... and for at most this long (a thread slower to stop is let be). */
+#define HELD_REAP_TIMEOUT_NS (2 * 1000000LL)
 /* Remembered tids whose clone event must be ignored when it arrives late. */
 #define GHOSTS 64
 /* How far up the parent chain we look for our own ancestors. */
@@ -55,6 +62,7 @@ struct row {
 	long long children_seen_ns; /* loose: when it was last seen with children */
 	long long stoppable_read_ns; /* tg_row_stoppable's last read of its children */
 	bool stoppable;       /* what that read said */
+	bool forks;           /* --children: made a process we trace (tg_reap_at_detach) */
 };
 
 struct target {
@@ -71,6 +79,13 @@ struct target {
 	size_t nrows, cap;
 	struct tidmap index;          /* tid -> row */
 	size_t ncollect;              /* rows in RS_COLLECT */
+	size_t nheld;                 /* rows in RS_HELD */
+	bool reap_owed;               /* --children: an end may wait unreaped (tg_wait_tracee) */
+	bool reaping;                 /* --children: a reap with threads held is under way */
+	bool hold_owed;               /* tg_hold_threads waits for owed stops too */
+	long long next_held_reap_ns;  /* --children: the next reap under a stop, not before */
+	pid_t sigchld_unwoken;        /* --children: a process whose SIGCHLD woke no thread */
+	unsigned long long held_reaps; /* reaps made with a process's threads stopped */
 	unsigned scan_gen;
 	int stat_fd;                  /* per-sample attach: /proc/PID/stat of the main process */
 
@@ -100,6 +115,12 @@ struct target {
 };
 
 /* ---- target.c -------------------------------------------------------------- */
+
+/* Interrupt and hold the threads TIDS (stopped[k]: held), waiting at most
+ * TIMEOUT_NS for their stops, and with OWED for the stops still owed for
+ * earlier interrupts too; target_resume_threads lets them go. */
+size_t tg_hold_threads(struct target *t, const pid_t *tids, size_t n, bool *stopped,
+		       long long timeout_ns, bool owed);
 
 bool tg_elf_is_32bit(const char *path);
 void tg_emit(struct target *t, enum target_event_kind kind, pid_t pid, pid_t tid);
@@ -166,18 +187,39 @@ bool tg_row_stoppable(struct target *t, size_t i);
  * (traced_one), else left to the next pass; end_pass says whether one was
  * left so (a pass more is due), and if no thread was traced, the next pass
  * seizes them (a traced thread tells whether csampler may trace the
- * process). */
+ * process). With --children (LATER), a thread that has children is passed
+ * over in every pass and said so in DEFERRED: the caller seizes the
+ * children first, then it (target_attach.c). */
 struct tg_forkers {
 	pid_t pid;
-	bool on, traced_one, passed;
+	bool on, traced_one, passed, later, deferred;
 };
-void tg_forkers_init(const struct target *t, struct tg_forkers *f, pid_t pid);
+void tg_forkers_init(const struct target *t, struct tg_forkers *f, pid_t pid, bool later);
 bool tg_forkers_defer(struct target *t, struct tg_forkers *f, pid_t tid);
 bool tg_forkers_end_pass(struct tg_forkers *f);
 /* The loose rows, at most every LOOSE_CHECK_NS: a gone one is removed (its
  * end is reported to nobody), a thread new in their process (one a loose
  * thread made) is traced. */
 void tg_check_loose(struct target *t);
+
+/* ---- target_reap.c --------------------------------------------------------- */
+
+/* waitpid(TID, STATUS, __WALL | WNOHANG) (TID -1: any tracee); with
+ * --children the end of a process is left for tg_reap_step. */
+pid_t tg_wait_tracee(struct target *t, pid_t tid, int *status);
+/* Whether ends were left and no thread is in a stop of ours. */
+bool tg_reap_due(const struct target *t);
+/* Between rounds: the ends queued, one report per call; the children of a
+ * process of several threads are reaped with those stopped. 0 when the
+ * step is over or put off, -1 when nothing is left to wait for. */
+pid_t tg_reap_step(struct target *t, int *status);
+/* target_detach, --children: every thread held, every end queued reaped,
+ * the threads that made processes let go, the others resumed (see
+ * target_reap.c). */
+void tg_reap_at_detach(struct target *t);
+/* Whether the stray signal SIG a thread of PID took was the SIGCHLD of an
+ * end reaped with PID's threads stopped (it woke no thread); once. */
+bool tg_reap_took_signal(struct target *t, pid_t pid, int sig);
 
 /* ---- target_attach.c ------------------------------------------------------- */
 

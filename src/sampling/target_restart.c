@@ -244,11 +244,11 @@ void tg_loosen_forker(struct target *t, size_t i, pid_t tid)
 	t->any_loose = true;
 }
 
-void tg_forkers_init(const struct target *t, struct tg_forkers *f, pid_t pid)
+void tg_forkers_init(const struct target *t, struct tg_forkers *f, pid_t pid, bool later)
 {
 	char st[4096];
-	*f = (struct tg_forkers){ .pid = pid };
-	f->on = t->cfg.mode == TARGET_SEIZE_PERSISTENT && !t->cfg.children &&
+	*f = (struct tg_forkers){ .pid = pid, .later = later && t->cfg.children };
+	f->on = t->cfg.mode == TARGET_SEIZE_PERSISTENT && (!t->cfg.children || f->later) &&
 		procfs_read_file(pid, pid, "status", st, sizeof st) > 0 &&
 		procfs_status_long(st, "Threads", 1) > 1;
 }
@@ -270,6 +270,10 @@ bool tg_forkers_defer(struct target *t, struct tg_forkers *f, pid_t tid)
 {
 	if (!f->on || !procfs_thread_has_child(f->pid, tid, 0))
 		return false;
+	if (f->later) {
+		f->deferred = true;
+		return true;
+	}
 	if (!f->traced_one) {
 		f->passed = true;   /* (looked at again in the next pass) */
 		return true;
