@@ -566,8 +566,9 @@ void target_detach(struct target *t)
 {
 	if (!t || t->detached)
 		return;
-	settle_owed_stops(t);
+	/* (the hold's interrupts may leave stops owed: settled after it) */
 	tg_reap_at_detach(t);
+	settle_owed_stops(t);
 	/* A launched program not started yet: let it exit without running. */
 	if (t->go_fd >= 0) {
 		close(t->go_fd);
