@@ -68,7 +68,6 @@ static void take_sigchld(struct target *t)
 static bool full_pass_due(const struct target *t)
 {
 	return t->cfg.mode != TARGET_SEIZE_PERSISTENT || t->hints_lost || t->in_full_pass ||
-	       tg_reap_due(t) ||
 	       (t->maybe_hidden && (t->nrows <= FULL_PASS_ALWAYS || (long long)clock_monotonic_ns() >= t->next_full_ns));
 }
 
@@ -584,7 +583,8 @@ static int drain(struct target *t, int max)
 }
 
 /* Whether a report may be waiting: SIGCHLD is pending, or one may hide
- * behind a SIGCHLD taken earlier and its full pass is due. Every taker of
+ * behind a SIGCHLD taken earlier and its full pass is due, or --children
+ * ends were left for a reap step (not a full pass). Every taker of
  * SIGCHLD (the caller's signalfd, then target_poll; sigtimedwait here) looks
  * for the reports it stands for at once. */
 bool tg_sigchld_pending(void)
@@ -595,7 +595,7 @@ bool tg_sigchld_pending(void)
 
 bool tg_report_may_wait(const struct target *t)
 {
-	return tg_sigchld_pending() || full_pass_due(t);
+	return tg_sigchld_pending() || full_pass_due(t) || tg_reap_due(t);
 }
 
 /* Handle every queued report; if there may be more than one drain takes,

@@ -180,8 +180,8 @@ pid_t tg_reap_step(struct target *t, int *status)
 		bool process = i >= 0 ? t->pub[i].pid == z : tg_read_tgid(z) == z;
 		pid_t p = process ? parent_of(z) : 0;
 		bool several = false;
-		ssize_t n = p > 0 && p != z && tg_process_known(t, p) ?
-			    running_threads(t, p, &tids, &cap, &several) : 0;
+		/* (a process not ours has no traced thread: not several) */
+		ssize_t n = p > 0 && p != z ? running_threads(t, p, &tids, &cap, &several) : 0;
 		if (n < 0)
 			break;  /* (out of memory: the next step tries again) */
 		if (several && !tg_signal_reaches(p, p, SIGCHLD)) {
