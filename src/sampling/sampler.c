@@ -484,6 +484,14 @@ static void round_sent(void *ctx)
 		s->chosen[i]->intr_our_cpu = threads_tick_took_cpu(s, s->chosen[i]);
 }
 
+/* target_sample_threads callback: no stop of it is due (a new thread's first
+ * is owed), so it is not waited for as late (200 ms unsampled, it was) */
+static void round_not_sent(void *ctx, size_t index, pid_t tid)
+{
+	((struct sampler *)ctx)->chosen[((struct sampler *)ctx)->round_base + index]->late_until_ns = 0;
+	(void)tid;
+}
+
 /* Stop chosen[base, base + n) together; copy each as soon as it stops and
  * resume it; then unwind the copies and count them. Until its stop each one
  * is expected late (its stop may come after the round gave up on it, even
@@ -528,7 +536,8 @@ static size_t sample_round(struct sampler *s, size_t base, size_t n, long long s
 	s->round_nspin = nspin;
 	struct target_round round = { .tids = &s->chosen_tids[base], .n = n, .nspin = nspin,
 				      .spin_ns = spin_ns, .timeout_ns = timeout,
-				      .fn = capture_thread, .sent = round_sent, .ctx = s };
+				      .fn = capture_thread, .sent = round_sent,
+				      .not_sent = round_not_sent, .ctx = s };
 	target_sample_threads(s->target, &round);
 	for (size_t i = base; i < base + n; i++)
 		if (s->captured[i] && !s->chosen[i]->retired) {

@@ -372,6 +372,12 @@ static size_t collect_stops(struct target *t, const struct target_round *r)
 	if (tg_reap_due(t))
 		tg_drain_all(t);
 	interrupt_threads(t, tids, n);
+	if (r->not_sent)
+		for (size_t k = 0; k < n; k++) {
+			ssize_t i = tg_row_find(t, tids[k]);
+			if (i < 0 || (t->rows[i].state != RS_COLLECT && !t->rows[i].sample_out))
+				r->not_sent(r->ctx, k, tids[k]);
+		}
 	if (r->sent)
 		r->sent(r->ctx);
 	long long deadline = (long long)clock_monotonic_ns() + r->timeout_ns;

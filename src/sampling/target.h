@@ -148,8 +148,12 @@ size_t target_stop_threads(struct target *t, const pid_t *tids, size_t n, bool *
  * for asleep). A thread that has not stopped within TIMEOUT_NS was not on a
  * CPU (it waits for one): its stop comes later, to the late-sample hook.
  * SENT(CTX), if given, is called once the interrupts are sent, before any
- * wait (csampler still holds its CPU). Returns how many threads FN was
- * called for. */
+ * wait (csampler still holds its CPU). NOT_SENT(CTX, index, tid), if
+ * given, is called for each thread not interrupted whose stop will not
+ * come to the late-sample hook either: gone, not to be stopped now, or
+ * owing a stop that is no sample's (a new thread's first, reported after
+ * the clone that made it known): none is due for this round. Returns how
+ * many threads FN was called for. */
 typedef void (*target_sample_fn)(void *ctx, size_t index, pid_t tid,
 				 const struct user_regs_struct *regs);
 struct target_round {
@@ -158,13 +162,16 @@ struct target_round {
 	long long spin_ns, timeout_ns;
 	target_sample_fn fn;
 	void (*sent)(void *ctx);
+	void (*not_sent)(void *ctx, size_t index, pid_t tid);
 	void *ctx;
 };
 size_t target_sample_threads(struct target *t, const struct target_round *round);
 /* A round waits SAMPLE_TIMEOUT (2 ms) for each stop; a thread slower than
  * that was waiting for a CPU, and its interrupt-stop comes when it gets one.
  * Then FN(CTX, tid, its registers or NULL) is called while it is stopped,
- * the thread is resumed, and DONE(CTX) is called. FN NULL: it is only
+ * the thread is resumed, and DONE(CTX) is called. A signal-delivery-stop or
+ * a group-stop that takes that stop's place calls FN with NULL and DONE: no
+ * sample is due. FN NULL: it is only
  * resumed. The hook may run inside any call that handles target events. */
 typedef void (*target_late_fn)(void *ctx, pid_t tid, const struct user_regs_struct *regs);
 void target_set_late_sample(struct target *t, target_late_fn fn, void (*done)(void *ctx),

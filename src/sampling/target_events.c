@@ -292,6 +292,19 @@ static void sample_late(struct target *t, size_t i, pid_t tid)
 		t->late_done(t->late_ctx);
 }
 
+/* A signal-delivery-stop or a group-stop of TID took the place of the
+ * interrupt-stop a sampling round gave up on: no sample is due. The hook
+ * is told, with no registers, or it would leave the thread out of its
+ * choice until its wait for that stop ran out. */
+static void late_void(struct target *t, pid_t tid)
+{
+	if (!t->late_fn)
+		return;
+	t->late_fn(t->late_ctx, tid, NULL);
+	if (t->late_done)
+		t->late_done(t->late_ctx);
+}
+
 /* A known thread I reported a stop of KIND (SIG: the signal of a
  * signal-delivery-stop or the stop signal of a group-stop). Decide who owns
  * it now and resume, hold, listen or detach. */
@@ -303,6 +316,8 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 	bool late = r->sample_out && kind == STOP_TRAP && t->late_fn;
 
 	r->intr_out = false;
+	if (r->sample_out && !late)
+		late_void(t, tid);
 	r->sample_out = false;
 	if (kind == STOP_SIGNAL && !tg_signal_reaches(t->pub[i].pid, tid, sig)) {
 		/* A signal the kernel drops as it comes for a process that is
