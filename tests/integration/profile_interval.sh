@@ -48,7 +48,7 @@ for f in $(ls "$T/out"/w-*.folded | sort); do
 	[ "$total" -lt 20 ] || assert_folded_has "$f" 'leaf_a'
 done
 # together, the 4.5 s of the busy thread's CPU at 99 Hz (the kernel's count)
-assert_window_samples "samples of the 4.5 s" "$sum" 99 4.5 1 85 110
+assert_window_samples "samples of the 4.5 s" "$sum" 99 4.5 1 85 110 5
 # each full interval holds its own second, not nothing (the run so far in
 # each would fail the sum above): at least a quarter of their mean and at
 # most twice it, or 3 standard errors of a count that size (3 x sqrt(mean))
