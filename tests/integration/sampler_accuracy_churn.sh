@@ -18,7 +18,15 @@
 # within 25%, when short threads kept their raw counts; with two busy
 # loops beside it the 1 ms threads came out 105-111.6% while a thread that
 # ended before its first read had its CPU counted twice, at its exit and
-# again by a tick before the exit was reported: 99.0-100.8% now).
+# again by a tick before the exit was reported: 99.0-100.8% now). Over
+# by 7%, or 3 standard errors of the short threads' count where more: their
+# pool is never scaled below the samples it has (stackmap_scale.c), and
+# since a new thread is sampled from its first tick (it was left out 200 ms
+# when a tick chose it before its first stop: most of these were never
+# sampled, their CPU spread over the others') that count is what their CPU
+# is worth, give or take its noise, of which the floor keeps the excess:
+# the 3 ms threads came out at 99.4% before, 102.6-107.1% after in four
+# runs (about 260 of 540 samples pooled: 3 standard errors are 9%).
 TEST_TIMEOUT=180
 . "$TESTS_SRCDIR/lib.sh"
 need_root
@@ -50,8 +58,11 @@ check_case() {
 	assert_within "threads of ${on} us: % for creating and ending threads" \
 		"$(pct "$((total - short - long))" "$total")" 0 \
 		"$(awk -v s="$work" -v l="$steady" -v p="$process" 'BEGIN { printf "%.1f\n", 100 * (p - s - l) / p + 5 }')"
+	# (over: 7%, or 3 standard errors of the short threads' count, which
+	# their pool keeps where it is above what their CPU is worth)
 	assert_within "threads of ${on} us: sampled CPU, % of the process's" \
-		"$(awk -v n="$total" -v p="$process" 'BEGIN { printf "%.1f\n", 100 * n * (1e9 / 199) / p }')" 90 107
+		"$(awk -v n="$total" -v p="$process" 'BEGIN { printf "%.1f\n", 100 * n * (1e9 / 199) / p }')" 90 \
+		"$(awk -v n="$total" -v l="$long" "$AWK_ROOT"'BEGIN { h = 100 + 300 * root(n - l) / n; printf "%.1f\n", (h > 107) ? h : 107 }')"
 }
 
 check_case 300 0
