@@ -17,7 +17,7 @@ TEST_TIMEOUT=120
 need_root
 
 # --children on a shell running two hot processes, and its exit status
-run_csampler --backend=perf --children --threads -F 499 -o "$T/kids.folded" -- \
+run_csampler --backend=perf --children --threads --annotate -F 499 -o "$T/kids.folded" -- \
 	sh -c "\"$PROGS/hot\" 2 & \"$PROGS/hot\" 2 & wait; exit 3"
 assert_eq "launch: exit status is the program's" "$CS_STATUS" 3
 kids=$(awk '{print $1}' "$T/kids.folded" | cut -d';' -f1 | grep -c '^hot-' | tr -d ' ')
@@ -29,7 +29,10 @@ assert_eq "launch --children: hot processes sampled (their threads as roots)" "$
 # (each hot reports the CPU it used: 2 x 2 s on a quiet machine)
 cpu=$(awk '$1 == "cpu" { s += $2 } END { printf "%.3f\n", s / 1e9 }' "$T/cs.out")
 assert_eq "launch --children: CPU reports of the two hot processes" "$(grep -c '^cpu ' "$T/cs.out")" 2
-assert_samples "launch --children: samples of 2 x 2 s at 499 Hz" "$(folded_count "$T/kids.folded" 'leaf_[abc]$')" \
+# (with the kernel's frames above a sample taken in it, marked _[k]: a
+# preemption at the timer interrupt's return, more of them on a loaded
+# machine: CI's mawk stage had 214 bare leaves for 252 due)
+assert_samples "launch --children: samples of 2 x 2 s at 499 Hz" "$(folded_count "$T/kids.folded" 'leaf_[abc](;[^;]*_\[k\])*$')" \
 	499 "$cpu" 88 102
 
 # samples without user registers (an exec between two programs) are
