@@ -38,8 +38,11 @@ assert_match "hard limit: message" "$(grep 'more threads than file descriptors' 
 [ -f "$T/hard.folded" ] && grep -q "^csampler: wrote $T/hard.folded " "$T/cs.err" ||
 	fail "hard limit: no profile written: $(cat "$T/cs.err")"
 # the busy thread, made last, past the limit: sampled as its CPU is worth
-assert_window_samples "hard limit: samples of late-spin" \
-	"$(folded_count "$T/hard.folded" ';late_spin;late_leaf$')" 199 1 1 60 103
+late=$(folded_count "$T/hard.folded" ';late_spin;late_leaf$')
+# (none at all once in CI, at load 11, not reproduced beside eight busy
+# loops: what csampler said, and where its samples went)
+[ "$late" -gt 0 ] || fail "hard limit: no sample of late-spin: $(cat "$T/cs.err"); $(sort -t' ' -k2 -rn "$T/hard.folded" | head -5)"
+assert_window_samples "hard limit: samples of late-spin" "$late" 199 1 1 60 103
 
 # a launched program sees the soft limit it was started with
 CS_STATUS=0

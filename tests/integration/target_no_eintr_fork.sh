@@ -29,10 +29,10 @@ check_clean "before profiling"
 forker_cpu() { cut -d' ' -f1 "/proc/$FIXTURE_PID/task/$FORKER/schedstat"; }
 
 for args in "-F 999" "-F 99" "--idle -F 999" "--attach-mode=per-sample -F 999"; do
-	c0=$(forker_cpu)
+	c0=$(forker_cpu) w0=$(date +%s%N)
 	# shellcheck disable=SC2086
 	run_csampler -v $args --threads -d 2 -o "$T/out.folded" -p "$FIXTURE_PID"
-	c1=$(forker_cpu)
+	c1=$(forker_cpu) w1=$(date +%s%N)
 	assert_eq "status ($args): $(tail -n 3 "$T/cs.err")" "$CS_STATUS" 0
 	check_clean "-d 2 $args"
 	assert_folded_has "$T/out.folded" "^forker-$FORKER;$PLACE [0-9]+\$"
@@ -48,14 +48,17 @@ for args in "-F 999" "-F 99" "--idle -F 999" "--attach-mode=per-sample -F 999"; 
 	*)	# the forker's samples, all without a stack, are its CPU (the
 		# kernel's account of the 2 s sampled): at most what its CPU in
 		# the bracket (the run, from before the attach to after the exit)
-		# is worth, 3 standard errors allowed, and at least 60% of it
+		# is worth, 3 standard errors allowed, and at least 60% of the
+		# part of it the 2 s sampled are of the bracket's wall time (the
+		# sanitizer build's attach and exit are slower: 55 for 94 once)
 		hz=${args##*-F }
 		got=$(awk -v re="^forker-$FORKER;" '$0 ~ re { n += $NF } END { print n + 0 }' "$T/out.folded")
 		want=$(awk -v c="$((c1 - c0))" -v hz="$hz" 'BEGIN { printf "%.0f\n", c / 1e9 * hz }')
 		[ "$want" -ge 8 ] || harness "the forker used $((c1 - c0)) ns of CPU: too little to judge"
 		se=$(awk -v w="$want" "$AWK_ROOT"' BEGIN { printf "%.0f\n", 3 * root(w) + 1 }')
 		assert_within "the forker's samples ($args; its CPU in the bracket is worth $want)" \
-			"$got" $((want * 6 / 10)) $((want + se)) ;;
+			"$got" "$(awk -v w="$want" -v b="$((w1 - w0))" 'BEGIN { f = 2e9 / b; if (f > 1) f = 1; printf "%.0f\n", w * 0.6 * f }')" \
+			$((want + se)) ;;
 	esac
 done
 
