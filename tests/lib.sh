@@ -432,16 +432,12 @@ check_phases() {
 	local mode=$1 rate=$2 how=$3 points=${4:-3} F="$T/phases-$1-$2-$3.folded" truth cs i perf_ref=
 	if [ "$how" = launch ] && [ "${PHASES_REFERENCE:-}" = perf ]; then
 		# (perf record -p on the launched fixture, once csampler samples it)
-		timeout -k 5 "${CS_TIMEOUT:-60}" ${CSAMPLER_WRAPPER:-} "$CSAMPLER" ${PHASES_CS_ARGS:-} \
-			-F "$rate" -o "$F" -- "$PROGS/pingpong" "$mode" 4 >"$T/cs.out" 2>"$T/cs.err" &
-		cs=$!
-		phases_wait_sampling "$cs"
-		FIXTURE_PID=$(for i in $(pgrep -P "$cs"); do pgrep -P "$i" -x pingpong; done | head -1)
-		[ -n "$FIXTURE_PID" ] || fail "no pingpong under csampler $cs"
+		launch_bg_csampler pingpong ${PHASES_CS_ARGS:-} -F "$rate" -o "$F" -- "$PROGS/pingpong" "$mode" 4
+		FIXTURE_PID=$LAUNCHED_PID
 		phases_perf_start "$rate"
 		perf_ref=$PERF_REF_PID
 		CS_STATUS=0
-		wait "$cs" || CS_STATUS=$?
+		wait "$BG_CSAMPLER" || CS_STATUS=$?
 		truth=$T/cs.out
 	elif [ "$how" = launch ]; then
 		run_csampler ${PHASES_CS_ARGS:-} -F "$rate" -o "$F" -- "$PROGS/pingpong" "$mode" 4
@@ -454,7 +450,7 @@ check_phases() {
 		${PHASES_CPU:+taskset -c "$PHASES_CPU"} ${CSAMPLER_WRAPPER:-} "$CSAMPLER" ${PHASES_CS_ARGS:-} \
 			-F "$rate" -o "$F" -p "$FIXTURE_PID" >"$T/cs.out" 2>"$T/cs.err" &
 		cs=$!
-		phases_wait_sampling "$cs"
+		wait_sampling "$cs"
 		if [ "${PHASES_REFERENCE:-}" = perf ]; then
 			phases_perf_start "$rate"
 			perf_ref=$PERF_REF_PID
@@ -503,9 +499,24 @@ check_phases() {
 	done <"$T/phases.want"
 }
 
-# phases_wait_sampling PID: until csampler PID (output in $T/cs.err) says
-# it samples; a failure if it ends or 20 s pass first.
-phases_wait_sampling() {
+# launch_bg_csampler NAME ARGS...: csampler ARGS (which launch the program
+# NAME) in the background, output in $T/cs.out and $T/cs.err, until it
+# samples; its pid in BG_CSAMPLER (wait for it), the launched program's in
+# LAUNCHED_PID (for a profiler beside it on the same run).
+launch_bg_csampler() {
+	local name=$1 i
+	shift
+	timeout -k 5 "${CS_TIMEOUT:-60}" ${CSAMPLER_WRAPPER:-} "$CSAMPLER" "$@" >"$T/cs.out" 2>"$T/cs.err" &
+	BG_CSAMPLER=$!
+	wait_sampling "$BG_CSAMPLER"
+	# (timeout's child is csampler, whose child is the program)
+	LAUNCHED_PID=$(for i in $(pgrep -P "$BG_CSAMPLER"); do pgrep -P "$i" -x "$name"; done | head -1)
+	[ -n "$LAUNCHED_PID" ] || fail "no $name under csampler $BG_CSAMPLER: $(cat "$T/cs.err")"
+}
+
+# wait_sampling PID: until csampler PID (output in $T/cs.err) says it
+# samples; a failure if it ends or 20 s pass first.
+wait_sampling() {
 	local i
 	for i in $(seq 1 400); do
 		grep -q '^csampler: sampling' "$T/cs.err" && return 0

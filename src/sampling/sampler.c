@@ -484,11 +484,11 @@ static void round_sent(void *ctx)
 		s->chosen[i]->intr_our_cpu = threads_tick_took_cpu(s, s->chosen[i]);
 }
 
-/* target_sample_threads callback: no stop of it is due (a new thread's first
- * is owed), so it is not waited for as late (200 ms unsampled, it was) */
+/* Round callback: no stop is due (a new thread's first is owed): not late. */
 static void round_not_sent(void *ctx, size_t index, pid_t tid)
 {
-	((struct sampler *)ctx)->chosen[((struct sampler *)ctx)->round_base + index]->late_until_ns = 0;
+	struct sampler *s = ctx;
+	s->chosen[s->round_base + index]->late_until_ns = 0;
 	(void)tid;
 }
 

@@ -22,18 +22,14 @@ F=$T/go.folded
 export GOMAXPROCS=2
 # (perf record -p on the same run, once csampler samples the program: the
 # reference for where, below)
-timeout -k 5 60 "$CSAMPLER" -v -F 199 -o "$F" -o "$T/go.pb.gz" -o "$T/go.txt" -- "$T/gochan" 4 "$T/own.prof" \
-	>"$T/cs.out" 2>"$T/cs.err" &
-cs=$!
-phases_wait_sampling "$cs"
+launch_bg_csampler gochan -v -F 199 -o "$F" -o "$T/go.pb.gz" -o "$T/go.txt" -- "$T/gochan" 4 "$T/own.prof"
 perf_ref=
-gochan=$(for i in $(pgrep -P "$cs"); do pgrep -P "$i" -x gochan; done | head -1)
-if command -v perf >/dev/null 2>&1 && [ -n "$gochan" ]; then
-	perf record -q -e cpu-clock -F 199 -p "$gochan" -o "$T/go.perf" >/dev/null 2>"$T/perf.err" &
+if command -v perf >/dev/null 2>&1; then
+	perf record -q -e cpu-clock -F 199 -p "$LAUNCHED_PID" -o "$T/go.perf" >/dev/null 2>"$T/perf.err" &
 	perf_ref=$!
 fi
 CS_STATUS=0
-wait "$cs" || CS_STATUS=$?
+wait "$BG_CSAMPLER" || CS_STATUS=$?
 assert_eq "exit status" "$CS_STATUS" 0
 grep -q '^hashed [1-9]' "$T/cs.out" || fail "gochan did not finish: $(cat "$T/cs.out")"
 note "$(grep -E '^csampler: [0-9]+ samples' "$T/cs.err")"
