@@ -76,7 +76,7 @@ complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok dura
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok interval' -l interval -x -a '10 60 5m' -d 'Write one profile per TIME, files named by strftime fields'
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok rate' -s F -l rate -x -a '49 99 199 499 997' -d 'Sampling rate in Hz (1-10000, default 99)'
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok idle' -l idle -d 'Wall-clock profile: count blocked threads too'
-complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok max-depth' -l max-depth -x -d 'Frames kept per stack (4-65536, default 1024)'
+complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok max-depth' -l max-depth -x -d 'Frames kept per stack (4-65536, default 4096)'
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok max-stacks' -l max-stacks -x -d 'Distinct stacks kept in memory (default 65536)'
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok stack-window' -l stack-window -x -a '16k 64k 256k 1m 8m' -d 'Stack bytes copied per sample (4k-8m)'
 complete -c csampler -n '__fish_csampler_no_command; and __fish_csampler_ok realtime' -l realtime -d 'Sample SCHED_FIFO at PRIO (--realtime=PRIO, 0-99; 0: normal priority)'

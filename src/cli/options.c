@@ -22,7 +22,7 @@
 
 #define MIN_RATE             1u
 #define MAX_RATE             10000u
-#define DEFAULT_MAX_DEPTH    1024u
+#define DEFAULT_MAX_DEPTH    4096u
 #define MIN_MAX_DEPTH        4u
 #define MAX_MAX_DEPTH        65536u
 #define DEFAULT_MAX_STACKS   65536u

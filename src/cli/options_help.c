@@ -44,7 +44,7 @@ void options_print_help(FILE *out)
 "  -F, --rate=HZ            sampling rate, 1 to 10000 (default 99)\n"
 "      --idle               wall-clock profile: count blocked threads too\n"
 "                           (default: only threads running on a CPU)\n"
-"      --max-depth=N        frames kept per stack, 4 to 65536 (default 1024)\n"
+"      --max-depth=N        frames kept per stack, 4 to 65536 (default 4096)\n"
 "      --max-stacks=N       distinct stacks kept in memory, 16 to 10000000\n"
 "                           (default 65536); the rest go to a temporary file\n"
 "      --stack-window=SIZE  stack bytes copied per sample, 4k to 8m, fixed\n"

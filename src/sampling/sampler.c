@@ -156,12 +156,13 @@ void sampler_free(struct sampler *s)
 	if (!s)
 		return;
 	target_set_late_sample(s->target, NULL, NULL, NULL);
-	for (size_t i = 0; i < s->nthreads_cap; i++)
+	for (size_t i = 0; i < s->nthreads_cap; i++) {
 		if (thread_at(s, i)) {
 			threads_close_files(s, &s->threads[i]);
-			free(s->threads[i].last_stack);
 			recorder_unfollow_thread(s->rec, (uint32_t)i);
 		}
+		free(s->threads[i].last_stack);
+	}
 	if (s->self_sched_fd >= 0)
 		close(s->self_sched_fd);
 	free(s->threads);
@@ -337,12 +338,8 @@ static void count_captured(struct sampler *s, struct thread_state *t,
 	uint32_t flags;
 	const struct recorder_followed *id = thread_id(s, t);
 	recorder_count_snapshot(s->rec, id->proc, id->key, snap, weight, &addrs, &depth, &flags);
-	if (s->cfg.idle) {
-		memcpy(t->last_stack, addrs, depth * sizeof *addrs);
-		t->last_depth = depth;
-		t->last_flags = flags;
-		t->has_last = true;
-	}
+	if (s->cfg.idle)
+		threads_keep_last(t, addrs, depth, flags);
 }
 
 /* Late-sample hook, while the thread is stopped: copy it. */

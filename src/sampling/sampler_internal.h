@@ -77,8 +77,12 @@ struct thread_state {
 	/* its run delay read at the stop (judge_stop), for the round's pause */
 	uint64_t stop_run_delay_ns;
 	bool stop_run_delay_read;
-	/* --idle: the last captured stack, reused while the thread sleeps */
+	/* --idle: the last captured stack, reused while the thread sleeps; its
+	 * buffer grows to the deepest stack its slot has held and is kept for
+	 * the slot's next thread (thread_clear), so churn allocates nothing
+	 * once warm, and a thread of short stacks holds little at any depth */
 	uint64_t *last_stack;
+	size_t last_cap;
 	unsigned last_depth;
 	uint32_t last_flags;
 	bool has_last;
@@ -207,6 +211,10 @@ enum tick_cpu threads_tick_took_cpu(struct sampler *s, struct thread_state *t);
 /* T ran: keep the files opened for one read, making room by closing
  * those of threads long idle. */
 void threads_keep_files(struct sampler *s, struct thread_state *t);
+/* --idle: ADDRS (DEPTH, FLAGS) becomes T's last stack; without the memory
+ * to hold it, T has none (its next sleeping tick reads it in place). */
+void threads_keep_last(struct thread_state *t, const uint64_t *addrs, unsigned depth,
+		       uint32_t flags);
 /* Close the files of T opened for one read (threads_open_file). */
 void threads_drop_transient(struct thread_state *t);
 void threads_close_file(struct sampler *s, int *fd);

@@ -253,6 +253,31 @@ void threads_close_files(struct sampler *s, struct thread_state *t)
 	threads_close_file(s, &t->syscall_fd);
 }
 
+/* A slot's state, empty but for its --idle stack buffer (kept: see
+ * last_stack). */
+static void thread_clear(struct thread_state *t)
+{
+	uint64_t *last_stack = t->last_stack;
+	size_t last_cap = t->last_cap;
+	memset(t, 0, sizeof *t);
+	t->last_stack = last_stack;
+	t->last_cap = last_cap;
+	t->schedstat_fd = t->stat_fd = t->syscall_fd = -1;
+}
+
+void threads_keep_last(struct thread_state *t, const uint64_t *addrs, unsigned depth,
+		       uint32_t flags)
+{
+	t->has_last = depth <= t->last_cap ||
+		      array_grow(&t->last_stack, &t->last_cap, depth, sizeof *t->last_stack, 64) == 0;
+	if (!t->has_last)
+		return;
+	if (depth)
+		memcpy(t->last_stack, addrs, depth * sizeof *addrs);
+	t->last_depth = depth;
+	t->last_flags = flags;
+}
+
 static void thread_release(struct sampler *s, struct thread_state *t)
 {
 	if (!thread_id(s, t)->tid)
@@ -260,9 +285,7 @@ static void thread_release(struct sampler *s, struct thread_state *t)
 	threads_close_files(s, t);
 	wheel_remove(s, t);
 	s->nidle -= t->idle;
-	free(t->last_stack);
-	memset(t, 0, sizeof *t);
-	t->schedstat_fd = t->stat_fd = t->syscall_fd = -1;
+	thread_clear(t);
 	recorder_unfollow_thread(s->rec, slot_of(s, t));
 }
 
@@ -317,8 +340,7 @@ static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 		return NULL;
 	}
 	struct thread_state *t = &s->threads[slot];
-	memset(t, 0, sizeof *t);
-	t->schedstat_fd = t->stat_fd = t->syscall_fd = -1;
+	thread_clear(t);
 	t->cpu = -1;
 	/* Its run time file, kept open while the budget allows (else opened
 	 * at its reads: read_thread). */
@@ -328,14 +350,6 @@ static struct thread_state *thread_add(struct sampler *s, pid_t pid, pid_t tid)
 			s->gone[s->ngone++] = tid;
 		recorder_unfollow_thread(s->rec, slot);
 		return NULL;
-	}
-	if (s->cfg.idle) {
-		t->last_stack = malloc(s->cfg.max_depth * sizeof *t->last_stack);
-		if (!t->last_stack) {
-			threads_close_files(s, t);
-			recorder_unfollow_thread(s->rec, slot);
-			return NULL;
-		}
 	}
 	/* Whether it runs now, the next read of its state tells; its first
 	 * read (read_thread) takes its run time as it is. */

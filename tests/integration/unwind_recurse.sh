@@ -88,9 +88,10 @@ kill "$FIXTURE_PID"
 # for the process once a stack was cut by it, at once to what the stack in
 # use takes (128 or 256 KiB: with the environment above main), so only the
 # first sample is cut (0-1 of 100-600; every one was before); with
-# --stack-window given, the window is that and stays so
+# --stack-window given, the window is that and stays so. The default
+# --max-depth (4096) holds them; 1024 did not (every stack cut).
 start_fixture recurse 2000 60
-run_csampler -v -F 199 -d 3 --max-depth 4096 -o "$T/deep.folded" -p "$FIXTURE_PID"
+run_csampler -v -F 199 -d 3 -o "$T/deep.folded" -p "$FIXTURE_PID"
 assert_eq "exit status (2000 frames)" "$CS_STATUS" 0
 total=$(folded_total "$T/deep.folded")
 whole=$(frames_hist "$T/deep.folded" | awk '$1 == 2000 && $2 == 1 { s += $4 } END { print s + 0 }')

@@ -238,7 +238,7 @@ static void check_good_case(const struct good_case *tc)
 		(o.no_inline ? F_NO_INLINE : 0) | (o.addresses ? F_ADDRESSES : 0);
 	assert_int_equal(flags, w->flags);
 	assert_int_equal(o.verbose, w->verbose);
-	assert_int_equal(o.max_depth, w->max_depth ? w->max_depth : 1024);
+	assert_int_equal(o.max_depth, w->max_depth ? w->max_depth : 4096);
 	assert_int_equal(o.max_stacks, w->max_stacks ? w->max_stacks : 65536);
 	assert_int_equal(o.stack_window, w->stack_window ? w->stack_window : 65536);
 	assert_int_equal(o.seize_mode, w->seize);
