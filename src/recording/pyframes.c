@@ -26,8 +26,6 @@ static const struct py_layout layout_3_11 = {
 
 /* A frame chain longer than this is taken for a loop. */
 #define MAX_CHAIN 4096
-/* The most bytes of a frame read (its fields all lie within them). */
-#define FRAME_READ_MAX 128
 
 const struct py_layout *pyframes_layout(unsigned major, unsigned minor)
 {
@@ -56,6 +54,13 @@ size_t pyframes_tstate_span(const struct py_layout *l)
 {
 	size_t ends[] = { l->tstate_next + 8, l->tstate_native_thread_id + 8, l->tstate_cframe + 8,
 			  l->tstate_datastack_chunk + 8, l->tstate_datastack_top + 8 };
+	return span_of(ends, sizeof ends / sizeof *ends);
+}
+
+size_t pyframes_frame_span(const struct py_layout *l)
+{
+	size_t ends[] = { l->frame_is_entry + 1, l->frame_code + 8, l->frame_prev_instr + 8,
+			  l->frame_previous + 8 };
 	return span_of(ends, sizeof ends / sizeof *ends);
 }
 
@@ -123,9 +128,7 @@ int pyframes_chain(const struct py_layout *l, pyframes_read_fn read, void *ctx, 
 		*cut = true;
 		return 0;
 	}
-	size_t ends[] = { l->frame_is_entry + 1, l->frame_code + 8, l->frame_prev_instr + 8,
-			  l->frame_previous + 8 };
-	size_t span = span_of(ends, sizeof ends / sizeof *ends);
+	size_t span = pyframes_frame_span(l);
 	size_t n = 0;
 	for (unsigned steps = 0; frame; steps++) {
 		if (n == max || steps == MAX_CHAIN) {
@@ -134,7 +137,7 @@ int pyframes_chain(const struct py_layout *l, pyframes_read_fn read, void *ctx, 
 		}
 		/* the frame's fields in one read (a read of the target is a
 		 * system call: one per frame, not four) */
-		uint8_t fb[FRAME_READ_MAX];
+		uint8_t fb[PYFRAMES_FRAME_READ_MAX];
 		uint64_t code, prev_instr, previous;
 		if (span > sizeof fb || read(ctx, frame, fb, span) < 0) {
 			*cut = true;

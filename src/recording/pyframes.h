@@ -89,6 +89,11 @@ int pyframes_thread(const struct py_layout *l, pyframes_read_fn read, void *ctx,
 /* The span of a thread state a capture reads at once: [0, this) holds
  * every field pyframes_chain reads of it. */
 size_t pyframes_tstate_span(const struct py_layout *l);
+/* The span of a frame pyframes_chain reads at once, every field it reads
+ * of a frame within it; a layout whose span is over PYFRAMES_FRAME_READ_MAX
+ * (one read from DWARF may be) reads no frame, and pystack_new refuses it. */
+#define PYFRAMES_FRAME_READ_MAX 128u
+size_t pyframes_frame_span(const struct py_layout *l);
 /* The span of a code object's header: [0, this) holds its type, names,
  * first line and line table pointers (what says it is still the code
  * object a cache knew at its address). */

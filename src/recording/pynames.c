@@ -78,18 +78,22 @@ uint32_t pynames_frame(struct pynames *t, const char *qualname, const char *file
 {
 	if (!qualname || !filename)
 		return PYNAMES_FULL;
-	if ((t->n + 1) * 2 > t->nslots && (t->n >= PYNAMES_MAX || !grow_slots(t)))
-		return PYNAMES_FULL;
-	size_t j = frame_hash(qualname, filename, first_line, line) & (t->nslots - 1);
-	for (; t->slot[j]; j = (j + 1) & (t->nslots - 1)) {
+	uint64_t h = frame_hash(qualname, filename, first_line, line);
+	/* a frame already named keeps its id, full or not */
+	for (size_t j = t->nslots ? h & (t->nslots - 1) : 0; t->nslots && t->slot[j];
+	     j = (j + 1) & (t->nslots - 1)) {
 		const struct pyname *f = &t->frames[t->slot[j] - 1];
 		if (f->qualname == qualname && f->filename == filename &&
 		    f->first_line == first_line && f->line == line)
 			return t->slot[j] - 1;
 	}
-	if (t->n >= PYNAMES_MAX ||
+	/* a new one, where there is room (the slots at most half used) */
+	if (t->n >= PYNAMES_MAX || ((t->n + 1) * 2 > t->nslots && !grow_slots(t)) ||
 	    array_grow(&t->frames, &t->cap, t->n + 1, sizeof *t->frames, 256) < 0)
 		return PYNAMES_FULL;
+	size_t j = h & (t->nslots - 1);
+	while (t->slot[j])
+		j = (j + 1) & (t->nslots - 1);
 	t->frames[t->n] = (struct pyname){ .qualname = qualname, .filename = filename,
 					   .first_line = first_line, .line = line };
 	t->slot[j] = (uint32_t)t->n + 1;

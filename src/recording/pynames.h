@@ -7,7 +7,8 @@
  * interned (raw bytes of the target: writers escape). At most
  * PYNAMES_MAX frames and PYNAMES_MAX_BYTES of strings (a program that
  * makes code without end, or hostile names, cannot grow it past that:
- * later frames get PYNAMES_FULL, later strings NULL). Pure, unit-tested. */
+ * later frames get PYNAMES_FULL, later strings NULL; those already there
+ * keep their ids). Pure, unit-tested. */
 #ifndef CSAMPLER_PYNAMES_H
 #define CSAMPLER_PYNAMES_H
 #include <stddef.h>

@@ -168,7 +168,8 @@ struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
 	char name[5];
 	if (!procfs_read_memory_all(pid, syms->code_type + l->type_name, &name_ptr, sizeof name_ptr) ||
 	    !procfs_read_memory_all(pid, name_ptr, name, sizeof name) || memcmp(name, "code", 5) != 0 ||
-	    pyframes_tstate_span(l) > TSTATE_READ_MAX || pyframes_code_span(l) > CODE_SPAN_MAX)
+	    pyframes_tstate_span(l) > TSTATE_READ_MAX || pyframes_code_span(l) > CODE_SPAN_MAX ||
+	    pyframes_frame_span(l) > PYFRAMES_FRAME_READ_MAX)
 		return NULL;
 	struct pystack *ps = calloc(1, sizeof *ps);
 	if (!ps)

@@ -1,6 +1,7 @@
 /* Unit tests for pystack_splice (Python frames put in place of the
- * evaluation loop's frames of a native walk) and pynames (the ids of a
- * process's Python frames). Native addresses here are made up: EVAL lies
+ * evaluation loop's frames of a native walk), pynames (the ids of a
+ * process's Python frames) and pyframes_chain's bound on a layout (a fake
+ * memory). Native addresses here are made up: EVAL lies
  * in the evaluation loop's range [0x5000, 0x6000), C1..C3 and MAIN
  * outside it; P0..P3 are Python frames (addr_python ids). */
 #include "config.h"
@@ -16,6 +17,7 @@
 #include <cmocka.h>
 
 #include "address.h"
+#include "pyframes.h"
 #include "pynames.h"
 #include "pystack.h"
 
@@ -196,6 +198,73 @@ static void test_pynames(void **state)
 
 /* Strings past PYNAMES_MAX_BYTES are refused; those already there are
  * still found. */
+/* Full (PYNAMES_MAX frames): a new frame gets PYNAMES_FULL, and every frame
+ * already there still gets its id (the capacity was checked before the
+ * lookup, so a full table refused known frames too and cut every Python
+ * stack of the process from then on). */
+static void test_pynames_full_still_names(void **state)
+{
+	(void)state;
+	struct pynames *t = pynames_new();
+	assert_non_null(t);
+	const char *q = pynames_string(t, "f"), *f = pynames_string(t, "/a.py");
+	for (uint32_t i = 0; i < PYNAMES_MAX; i++)
+		assert_int_equal(pynames_frame(t, q, f, 1, (int)i), i);
+	assert_int_equal(pynames_frame(t, q, f, 1, -1), PYNAMES_FULL);
+	assert_int_equal(pynames_frame(t, q, f, 1, 0), 0);
+	assert_int_equal(pynames_frame(t, q, f, 1, (int)PYNAMES_MAX - 1), PYNAMES_MAX - 1);
+	assert_int_equal(pynames_count(t), PYNAMES_MAX);
+	pynames_free(t);
+}
+
+/* A fake target's memory: one buffer at FAKE_BASE. */
+#define FAKE_BASE 0x10000u
+struct fake_mem {
+	uint8_t bytes[0x3000];
+};
+
+static int fake_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct fake_mem *m = ctx;
+	if (addr < FAKE_BASE || addr - FAKE_BASE > sizeof m->bytes ||
+	    len > sizeof m->bytes - (addr - FAKE_BASE))
+		return -1;
+	memcpy(buf, m->bytes + (addr - FAKE_BASE), len);
+	return 0;
+}
+
+static void fake_put(struct fake_mem *m, uint64_t addr, uint64_t v)
+{
+	memcpy(m->bytes + (addr - FAKE_BASE), &v, sizeof v);
+}
+
+/* A layout whose frame fields lie beyond what a capture reads of a frame
+ * at once (one read from DWARF may be so) says so by its span (pystack_new
+ * refuses it), and a chain read with it takes no frame and is cut; 3.11's
+ * reads the one frame the fake thread has. */
+static void test_frame_span_bounded(void **state)
+{
+	(void)state;
+	struct py_layout l = *pyframes_layout(3, 11);
+	static struct fake_mem m;
+	const uint64_t ts = FAKE_BASE, cframe = FAKE_BASE + 0x1000, frame = FAKE_BASE + 0x2000;
+	memset(&m, 0, sizeof m);
+	fake_put(&m, ts + l.tstate_native_thread_id, 42);
+	fake_put(&m, ts + l.tstate_cframe, cframe);
+	fake_put(&m, cframe + l.cframe_current_frame, frame);
+	fake_put(&m, frame + l.frame_code, 0x5000);
+	struct py_frame out[4];
+	bool cut;
+	assert_true(pyframes_frame_span(&l) <= PYFRAMES_FRAME_READ_MAX);
+	assert_int_equal(pyframes_chain(&l, fake_read, &m, ts, 42, out, 4, &cut), 1);
+	assert_false(cut);
+	assert_int_equal(out[0].code, 0x5000);
+	l.frame_previous = PYFRAMES_FRAME_READ_MAX;
+	assert_true(pyframes_frame_span(&l) > PYFRAMES_FRAME_READ_MAX);
+	assert_int_equal(pyframes_chain(&l, fake_read, &m, ts, 42, out, 4, &cut), 0);
+	assert_true(cut);
+}
+
 static void test_pynames_bytes_bounded(void **state)
 {
 	(void)state;
@@ -237,6 +306,8 @@ int main(void)
 		cmocka_unit_test(test_python_address_not_a_loop),
 		cmocka_unit_test(test_pynames),
 		cmocka_unit_test(test_pynames_bytes_bounded),
+		cmocka_unit_test(test_pynames_full_still_names),
+		cmocka_unit_test(test_frame_span_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
