@@ -121,6 +121,14 @@ int backend_tick(struct backend *b, uint64_t tick_ns, uint64_t next_tick_ns)
 	return b->ops->tick(b->impl, tick_ns, next_tick_ns);
 }
 
+unsigned backend_tick_rate(const struct backend *b, unsigned rate)
+{
+	if (b->ops->caps.own_ticks || !b->ops->read_rate)
+		return rate;
+	unsigned r = b->ops->read_rate(b->impl);
+	return r && r < rate ? r : rate;
+}
+
 void backend_note_missed(struct backend *b, uint64_t missed)
 {
 	b->ops->note_missed(b->impl, missed);

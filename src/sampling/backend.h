@@ -113,6 +113,10 @@ void backend_on_event(struct backend *b, const struct target_event *ev);
 /* The tick due at TICK_NS (CLOCK_MONOTONIC); the next at NEXT_TICK_NS (0:
  * none). 0, or -1 on a fatal error. */
 int backend_tick(struct backend *b, uint64_t tick_ns, uint64_t next_tick_ns);
+/* The ticks a second B needs at sampling RATE: RATE for a kind whose ticks
+ * are its sampling rounds (own_ticks); for one whose ticks only read what
+ * the kernel sampled, what its reads need, at most RATE. */
+unsigned backend_tick_rate(const struct backend *b, unsigned rate);
 /* Ticks skipped because a tick overran. */
 void backend_note_missed(struct backend *b, uint64_t missed);
 /* Sampling is over: what is pending is counted, the threads' files or

@@ -19,6 +19,9 @@ struct backend_ops {
 	void (*destroy)(void *impl);
 	void (*on_event)(void *impl, const struct target_event *ev);
 	int (*tick)(void *impl, uint64_t tick_ns, uint64_t next_tick_ns);
+	/* without own_ticks: the ticks a second its reads need (NULL: the
+	 * sampling rate) */
+	unsigned (*read_rate)(const void *impl);
 	void (*note_missed)(void *impl, uint64_t missed);
 	void (*close_threads)(void *impl);
 	void (*get_stats)(const void *impl, struct backend_stats *out);

@@ -35,6 +35,7 @@ static int perf_tick(void *impl, uint64_t tick_ns, uint64_t next_tick_ns)
 	(void)tick_ns, (void)next_tick_ns;
 	return perf_sampler_drain(impl);
 }
+static unsigned perf_read_rate(const void *impl) { return perf_sampler_read_rate(impl); }
 /* The kernel samples whether csampler ticks or not. */
 static void perf_note_missed(void *impl, uint64_t missed) { (void)impl, (void)missed; }
 static void perf_close_threads(void *impl) { perf_sampler_close_threads(impl); }
@@ -74,7 +75,7 @@ static const struct backend_ops perf_ops = {
 		  .idle_refusal = "the kernel samples threads while they run on a CPU only" },
 	.permitted = perf_sampler_permitted,
 	.create = perf_create, .destroy = perf_destroy, .on_event = perf_on_event,
-	.tick = perf_tick, .note_missed = perf_note_missed,
+	.tick = perf_tick, .read_rate = perf_read_rate, .note_missed = perf_note_missed,
 	.close_threads = perf_close_threads,
 	.get_stats = perf_get_stats, .print_diagnostics = perf_print_diagnostics,
 };

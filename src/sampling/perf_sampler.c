@@ -386,6 +386,17 @@ static void ring_drain(struct perf_sampler *ps, struct ring *r)
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
+unsigned perf_sampler_read_rate(const struct perf_sampler *ps)
+{
+	unsigned rate = ps->cfg.rate ? ps->cfg.rate : CLOCK_DEFAULT_RATE;
+	/* (a record: the stack copy, the registers, a kernel chain, headers) */
+	uint64_t record = (uint64_t)ps->attr.sample_stack_user + 4096;
+	uint64_t holds = RING_DATA_BYTES / record, need = ((uint64_t)rate * 4 + holds - 1) / holds;
+	if (need < PERF_SAMPLER_READ_RATE_MIN)
+		need = PERF_SAMPLER_READ_RATE_MIN;
+	return need < rate ? (unsigned)need : rate;
+}
+
 int perf_sampler_drain(struct perf_sampler *ps)
 {
 	ps->stats.drains++;

@@ -70,6 +70,13 @@ bool perf_sampler_permitted(void);
 void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *ev);
 /* Count every sample the rings hold. 0. */
 int perf_sampler_drain(struct perf_sampler *ps);
+/* The drains a second its rings need (each read before a quarter of it
+ * fills at the sampling rate, at least PERF_SAMPLER_READ_RATE_MIN, at most
+ * the sampling rate): csampler then wakes that often, not at every period
+ * (a process that wakes every millisecond beside a server moves the
+ * server's own CPU: measured on nginx, below). */
+#define PERF_SAMPLER_READ_RATE_MIN 50u
+unsigned perf_sampler_read_rate(const struct perf_sampler *ps);
 /* Sampling is over: count what the rings hold, then close the events. */
 void perf_sampler_close_threads(struct perf_sampler *ps);
 void perf_sampler_get_stats(const struct perf_sampler *ps, struct perf_sampler_stats *out);

@@ -286,11 +286,26 @@ static bool take_signals(struct session *s, const struct session_hooks *h)
 	return end;
 }
 
+/* The session's clock: a backend's sampling rounds at the sampling rate,
+ * real-time as asked; a backend whose ticks only read what the kernel
+ * sampled, as its reads need, at normal priority (no round to keep on
+ * time, and each wake-up beside the target moves it). *ROUNDS: which. */
+static int open_session_clock(struct session *s, struct tick_clock *clk, uint64_t start_ns,
+			      const struct session_hooks *h, bool *rounds)
+{
+	const struct session_config *o = &s->cfg;
+	unsigned rate = s->backend ? backend_tick_rate(s->backend, o->rate) : o->rate;
+	*rounds = !s->backend || backend_caps_of(s->backend)->own_ticks;
+	return clock_open(clk, rate, start_ns, *rounds ? o->rt_priority : 0,
+			  o->quiet || h->quiet_clock);
+}
+
 enum session_end session_run(struct session *s, uint64_t start_ns, const struct session_hooks *h)
 {
 	const struct session_config *o = &s->cfg;
 	struct tick_clock clk;
-	if (clock_open(&clk, o->rate, start_ns, o->rt_priority, o->quiet || h->quiet_clock) < 0) {
+	bool rounds;
+	if (open_session_clock(s, &clk, start_ns, h, &rounds) < 0) {
 		warn_errno("cannot make the sampling clock");
 		return SESSION_END_ERROR;
 	}
@@ -306,7 +321,10 @@ enum session_end session_run(struct session *s, uint64_t start_ns, const struct 
 			break;
 		}
 		if (next_second && now >= next_second) {
-			if (h->on_second(h->ctx, now) < 0) {
+			/* (what the kernel sampled before the second ends is
+			 * that second's: read it first) */
+			if ((!rounds && backend_tick(s->backend, now, clk.next_ns) < 0) ||
+			    h->on_second(h->ctx, now) < 0) {
 				end = SESSION_END_ERROR;
 				break;
 			}
