@@ -73,8 +73,8 @@ int perf_sampler_drain(struct perf_sampler *ps);
 /* The drains a second its rings need (each read before a quarter of it
  * fills at the sampling rate, at least PERF_SAMPLER_READ_RATE_MIN, at most
  * the sampling rate): csampler then wakes that often, not at every period
- * (a process that wakes every millisecond beside a server moves the
- * server's own CPU: measured on nginx, below). */
+ * (each real-time tick took a CPU from a thread of the target: two busy
+ * threads at 999 Hz were preempted 5,200 times in 5 s, 550 at this rate). */
 #define PERF_SAMPLER_READ_RATE_MIN 50u
 unsigned perf_sampler_read_rate(const struct perf_sampler *ps);
 /* Sampling is over: count what the rings hold, then close the events. */
