@@ -33,9 +33,12 @@ total=$(folded_total "$T/hot.folded")
 view "$T/hot.svg" a1 leaf_a leaf_b
 n=$(folded_count "$T/hot.folded" ';leaf_a$')
 pct=$(awk -v n="$n" -v t="$total" 'BEGIN { printf "%.2f", 100 * n / t }')
-# (name, samples, share, then where: its source file and first line, its module)
+# (name, samples, share, then where: its source file and first line, its
+# module; the line as the fixture's source has it)
+line=$(grep -n 'leaf_a(unsigned long long x)' "$TESTS_SRCDIR/progs/hot.c" | cut -d: -f1)
+[ -n "$line" ] || harness "no leaf_a in $TESTS_SRCDIR/progs/hot.c"
 assert_match "leaf_a's mouse-over" "$(field frame leaf_a 5)" \
-	"^leaf_a_\\(${n}_samples,_${pct}%\\)_—_(.*/)?hot\\.c:31_in_hot\$"
+	"^leaf_a_\\(${n}_samples,_${pct}%\\)_—_(.*/)?hot\\.c:${line}_in_hot\$"
 width=$(awk -v n="$n" -v t="$total" -v f="$FULL" 'BEGIN { printf "%.1f", f * n / t }')
 assert_within "leaf_a's width, pixels" "$(field frame leaf_a 4)" \
 	"$(awk -v w="$width" 'BEGIN { print w - 0.2 }')" "$(awk -v w="$width" 'BEGIN { print w + 0.2 }')"
