@@ -3,7 +3,9 @@
 # blocks to each other through channels and hash them with sha256, so the
 # runtime parks and wakes its threads all the time (futex, usleep,
 # osyield, epollwait). Launched under csampler at 199 Hz: the hashing
-# (crypto/sha256) has at least 70% of the samples, and the runtime's wait
+# (crypto/sha256) has at least 70% of the samples (or, where perf record
+# -p on the same run puts less there, its share less 3 standard errors),
+# and the runtime's wait
 # and spin functions (as leaf) at most 8%. perf record -e cpu-clock on the
 # same live run: 77% and 6%; before this was fixed, csampler said 60% and
 # 27%. Its locations have file:line and inline frames (Go writes no
@@ -44,8 +46,25 @@ hash=$(folded_count "$F" ';crypto/sha256\.')
 note "runtime waits as leaf: $waits of $total; crypto/sha256: $hash"
 [ $((waits * 100)) -le $((total * 8)) ] ||
 	fail "runtime wait/spin functions have $waits of $total samples (more than 8%)"
-[ $((hash * 100)) -ge $((total * 70)) ] ||
-	fail "crypto/sha256 has only $hash of $total samples (less than 70%)"
+# perf record -p's samples on the same run: how many, and the part whose
+# instruction is crypto/sha256's (its chains do not cross Go's assembly, so
+# that is its share of the hashing as a leaf, below the stacks through it)
+pn= pleaf=
+if [ -n "$perf_ref" ] && wait "$perf_ref" && [ -s "$T/go.perf" ]; then
+	set -- $(perf script -i "$T/go.perf" -F ip,sym 2>/dev/null |
+		awk 'NF { n++; if ($0 ~ /crypto\/sha256\./) s++ } END { printf "%d %.1f\n", n, (n > 0) ? 100 * s / n : 0 }')
+	[ "${1:-0}" -gt 0 ] && pn=$1 pleaf=$2
+fi
+# the hashing: 70%, or where the machine moved it, down to perf's leaf
+# share on the same run less 3 standard errors (CI's sanitizer stage, beside
+# another test, 463 of 860 periods waiting for a CPU: 67.9%; quiet runs
+# 72.7-74.8%)
+want=$(awk -v p="$pleaf" -v n="$pn" -v t="$total" "$AWK_ROOT"'BEGIN { lo = 70
+	if (p != "" && n > 0) { q = p / 100; e = p - 300 * root(q * (1 - q) * (1 / n + 1 / t)); if (e < lo) lo = e }
+	printf "%.1f\n", lo }')
+note "crypto/sha256: $(pct "$hash" "$total")% of csampler's samples; perf record -p's leaf share ${pleaf:-(not run)}% of ${pn:-0}; at least $want% expected"
+awk -v h="$hash" -v t="$total" -v w="$want" 'BEGIN { exit !(100 * h >= w * t) }' ||
+	fail "crypto/sha256 has only $hash of $total samples (less than $want%; perf record -p's leaf share ${pleaf:-not run})"
 
 # file:line and inline frames, though Go writes no .debug_aranges (libdw
 # 0.188 finds no compile unit without them; before: ":0" everywhere)
@@ -86,12 +105,10 @@ ours=$(folded_count "$F" '(^|;)main\.hashBlock(;|$)')
 # 80.3 and 80.6% where perf's crypto/sha256 leaf share was 75.2 and 74.9%
 # and csampler's 75.2 and 74.0%)
 pest=
-if [ -n "$perf_ref" ] && wait "$perf_ref" && [ -s "$T/go.perf" ]; then
+if [ -n "$pleaf" ]; then
 	leaf=$(folded_count "$F" ';crypto/sha256\.[^;]*$')
-	pest=$(perf script -i "$T/go.perf" -F ip,sym 2>/dev/null |
-		awk -v c="$ours" -v l="$leaf" -v t="$total" \
-			'NF { n++; if ($0 ~ /crypto\/sha256\./) s++ }
-			END { if (n > 0) printf "%.1f\n", 100 * s / n + 100 * (c - l) / t }')
+	pest=$(awk -v p="$pleaf" -v c="$ours" -v l="$leaf" -v t="$total" \
+		'BEGIN { printf "%.1f\n", p + 100 * (c - l) / t }')
 fi
 awk -v o="$own" -v on="$own_n" -v c="$ours" -v t="$total" -v pe="$pest" "$AWK_ROOT"'
 BEGIN {
