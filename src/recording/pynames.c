@@ -80,8 +80,7 @@ uint32_t pynames_frame(struct pynames *t, const char *qualname, const char *file
 		return PYNAMES_FULL;
 	uint64_t h = frame_hash(qualname, filename, first_line, line);
 	/* a frame already named keeps its id, full or not */
-	for (size_t j = t->nslots ? h & (t->nslots - 1) : 0; t->nslots && t->slot[j];
-	     j = (j + 1) & (t->nslots - 1)) {
+	for (size_t j = h & (t->nslots - 1); t->nslots && t->slot[j]; j = (j + 1) & (t->nslots - 1)) {
 		const struct pyname *f = &t->frames[t->slot[j] - 1];
 		if (f->qualname == qualname && f->filename == filename &&
 		    f->first_line == first_line && f->line == line)

@@ -123,9 +123,8 @@ int backend_tick(struct backend *b, uint64_t tick_ns, uint64_t next_tick_ns)
 
 unsigned backend_tick_rate(const struct backend *b, unsigned rate)
 {
-	if (b->ops->caps.own_ticks || !b->ops->read_rate)
-		return rate;
-	unsigned r = b->ops->read_rate(b->impl);
+	/* (a kind with own_ticks has no read_rate) */
+	unsigned r = b->ops->read_rate ? b->ops->read_rate(b->impl) : 0;
 	return r && r < rate ? r : rate;
 }
 
