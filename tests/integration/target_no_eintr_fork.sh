@@ -54,7 +54,13 @@ for args in "-F 999" "-F 99" "--idle -F 999" "--attach-mode=per-sample -F 999"; 
 		hz=${args##*-F }
 		got=$(awk -v re="^forker-$FORKER;" '$0 ~ re { n += $NF } END { print n + 0 }' "$T/out.folded")
 		want=$(awk -v c="$((c1 - c0))" -v hz="$hz" 'BEGIN { printf "%.0f\n", c / 1e9 * hz }')
-		[ "$want" -ge 8 ] || harness "the forker used $((c1 - c0)) ns of CPU: too little to judge"
+		# (a CPU worth fewer than 8 samples cannot be judged: CI's mawk
+		# stage at load 10 gave the forker 74 ms in the -F 99 bracket;
+		# the run's other checks stand)
+		if [ "$want" -lt 8 ]; then
+			note "the forker's samples ($args): its $((c1 - c0)) ns of CPU are too little to judge $got by"
+			continue
+		fi
 		se=$(awk -v w="$want" "$AWK_ROOT"' BEGIN { printf "%.0f\n", 3 * root(w) + 1 }')
 		assert_within "the forker's samples ($args; its CPU in the bracket is worth $want)" \
 			"$got" "$(awk -v w="$want" -v b="$((w1 - w0))" 'BEGIN { f = 2e9 / b; if (f > 1) f = 1; printf "%.0f\n", w * 0.6 * f }')" \
