@@ -42,7 +42,7 @@ cleanup() {
 	kill_ours KILL $FIXTURE_PIDS
 	[ -n "${WATCHDOG_PID:-}" ] && kill "$WATCHDOG_PID" 2>/dev/null
 	wait 2>/dev/null
-	rm -rf "$T"
+	rm -rf "$T" ${PY_ROOT_DIRS:-}
 	# (scripts/check names the slowest tests from these lines)
 	echo "# $TEST_NAME took $(awk -v a="$TEST_STARTED" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }') s"
 }
@@ -66,6 +66,36 @@ AWK_ROOT='function root(x,  r, i) { if (x <= 0) return 0; r = (x > 1) ? x : 1
 
 
 # need_root: ptrace of arbitrary processes and seccomp helpers need root.
+# python_each: the CPython interpreters present, a line each, "LABEL ROOT
+# PATH": Debian's python3.11, pyenv's 3.11, 3.12 and 3.13 (the newest of
+# each under $PYENV_ROOT, else ~/.pyenv), and Debian sid's 3.13, 3.14 and
+# 3.15 in the root scripts/sid-root makes (scripts/install-deps), run with
+# chroot (ROOT is / for the others).
+python_each() {
+	local v p pyroot sid
+	[ -x /usr/bin/python3.11 ] && echo "debian-3.11 / /usr/bin/python3.11"
+	pyroot=${PYENV_ROOT:-$HOME/.pyenv}
+	for v in 3.11 3.12 3.13; do
+		p=$(ls -d "$pyroot"/versions/"$v".*/bin/python"$v" 2>/dev/null | tail -n 1)
+		[ -n "$p" ] && [ -x "$p" ] && echo "pyenv-$v / $p"
+	done
+	sid=${CSAMPLER_SID_ROOT:-/var/cache/csampler/sid}
+	for v in 3.13 3.14 3.15; do
+		[ -x "$sid/usr/bin/python$v" ] && echo "sid-$v $sid /usr/bin/python$v"
+	done
+	return 0
+}
+# python_file ROOT FILE: PY_FILE, FILE's path as the interpreters of ROOT
+# see it (a copy in ROOT, removed at the test's end, where ROOT is not /)
+python_file() {
+	PY_FILE=$2
+	[ "$1" = / ] && return 0
+	local d="/tmp/csampler-test.$$"
+	mkdir -p "$1$d" && cp "$2" "$1$d/" || harness "cannot copy $2 into $1"
+	case " ${PY_ROOT_DIRS:-} " in *" $1$d "*) ;; *) PY_ROOT_DIRS="${PY_ROOT_DIRS:-} $1$d" ;; esac
+	PY_FILE="$d/$(basename "$2")"
+}
+
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root (ptrace of unrelated processes)"; }
 need_cmd()  { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
 # need_flamegraph: $FLAMEGRAPH_PL is Brendan Gregg's flamegraph.pl (Debian's

@@ -371,12 +371,18 @@ static void report_python(const struct recorder_notice *n)
 		     "C functions; use --backend=ptrace to see Python functions", pid);
 	else if (n->python == PYSTACK_ON)
 		warn("process %d runs CPython %u.%u: its Python frames are read, laid out as %s",
-		     pid, n->major, n->minor, n->layout_from_dwarf ? "its debug information says"
-								   : "csampler's table of that version says");
+		     pid, n->major, n->minor,
+		     n->layout == PYSTACK_LAYOUT_DWARF ? "its debug information says"
+		     : n->layout == PYSTACK_LAYOUT_INTERPRETER ? "the interpreter publishes (_Py_DebugOffsets)"
+		     : "csampler's table of that version says");
 	else if (n->python == PYSTACK_OLD)
 		warn("process %d runs CPython older than 3.11: its Python frames are not read (3.11 "
 		     "is the oldest csampler knows), its stacks show the interpreter's C functions",
 		     pid);
+	else if (n->python == PYSTACK_FREE_THREADED)
+		warn("process %d runs a free-threaded CPython %u.%u (built without the GIL), whose "
+		     "frames csampler does not read: its stacks show the interpreter's C functions",
+		     pid, n->major, n->minor);
 	else if (n->python == PYSTACK_UNKNOWN_VERSION)
 		warn("process %d runs CPython %u.%u, whose frame layout csampler does not know: its "
 		     "stacks show the interpreter's C functions", pid, n->major, n->minor);

@@ -43,10 +43,14 @@ bool pydwarf_layout(Dwarf *dw, unsigned major, unsigned minor, struct py_layout 
 	bool have[T_COUNT];
 	uint64_t ascii_size, compact_size;
 	memset(out, 0, sizeof *out);
-	if (major != 3 || minor != 11 || dwarfstruct_find(dw, type_names, T_COUNT, t, have) < T_COUNT)
+	if (major != 3 || (minor != 11 && minor != 12) ||
+	    dwarfstruct_find(dw, type_names, T_COUNT, t, have) < T_COUNT)
 		return false;
 	out->major = major;
 	out->minor = minor;
+	/* 3.12 marks the loop's entries by frames of its own (their owner) */
+	out->frames = minor == 11 ? PY_FRAMES_IS_ENTRY : PY_FRAMES_OWNER;
+	size_t *flag = minor == 11 ? &out->frame_is_entry : &out->frame_owner;
 	if (!nested(&t[T_RUNTIME], "interpreters", "head", &out->runtime_interpreters_head) ||
 	    !field(&t[T_INTERP], "next", &out->interp_next) ||
 	    !nested(&t[T_INTERP], "threads", "head", &out->interp_threads_head) ||
@@ -61,7 +65,7 @@ bool pydwarf_layout(Dwarf *dw, unsigned major, unsigned minor, struct py_layout 
 	    !field(&t[T_FRAME], "f_code", &out->frame_code) ||
 	    !field(&t[T_FRAME], "previous", &out->frame_previous) ||
 	    !field(&t[T_FRAME], "prev_instr", &out->frame_prev_instr) ||
-	    !field(&t[T_FRAME], "is_entry", &out->frame_is_entry) ||
+	    !field(&t[T_FRAME], minor == 11 ? "is_entry" : "owner", flag) ||
 	    !field(&t[T_CODE], "co_qualname", &out->code_qualname) ||
 	    !field(&t[T_CODE], "co_filename", &out->code_filename) ||
 	    !field(&t[T_CODE], "co_firstlineno", &out->code_firstlineno) ||

@@ -10,7 +10,7 @@
 /* CPython 3.11 on x86-64 (measured with gdb on Debian's python3.11
  * 3.11.2 and its debug information: offsetof of each field). */
 static const struct py_layout layout_3_11 = {
-	.major = 3, .minor = 11,
+	.major = 3, .minor = 11, .frames = PY_FRAMES_IS_ENTRY,
 	.runtime_interpreters_head = 40,
 	.interp_next = 0, .interp_threads_head = 16, .interp_threads_next_id = 8,
 	.tstate_next = 8, .tstate_native_thread_id = 160, .tstate_cframe = 56,
@@ -24,12 +24,32 @@ static const struct py_layout layout_3_11 = {
 	.ascii_length = 16, .ascii_state = 32, .ascii_data = 48, .compact_data = 72,
 };
 
+/* CPython 3.12 on x86-64 (measured the same way on pyenv's 3.12.1): the
+ * frame's owner in place of is_entry, the code object first in it, the
+ * strings without their wstr. */
+static const struct py_layout layout_3_12 = {
+	.major = 3, .minor = 12, .frames = PY_FRAMES_OWNER,
+	.runtime_interpreters_head = 40,
+	.interp_next = 0, .interp_threads_head = 72, .interp_threads_next_id = 64,
+	.tstate_next = 8, .tstate_native_thread_id = 144, .tstate_cframe = 56,
+	.tstate_datastack_chunk = 0xe8, .tstate_datastack_top = 0xf0, .chunk_data = 0x18,
+	.cframe_current_frame = 0,
+	.frame_code = 0, .frame_previous = 8, .frame_prev_instr = 56, .frame_owner = 70,
+	.code_qualname = 128, .code_filename = 112, .code_firstlineno = 68, .code_linetable = 136,
+	.code_code_adaptive = 192,
+	.object_type = 8, .type_name = 24,
+	.bytes_size = 16, .bytes_data = 32,
+	.ascii_length = 16, .ascii_state = 32, .ascii_data = 40, .compact_data = 56,
+};
+
 /* A frame chain longer than this is taken for a loop. */
 #define MAX_CHAIN 4096
 
 const struct py_layout *pyframes_layout(unsigned major, unsigned minor)
 {
-	return major == 3 && minor == 11 ? &layout_3_11 : NULL;
+	if (major != 3)
+		return NULL;
+	return minor == 11 ? &layout_3_11 : minor == 12 ? &layout_3_12 : NULL;
 }
 
 static uint64_t hash_mix_made(uint64_t interp, uint64_t made)
@@ -59,7 +79,8 @@ size_t pyframes_tstate_span(const struct py_layout *l)
 
 size_t pyframes_frame_span(const struct py_layout *l)
 {
-	size_t ends[] = { l->frame_is_entry + 1, l->frame_code + 8, l->frame_prev_instr + 8,
+	size_t flag = l->frames == PY_FRAMES_OWNER ? l->frame_owner : l->frame_is_entry;
+	size_t ends[] = { flag + 1, l->frame_code + 8, l->frame_prev_instr + 8,
 			  l->frame_previous + 8 };
 	return span_of(ends, sizeof ends / sizeof *ends);
 }
@@ -116,18 +137,33 @@ int pyframes_thread(const struct py_layout *l, pyframes_read_fn read, void *ctx,
 	return ts ? pyframes_chain(l, read, ctx, ts, tid, out, max, cut) : -1;
 }
 
+/* The current frame of thread state TS: 0, or -1. */
+static int current_frame(const struct py_layout *l, pyframes_read_fn read, void *ctx, uint64_t ts,
+			 uint64_t *frame)
+{
+	uint64_t cframe;
+	if (l->frame_in_tstate)
+		return read_u64(read, ctx, ts + l->tstate_cframe, frame);
+	return read_u64(read, ctx, ts + l->tstate_cframe, &cframe) < 0 ||
+	       read_u64(read, ctx, cframe + l->cframe_current_frame, frame) < 0 ? -1 : 0;
+}
+
+/* A code object's address as a frame holds it: from 3.14 a stack
+ * reference whose low bits are tags (an object is 8-aligned at least). */
+#define CODE_TAG_BITS UINT64_C(7)
+
 int pyframes_chain(const struct py_layout *l, pyframes_read_fn read, void *ctx, uint64_t ts,
 		   pid_t tid, struct py_frame *out, size_t max, bool *cut)
 {
 	*cut = false;
-	uint64_t id, cframe, frame;
+	uint64_t id, frame;
 	if (read_u64(read, ctx, ts + l->tstate_native_thread_id, &id) < 0 || id != (uint64_t)tid)
 		return -1;
-	if (read_u64(read, ctx, ts + l->tstate_cframe, &cframe) < 0 ||
-	    read_u64(read, ctx, cframe + l->cframe_current_frame, &frame) < 0) {
+	if (current_frame(l, read, ctx, ts, &frame) < 0) {
 		*cut = true;
 		return 0;
 	}
+	bool owners = l->frames == PY_FRAMES_OWNER;
 	size_t span = pyframes_frame_span(l);
 	size_t n = 0;
 	for (unsigned steps = 0; frame; steps++) {
@@ -146,14 +182,24 @@ int pyframes_chain(const struct py_layout *l, pyframes_read_fn read, void *ctx, 
 		memcpy(&code, fb + l->frame_code, sizeof code);
 		memcpy(&prev_instr, fb + l->frame_prev_instr, sizeof prev_instr);
 		memcpy(&previous, fb + l->frame_previous, sizeof previous);
-		uint8_t entry = fb[l->frame_is_entry];
-		/* prev_instr points at the last code unit run, or one before the
-		 * first (-1: the frame has not started) */
-		uint64_t first = code + l->code_code_adaptive;
-		uint64_t unit = prev_instr >= first ? (prev_instr - first) / 2 : 0;
-		out[n++] = (struct py_frame){ .code = code, .unit = unit > UINT32_MAX ? UINT32_MAX
-											: (uint32_t)unit,
-					      .entry = entry != 0 };
+		uint8_t flag = fb[owners ? l->frame_owner : l->frame_is_entry];
+		if (owners && flag >= PY_OWNER_NOT_PYTHON) {
+			/* the evaluation loop's own frame: the one run before it
+			 * is where C entered the loop */
+			if (n && !out[n - 1].entry) {
+				out[n - 1].entry = true;
+				out[n - 1].loop = frame;
+			}
+		} else {
+			code &= ~CODE_TAG_BITS;
+			/* the code unit run (prev_instr may be one before the
+			 * first: the frame has not started) */
+			uint64_t first = code + l->code_code_adaptive;
+			uint64_t unit = prev_instr >= first ? (prev_instr - first) / 2 : 0;
+			out[n++] = (struct py_frame){ .code = code,
+				.unit = unit > UINT32_MAX ? UINT32_MAX : (uint32_t)unit,
+				.entry = !owners && flag != 0 };
+		}
 		/* a frame that names itself (or an earlier one, beyond MAX_CHAIN)
 		 * ends the chain */
 		if (previous == frame) {
@@ -162,6 +208,9 @@ int pyframes_chain(const struct py_layout *l, pyframes_read_fn read, void *ctx, 
 		}
 		frame = previous;
 	}
+	/* the outermost frame ran in the outermost loop */
+	if (owners && n && !*cut)
+		out[n - 1].entry = true;
 	return (int)n;
 }
 

@@ -6,19 +6,25 @@
  * walks the interpreters' thread states to the one of a thread id
  * (native_thread_id), then that thread's frames from its current frame
  * through each frame's previous one: per frame, its code object and the
- * code unit it last ran (prev_instr), and whether C entered the evaluation
- * loop there (is_entry: where the native stack has one
- * _PyEval_EvalFrameDefault). A code object is read for its qualified name,
- * file name, first line and line table; its type must name itself "code".
+ * code unit it runs (prev_instr before 3.13, instr_ptr since), and
+ * whether C entered the evaluation loop there (where the native stack has
+ * one _PyEval_EvalFrameDefault). CPython 3.11 marks that frame (is_entry);
+ * from 3.12 each run of the loop puts a frame of its own on the chain
+ * (owned by the C stack, or from 3.14 by the interpreter), which is not
+ * a Python frame: the frame before it is the entry. A code object is read
+ * for its qualified name, file name, first line and line table; its type
+ * must name itself "code".
  *
- * Layouts are per interpreter version (pyframes_layout): the offsets of
- * CPython 3.11 on x86-64, as Debian's python3.11 (3.11.2) debug
- * information gives them. Everything read is the target's: every list and
- * chain is bounded (PYFRAMES_MAX_* ), a chain that loops or leaves readable
- * memory ends the read with *CUT set, strings are copied bounded and
- * checked (compact ASCII or Latin-1 objects only), and nothing read is
- * trusted as a length before it is bounded. Pure but for the reader;
- * fuzzed on random memory images (fuzz_pyframes). */
+ * Layouts are per interpreter version: csampler's table of 3.11 and 3.12
+ * on x86-64 (pyframes_layout: offsetof each field in Debian's python3.11
+ * 3.11.2 and pyenv's 3.12.1, from their debug information), and from 3.13
+ * the offsets the interpreter publishes (pydebug.h). Everything read is
+ * the target's: every list and chain is bounded (PYFRAMES_MAX_* ), a chain
+ * that loops or leaves readable memory ends the read with *CUT set,
+ * strings are copied bounded and checked (compact ASCII, Latin-1, UCS-2
+ * or UCS-4 objects only), and nothing read is trusted as a length before
+ * it is bounded. Pure but for the reader; fuzzed on random memory images
+ * (fuzz_pyframes). */
 #ifndef CSAMPLER_PYFRAMES_H
 #define CSAMPLER_PYFRAMES_H
 #include <stdbool.h>
@@ -31,17 +37,34 @@
 #define PYFRAMES_MAX_STRING 256     /* bytes of a name or file name kept */
 #define PYFRAMES_MAX_LINETABLE 65536 /* bytes of a line table read */
 
+/* How a frame says C entered the evaluation loop there. */
+enum py_frames_kind {
+	PY_FRAMES_IS_ENTRY,             /* 3.11: its is_entry flag */
+	PY_FRAMES_OWNER,                /* 3.12+: the next frame is the loop's own */
+};
+/* From 3.12 a frame whose owner is this or more is not a Python frame
+ * (3.12, 3.13: FRAME_OWNED_BY_CSTACK; 3.14: INTERPRETER, CSTACK; 3.15:
+ * INTERPRETER; the others are THREAD, GENERATOR and FRAME_OBJECT). */
+#define PY_OWNER_NOT_PYTHON 3
+
 /* The offsets a read needs (bytes). */
 struct py_layout {
 	unsigned major, minor;
+	enum py_frames_kind frames;
+	bool frame_in_tstate;           /* tstate_cframe is the current frame (3.13+) */
 	size_t runtime_interpreters_head;
 	size_t interp_next, interp_threads_head;
 	size_t interp_threads_next_id;  /* grows with each thread state made */
-	size_t tstate_next, tstate_native_thread_id, tstate_cframe;
+	size_t tstate_next, tstate_native_thread_id;
+	size_t tstate_cframe;           /* its _PyCFrame, or its current frame */
 	size_t tstate_datastack_chunk, tstate_datastack_top;  /* where its frames live */
 	size_t chunk_data;              /* a data stack chunk's first frame */
 	size_t cframe_current_frame;
-	size_t frame_code, frame_previous, frame_prev_instr, frame_is_entry;
+	size_t frame_code;              /* f_code; from 3.13 f_executable (tagged in 3.14+) */
+	size_t frame_previous;
+	size_t frame_prev_instr;        /* prev_instr; from 3.13 instr_ptr */
+	size_t frame_is_entry;          /* PY_FRAMES_IS_ENTRY */
+	size_t frame_owner;             /* PY_FRAMES_OWNER */
 	size_t code_qualname, code_filename, code_firstlineno, code_linetable,
 		code_code_adaptive;
 	size_t object_type, type_name;
@@ -59,6 +82,9 @@ struct py_frame {
 	uint64_t code;                  /* the code object's address */
 	uint32_t unit;                  /* the code unit last run (its line: pylinetable) */
 	bool entry;                     /* C entered the evaluation loop here */
+	uint64_t loop;                  /* (3.12+, an entry) the loop's own frame
+	                                 * next in the chain: in the C stack frame of
+	                                 * the loop that ran this one; 0: not known */
 };
 
 /* The thread state of RUNTIME's interpreters whose native_thread_id is

@@ -10,6 +10,7 @@
 #include "address.h"
 #include "intern.h"
 #include "procfs.h"
+#include "pydebug.h"
 #include "pyframes.h"
 #include "pylinetable.h"
 #include "pystack.h"
@@ -56,6 +57,7 @@ struct pystack {
 	pid_t pid;
 	struct py_layout layout;        /* as checked at attach */
 	const struct py_layout *l;      /* &layout */
+	enum pystack_layout_source source;
 	size_t tstate_span, code_span;  /* the layout's, read at each stop */
 	struct pystack_symbols syms;
 	struct pynames *names;
@@ -150,6 +152,17 @@ bool pystack_version(pid_t pid, const struct pystack_symbols *syms, unsigned *ma
 	return true;
 }
 
+/* The layout process PID's interpreter at SYMS publishes (3.13+) into
+ * *OUT: PYDEBUG_OK, or why not. */
+static enum pydebug_result published_layout(pid_t pid, const struct pystack_symbols *syms,
+					    unsigned major, unsigned minor, struct py_layout *out)
+{
+	uint8_t bytes[PYDEBUG_READ];
+	if (!procfs_read_memory_all(pid, syms->runtime, bytes, sizeof bytes))
+		return PYDEBUG_NONE;
+	return pydebug_layout(bytes, sizeof bytes, major, minor, out);
+}
+
 struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
 			    const struct py_layout *layout, struct pynames *names,
 			    enum pystack_status *status, unsigned *major, unsigned *minor)
@@ -157,8 +170,23 @@ struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
 	*status = syms->version ? PYSTACK_MISMATCH : PYSTACK_OLD;
 	if (!pystack_version(pid, syms, major, minor))
 		return NULL;
-	const struct py_layout *l = layout && layout->major == *major && layout->minor == *minor
-				    ? layout : pyframes_layout(*major, *minor);
+	struct py_layout published;
+	enum pystack_layout_source source = PYSTACK_LAYOUT_INTERPRETER;
+	const struct py_layout *l = NULL;
+	if (*major == 3 && *minor >= 13) {
+		enum pydebug_result r = published_layout(pid, syms, *major, *minor, &published);
+		if (r == PYDEBUG_FREE_THREADED) {
+			*status = PYSTACK_FREE_THREADED;
+			return NULL;
+		}
+		l = r == PYDEBUG_OK ? &published : NULL;
+	} else if (layout && layout->major == *major && layout->minor == *minor) {
+		l = layout;
+		source = PYSTACK_LAYOUT_DWARF;
+	} else {
+		l = pyframes_layout(*major, *minor);
+		source = PYSTACK_LAYOUT_TABLE;
+	}
 	if (!l) {
 		*status = PYSTACK_UNKNOWN_VERSION;
 		return NULL;
@@ -177,6 +205,7 @@ struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
 	ps->pid = pid;
 	ps->layout = *l;
 	ps->l = &ps->layout;
+	ps->source = source;
 	ps->tstate_span = pyframes_tstate_span(l);
 	ps->code_span = pyframes_code_span(l);
 	ps->syms = *syms;
@@ -214,6 +243,11 @@ void pystack_free(struct pystack *ps)
 	free(ps->chunk);
 	free(ps->headers);
 	free(ps);
+}
+
+enum pystack_layout_source pystack_layout_source(const struct pystack *ps)
+{
+	return ps->source;
 }
 
 void pystack_eval_range(const struct pystack *ps, uint64_t *start, uint64_t *end)
@@ -422,7 +456,7 @@ static int read_chain(struct pystack *ps, pid_t tid, const uint8_t *stack, uint6
 }
 
 unsigned pystack_capture(struct pystack *ps, pid_t tid, const uint8_t *stack, uint64_t stack_start,
-			 size_t len, uint64_t *addrs, bool *entry, unsigned max)
+			 size_t len, uint64_t *addrs, bool *entry, uint64_t *loop, unsigned max)
 {
 	if (max < 2)
 		return 0;
@@ -450,10 +484,12 @@ unsigned pystack_capture(struct pystack *ps, pid_t tid, const uint8_t *stack, ui
 			break;
 		}
 		addrs[k] = addr_python(id);
+		loop[k] = ps->frames[i].loop;
 		entry[k++] = ps->frames[i].entry;
 	}
 	if (cut) {
 		addrs[k] = addr_python(ps->cut_id);
+		loop[k] = 0;
 		entry[k++] = true;
 	}
 	return k;
@@ -470,20 +506,38 @@ static bool put(uint64_t *out, unsigned *k, unsigned max, uint64_t a)
 	return true;
 }
 
-unsigned pystack_splice(const uint64_t *native, unsigned n, const uint64_t *py, const bool *entry,
-			unsigned npy, uint64_t eval_start, uint64_t eval_end, bool walk_cut,
-			uint64_t *out, unsigned max, bool *full)
+/* The end of the stack frame of NATIVE's frame I: its caller's stack
+ * pointer (the outermost's: a megabyte on). */
+static uint64_t frame_end(const uint64_t *native_sp, unsigned n, unsigned i)
 {
-	unsigned k = 0, j = 0;
+	return i + 1 < n ? native_sp[i + 1] : native_sp[i] + (1u << 20);
+}
+
+unsigned pystack_splice(const uint64_t *native, const uint64_t *native_sp, unsigned n,
+			const struct pystack_run *py, uint64_t eval_start, uint64_t eval_end,
+			bool walk_cut, uint64_t *out, unsigned max, bool *full)
+{
+	unsigned k = 0, j = 0, npy = py->n;
+	unsigned group_of = UINT_MAX, group_end = 0;  /* the entry ending the run from J */
 	*full = true;
 	for (unsigned i = 0; i < n; i++) {
+		if (j < npy && group_of != j) {
+			group_of = j;
+			for (group_end = j; group_end + 1 < npy && !py->entry[group_end]; group_end++)
+				;
+		}
+		uint64_t at = j < npy && py->loop && native_sp ? py->loop[group_end] : 0;
+		bool by_sp = at && n && at >= native_sp[0] && at < frame_end(native_sp, n, n - 1);
 		uint64_t pc = addr_lookup_pc(native[i]);
-		if (j < npy && !addr_is_python(native[i]) && pc >= eval_start && pc < eval_end) {
+		bool loop = j < npy && !addr_is_python(native[i]) &&
+			    (by_sp ? at >= native_sp[i] && at < frame_end(native_sp, n, i)
+				   : pc >= eval_start && pc < eval_end);
+		if (loop) {
 			/* the loop ran the frames from the next through an entry one */
 			bool last;
 			do {
-				last = entry[j];
-				if (!put(out, &k, max, py[j++]))
+				last = py->entry[j];
+				if (!put(out, &k, max, py->addrs[j++]))
 					return k;
 			} while (!last && j < npy);
 		} else if (!put(out, &k, max, native[i])) {
@@ -491,7 +545,7 @@ unsigned pystack_splice(const uint64_t *native, unsigned n, const uint64_t *py, 
 		}
 	}
 	for (; walk_cut && j < npy; j++)
-		if (!put(out, &k, max, py[j]))
+		if (!put(out, &k, max, py->addrs[j]))
 			return k;
 	*full = false;
 	return k;

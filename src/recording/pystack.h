@@ -4,8 +4,8 @@
  * Found from a module's ELF symbols (pystack_symbols: _PyRuntime, in a
  * static python3.x or a libpython3.x); checked once against what the
  * interpreter holds (pystack_new: its Py_Version names a version whose
- * layout pyframes knows, and its code type names itself "code"), or off
- * with the reason said (pystack_status).
+ * layout is known, from 3.13 the one it publishes (pydebug), and its code
+ * type names itself "code"), or off with the reason said (pystack_status).
  *
  * While a thread is stopped, pystack_capture reads its chain of interpreter
  * frames (pyframes) with few reads of the target: its thread state (found
@@ -53,6 +53,14 @@ enum pystack_status {
 	PYSTACK_OLD,                    /* before 3.11 (no Py_Version) */
 	PYSTACK_UNKNOWN_VERSION,        /* a version csampler has no layout of */
 	PYSTACK_MISMATCH,               /* the layout does not fit what it holds */
+	PYSTACK_FREE_THREADED,          /* a build without the GIL (3.13t+) */
+};
+
+/* Where the layout a pystack reads with came from. */
+enum pystack_layout_source {
+	PYSTACK_LAYOUT_TABLE,           /* csampler's table of its version */
+	PYSTACK_LAYOUT_DWARF,           /* its debug information */
+	PYSTACK_LAYOUT_INTERPRETER,     /* the offsets it publishes (3.13+) */
 };
 
 struct pystack;
@@ -63,33 +71,46 @@ struct py_layout;
 bool pystack_version(pid_t pid, const struct pystack_symbols *syms, unsigned *major,
 		     unsigned *minor);
 /* Process PID's interpreter at SYMS, its frames named in NAMES (which
- * must outlive it), laid out as LAYOUT says (its debug information's:
- * pydwarf.h) when that is of its version, else (LAYOUT NULL) as
- * csampler's table of its version does. *STATUS says whether its frames can be read; NULL unless
+ * must outlive it), laid out as it publishes (3.13+), else as LAYOUT says
+ * (its debug information's: pydwarf.h) when that is of its version, else
+ * (LAYOUT NULL) as csampler's table of its version does. *STATUS says whether its frames can be read; NULL unless
  * PYSTACK_ON (or out of memory). *MAJOR, *MINOR: its version, when read. */
 struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
 			    const struct py_layout *layout, struct pynames *names,
 			    enum pystack_status *status, unsigned *major, unsigned *minor);
 void pystack_free(struct pystack *ps);
+enum pystack_layout_source pystack_layout_source(const struct pystack *ps);
 /* The evaluation loop's code: [*START, *END). */
 void pystack_eval_range(const struct pystack *ps, uint64_t *start, uint64_t *end);
 
 /* Stopped thread TID's Python frames, innermost first, at most MAX into
- * ADDRS (addr_python ids) and ENTRY (C entered the loop there): their
- * number, 0 when the thread runs no Python. STACK (LEN bytes from
+ * ADDRS (addr_python ids), ENTRY (C entered the loop there) and LOOP (of
+ * an entry, where the loop that ran it keeps its own frame in its C stack
+ * frame, 3.12+; else 0): their number, 0 when the thread runs no Python. STACK (LEN bytes from
  * STACK_START) is the thread's stack as just copied: a read it covers is
  * not made again. */
 unsigned pystack_capture(struct pystack *ps, pid_t tid, const uint8_t *stack, uint64_t stack_start,
-			 size_t len, uint64_t *addrs, bool *entry, unsigned max);
+			 size_t len, uint64_t *addrs, bool *entry, uint64_t *loop, unsigned max);
 
-/* NATIVE[N] (a walk, leaf first) with each evaluation loop frame (its
- * lookup pc in [EVAL_START, EVAL_END)) replaced by the Python frames
+/* NATIVE[N] (a walk, leaf first; NATIVE_SP[N] each frame's stack pointer,
+ * or NULL) with each evaluation loop frame replaced by the Python frames
  * PY[NPY] it ran: those from the next one not yet placed through the next
- * ENTRY one. Python frames left when the native walk ends are put at its
- * end only if it was cut (WALK_CUT): else they are not the stack's. At
- * most MAX into OUT (*FULL: some were left out); the number written. */
-unsigned pystack_splice(const uint64_t *native, unsigned n, const uint64_t *py, const bool *entry,
-			unsigned npy, uint64_t eval_start, uint64_t eval_end, bool walk_cut,
-			uint64_t *out, unsigned max, bool *full);
+ * ENTRY one. The loop's frame is the one whose stack frame [its sp, its
+ * caller's) holds that entry's LOOP address (3.12+: a build's hot and
+ * cold parts of the loop alike, named or not), else (no LOOP, no
+ * NATIVE_SP, or a LOOP outside the walk's stack) the one whose lookup pc
+ * is in [EVAL_START, EVAL_END). Python frames left when the native walk
+ * ends are put at its end only if it was cut (WALK_CUT): else they are not
+ * the stack's. At most MAX into OUT (*FULL: some were left out); the
+ * number written. */
+struct pystack_run {
+	const uint64_t *addrs;          /* PY */
+	const bool *entry;
+	const uint64_t *loop;           /* or NULL */
+	unsigned n;                     /* NPY */
+};
+unsigned pystack_splice(const uint64_t *native, const uint64_t *native_sp, unsigned n,
+			const struct pystack_run *py, uint64_t eval_start, uint64_t eval_end,
+			bool walk_cut, uint64_t *out, unsigned max, bool *full);
 
 #endif

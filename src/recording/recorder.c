@@ -616,7 +616,7 @@ static void tell_python(struct recorder *r, struct recorder_process *p, bool ker
 	if (kernel_copy && r->cfg.python)
 		n.kind = RECORDER_NOTICE_PYTHON_KERNEL_COPY;
 	if (n.kind == RECORDER_NOTICE_PYTHON && n.python == PYSTACK_ON) {
-		n.layout_from_dwarf = unwind_python_layout_from_dwarf(p->unwinder);
+		n.layout = unwind_python_layout_source(p->unwinder);
 		if (r->cfg.verbose && !kernel_copy)
 			tell(r, &n);
 		return;

@@ -54,8 +54,8 @@ struct recorder_notice {
 	unsigned major, minor;          /* CPython's version (PYTHON; not when OLD),
 	                                 * Go's release (GO; 0.0: not found) */
 	enum goruntime_source go;
-	bool layout_from_dwarf;         /* its layout read from its debug information
-	                                 * (PYTHON, when ON), not csampler's table */
+	enum pystack_layout_source layout; /* where its layout came from (PYTHON,
+	                                    * when ON) */
 };
 
 struct recorder_config {

@@ -316,6 +316,7 @@ struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth, bool python
 	u->page_tags = calloc(PAGE_CACHE_SLOTS, sizeof *u->page_tags);
 	u->pages = malloc((size_t)PAGE_CACHE_SLOTS * PAGE_SIZE_CACHED);
 	u->py_native = malloc(max_depth * sizeof *u->py_native);
+	u->py_native_sp = malloc(max_depth * sizeof *u->py_native_sp);
 	unw_accessors_t accessors = {   /* copied by unw_create_addr_space */
 		.find_proc_info = find_proc_info,
 		.put_unwind_info = put_unwind_info,
@@ -326,10 +327,11 @@ struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth, bool python
 		.resume = resume,
 		.get_proc_name = get_proc_name,
 	};
-	if (u->page_tags && u->pages && u->py_native)
+	if (u->page_tags && u->pages && u->py_native && u->py_native_sp)
 		u->as = unw_create_addr_space(&accessors, 0);
 	if (!u->as) {
 		free(u->py_native);
+		free(u->py_native_sp);
 		free(u->page_tags);
 		free(u->pages);
 		free(u);
@@ -353,6 +355,7 @@ void unwind_free(struct unwinder *u)
 	unw_destroy_addr_space(u->as);
 	pystack_free(u->py);
 	free(u->py_native);
+	free(u->py_native_sp);
 	free(u->page_tags);
 	free(u->pages);
 	free(u);
@@ -363,14 +366,14 @@ static void forget_python(struct unwinder *u)
 {
 	pystack_free(u->py);
 	u->py = NULL;
-	u->py_found = u->py_layout_dwarf = false;
+	u->py_found = false;
 	u->py_status = PYSTACK_ON;
 	u->py_eval_start = u->py_eval_end = 0;
 }
 
-bool unwind_python_layout_from_dwarf(const struct unwinder *u)
+enum pystack_layout_source unwind_python_layout_source(const struct unwinder *u)
 {
-	return u->py_layout_dwarf;
+	return u->py ? pystack_layout_source(u->py) : PYSTACK_LAYOUT_TABLE;
 }
 
 bool unwind_python(const struct unwinder *u, enum pystack_status *status, unsigned *major,
@@ -443,7 +446,8 @@ int unwind_snapshot_init(struct unwind_snapshot *s, size_t window)
 	s->go_stack = malloc(window);
 	s->py = malloc(PYSTACK_MAX_FRAMES * sizeof *s->py);
 	s->py_entry = malloc(PYSTACK_MAX_FRAMES * sizeof *s->py_entry);
-	if (!s->stack || !s->go_stack || !s->py || !s->py_entry) {
+	s->py_loop = malloc(PYSTACK_MAX_FRAMES * sizeof *s->py_loop);
+	if (!s->stack || !s->go_stack || !s->py || !s->py_entry || !s->py_loop) {
 		unwind_snapshot_fini(s);
 		return -1;
 	}
@@ -457,6 +461,7 @@ void unwind_snapshot_fini(struct unwind_snapshot *s)
 	free(s->stack_mem);
 	free(s->py);
 	free(s->py_entry);
+	free(s->py_loop);
 	memset(s, 0, sizeof *s);
 }
 
@@ -537,7 +542,7 @@ size_t unwind_widen(struct unwinder *u, const struct unwind_snapshot *s)
 static void capture_python(struct unwinder *u, pid_t tid, struct unwind_snapshot *s)
 {
 	s->py_n = u->py && s->py ? pystack_capture(u->py, tid, s->stack, s->stack_start,
-						     s->stack_len, s->py, s->py_entry,
+						     s->stack_len, s->py, s->py_entry, s->py_loop,
 						     PYSTACK_MAX_FRAMES) : 0;
 }
 
@@ -608,9 +613,21 @@ static enum unwind_result splice_python(struct unwinder *u, const struct unwind_
 	unsigned n = *depth < u->max_depth ? *depth : u->max_depth;
 	bool full;
 	memcpy(u->py_native, addrs, n * sizeof *addrs);
-	*depth = pystack_splice(u->py_native, n, s->py, s->py_entry, s->py_n, u->py_eval_start,
+	struct pystack_run py = { .addrs = s->py, .entry = s->py_entry, .loop = s->py_loop,
+				  .n = s->py_n };
+	*depth = pystack_splice(u->py_native, u->py_native_sp, n, &py, u->py_eval_start,
 				u->py_eval_end, result != UNWIND_OK, addrs, max, &full);
 	return full ? UNWIND_DEPTH : result;
+}
+
+/* Append frame ADDR, whose stack pointer is SP, to the walk ADDRS[*N]
+ * (below the unwinder's max_depth). Its sp is kept for the Python splice
+ * (a process running Python crosses to no goroutine, whose frames the Go
+ * steps add without one). */
+static void walk_put(struct unwinder *u, uint64_t *addrs, unsigned *n, uint64_t addr, uint64_t sp)
+{
+	u->py_native_sp[*n] = sp;
+	addrs[(*n)++] = addr;
 }
 
 enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot *s,
@@ -625,7 +642,7 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 	struct unwind_ctx c;
 	ctx_init(&c, u, s);
 	unsigned n = 0;
-	addrs[n++] = s->regs.rip | ADDR_ACTIVATION;
+	walk_put(u, addrs, &n, s->regs.rip | ADDR_ACTIVATION, s->regs.rsp);
 	unw_cursor_t cur;
 	if (s->regs.rip == 0 || s->regs.rip >= ADDR_ACTIVATION || unw_init_remote(&cur, u->as, &c) < 0) {
 		*depth = n;
@@ -672,7 +689,7 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 			result = UNWIND_DEPTH;
 			break;
 		}
-		addrs[n++] = signal_frame ? ip | ADDR_ACTIVATION : ip;
+		walk_put(u, addrs, &n, signal_frame ? ip | ADDR_ACTIVATION : ip, sp);
 		at_snapshot = false;
 		prev_ip = ip;
 		prev_sp = sp;

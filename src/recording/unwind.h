@@ -90,6 +90,7 @@ struct unwind_snapshot {
 	 * evaluation loop's frames. */
 	uint64_t *py;            /* PYSTACK_MAX_FRAMES: addr_python ids */
 	bool *py_entry;
+	uint64_t *py_loop;       /* (pystack_capture's LOOP) */
 	unsigned py_n;
 };
 
@@ -165,9 +166,9 @@ void unwind_flush(struct unwinder *u);
 #include "pystack.h"
 bool unwind_python(const struct unwinder *u, enum pystack_status *status, unsigned *major,
 		   unsigned *minor);
-/* Whether the frames of U's interpreter are read with the layout of its own
- * debug information (pydwarf.h), not csampler's table. */
-bool unwind_python_layout_from_dwarf(const struct unwinder *u);
+/* Where the layout the frames of U's interpreter are read with came from
+ * (while they are read). */
+enum pystack_layout_source unwind_python_layout_source(const struct unwinder *u);
 
 /* Whether U read a Go runtime's layout (its first Go module's), and where
  * it came from or why it is not known (*SOURCE; *MAJOR.*MINOR its release,

@@ -85,9 +85,9 @@ struct unwinder {
 	enum pystack_status py_status;
 	unsigned py_major, py_minor;
 	struct pystack *py;      /* its frames' reader, when PYSTACK_ON */
-	bool py_layout_dwarf;    /* its layout from its debug information */
 	uint64_t py_eval_start, py_eval_end;
 	uint64_t *py_native;     /* max_depth: a walk before the splice */
+	uint64_t *py_native_sp;  /* max_depth: each frame's stack pointer in it */
 
 	uint64_t *page_tags;     /* page address + 1 (0: empty) */
 	uint8_t *pages;          /* PAGE_CACHE_SLOTS * PAGE_SIZE_CACHED */

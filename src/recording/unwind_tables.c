@@ -419,18 +419,17 @@ static void module_load_python(struct unwinder *u, Elf *elf, const struct module
 	struct pynames *names = procmaps_python_names(u->pm);
 	if (!names)
 		return;
-	/* csampler's table of the version first, checked against the
-	 * interpreter; its debug information where the table does not fit
-	 * (another build) or has no layout of that version: reading it
-	 * costs 0.1 s of CPU (Debian's python3.11: its debug file's
-	 * sections decompressed), for a layout the table has given on every
-	 * build tried (unwind_python_frames compares them) */
+	/* from 3.13 the layout the interpreter publishes; before, csampler's
+	 * table of the version first, checked against the interpreter; its
+	 * debug information where the table does not fit (another build):
+	 * reading it costs 0.1 s of CPU (Debian's python3.11: its debug
+	 * file's sections decompressed), for a layout the table has given on
+	 * every build tried (unwind_python_frames compares them) */
 	u->py = pystack_new(pid, &syms, NULL, names, &u->py_status, &u->py_major, &u->py_minor);
-	if (!u->py && u->py_status != PYSTACK_OLD && pystack_version(pid, &syms, &major, &minor) &&
-	    python_dwarf_layout(u, elf, major, minor, &layout)) {
+	if (!u->py && u->py_status == PYSTACK_MISMATCH && pystack_version(pid, &syms, &major, &minor) &&
+	    major == 3 && minor < 13 && python_dwarf_layout(u, elf, major, minor, &layout)) {
 		u->py = pystack_new(pid, &syms, &layout, names, &u->py_status, &u->py_major,
 				    &u->py_minor);
-		u->py_layout_dwarf = u->py != NULL;
 	}
 	if (u->py)
 		pystack_eval_range(u->py, &u->py_eval_start, &u->py_eval_end);

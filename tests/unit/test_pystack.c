@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "address.h"
+#include "pydebug.h"
 #include "pyframes.h"
 #include "pynames.h"
 #include "pystack.h"
@@ -33,8 +34,8 @@
 static unsigned splice(const uint64_t *native, unsigned n, const uint64_t *py, const bool *entry,
 		       unsigned npy, bool walk_cut, uint64_t *out, unsigned max, bool *full)
 {
-	return pystack_splice(native, n, py, entry, npy, EVAL_START, EVAL_END, walk_cut, out, max,
-			      full);
+	struct pystack_run run = { .addrs = py, .entry = entry, .n = npy };
+	return pystack_splice(native, NULL, n, &run, EVAL_START, EVAL_END, walk_cut, out, max, full);
 }
 
 static void expect(const uint64_t *got, unsigned n, const uint64_t *want, unsigned nwant)
@@ -294,6 +295,131 @@ static void test_pynames_bytes_bounded(void **state)
 	pynames_free(t);
 }
 
+/* 3.12+: the loop's own frame (owner C stack, or interpreter) is no
+ * Python frame; the one before it is an entry, with its address; a base
+ * frame after an entry does not move it; the outermost is an entry. */
+static void test_owner_chain_marks_entries(void **state)
+{
+	(void)state;
+	const struct py_layout *l = pyframes_layout(3, 12);
+	static struct fake_mem m;
+	const uint64_t ts = FAKE_BASE, cframe = FAKE_BASE + 0x100;
+	uint64_t f[6];
+	for (unsigned i = 0; i < 6; i++)
+		f[i] = FAKE_BASE + 0x1000 + 0x100 * i;
+	memset(&m, 0, sizeof m);
+	fake_put(&m, ts + l->tstate_native_thread_id, 42);
+	fake_put(&m, ts + l->tstate_cframe, cframe);
+	fake_put(&m, cframe + l->cframe_current_frame, f[0]);
+	/* P, P, loop's own, P, loop's own, base */
+	uint8_t owner[6] = { 0, 1, 3, 0, 3, 3 };
+	for (unsigned i = 0; i < 6; i++) {
+		fake_put(&m, f[i] + l->frame_code, 0x7000 + 0x100 * i + (i == 3 ? 1 : 0));
+		fake_put(&m, f[i] + l->frame_previous, i < 5 ? f[i + 1] : 0);
+		m.bytes[f[i] + l->frame_owner - FAKE_BASE] = owner[i];
+	}
+	struct py_frame out[8];
+	bool cut;
+	assert_int_equal(pyframes_chain(l, fake_read, &m, ts, 42, out, 8, &cut), 3);
+	assert_false(cut);
+	assert_int_equal(out[0].code, 0x7000);
+	assert_false(out[0].entry);
+	assert_true(out[1].entry);
+	assert_int_equal(out[1].loop, f[2]);
+	assert_int_equal(out[2].code, 0x7300);   /* (a tagged reference's tag cleared) */
+	assert_true(out[2].entry);
+	assert_int_equal(out[2].loop, f[4]);
+}
+
+/* The loop that ran a run is the native frame whose stack frame holds the
+ * run's loop address, wherever its pc is (a cold part no symbol covers). */
+static void test_splice_by_stack_frame(void **state)
+{
+	(void)state;
+	uint64_t cold = 0x9101;
+	uint64_t native[] = { C1 | ADDR_ACTIVATION, cold, C3, cold, MAIN };
+	uint64_t sp[] = { 0x7000, 0x7100, 0x7400, 0x7500, 0x7900 };
+	uint64_t py[] = { P(0), P(1), P(2) };
+	bool entry[] = { false, true, true };
+	uint64_t loop[] = { 0, 0x7180, 0x7600 };
+	struct pystack_run run = { .addrs = py, .entry = entry, .loop = loop, .n = 3 };
+	uint64_t out[16];
+	bool full;
+	unsigned n = pystack_splice(native, sp, 5, &run, EVAL_START, EVAL_END, false, out, 16, &full);
+	uint64_t want[] = { C1 | ADDR_ACTIVATION, P(0), P(1), C3, P(2), MAIN };
+	expect(out, n, want, 6);
+	/* a loop address outside the walk's stack: the pc decides */
+	uint64_t native2[] = { C1 | ADDR_ACTIVATION, EVAL, MAIN };
+	uint64_t loop2[] = { 0, 0x100, 0x200 };
+	run.loop = loop2;
+	n = pystack_splice(native2, sp, 3, &run, EVAL_START, EVAL_END, true, out, 16, &full);
+	uint64_t want2[] = { C1 | ADDR_ACTIVATION, P(0), P(1), MAIN, P(2) };
+	expect(out, n, want2, 5);
+}
+
+/* _Py_DebugOffsets as 3.14 lays them out, with 3.14.10's values where a
+ * layout reads them. */
+static void debug_offsets_314(uint8_t *b, unsigned minor)
+{
+	memset(b, 0, PYDEBUG_READ);
+	memcpy(b, "xdebugpy", 8);
+	uint64_t version = (UINT64_C(3) << 24) | ((uint64_t)minor << 16) | 0xa0;
+	memcpy(b + 8, &version, 8);
+	const struct { uint16_t at; uint64_t v; } f[] = {
+		{ 40, 0x28 }, { 48, 0x1d000 }, { 64, 0x8 }, { 72, 0x1cb0 },
+		{ 176, 0x300 }, { 192, 0x8 }, { 208, 0x48 }, { 224, 0x98 }, { 232, 0xe8 },
+		{ 248, 0x58 }, { 256, 0x8 }, { 264, 0x0 }, { 272, 0x38 }, { 288, 0x4a },
+		{ 312, 0xd8 }, { 320, 0x70 }, { 336, 0x80 }, { 344, 0x88 }, { 352, 0x44 },
+		{ 384, 0xd0 }, { 400, 16 }, { 408, 8 }, { 416, 0x3a0 }, { 424, 0x18 },
+		{ 592, 0x28 }, { 600, 0x10 }, { 608, 0x20 },
+		{ 616, 0x50 }, { 624, 0x20 }, { 632, 0x10 }, { 640, 0x28 },
+	};
+	for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+		memcpy(b + f[i].at, &f[i].v, 8);
+}
+
+static void test_pydebug_layout(void **state)
+{
+	(void)state;
+	uint8_t b[PYDEBUG_READ];
+	struct py_layout l;
+	debug_offsets_314(b, 14);
+	assert_int_equal(pydebug_layout(b, sizeof b, 3, 14, &l), PYDEBUG_OK);
+	assert_int_equal(l.frames, PY_FRAMES_OWNER);
+	assert_true(l.frame_in_tstate);
+	assert_int_equal(l.tstate_cframe, 0x48);
+	assert_int_equal(l.tstate_native_thread_id, 0x98);
+	assert_int_equal(l.tstate_datastack_top, 0xf0);
+	assert_int_equal(l.interp_threads_next_id, 0x1ca8);
+	assert_int_equal(l.frame_owner, 0x4a);
+	assert_int_equal(l.code_code_adaptive, 0xd0);
+	assert_int_equal(l.ascii_data, 0x28);
+	assert_int_equal(l.compact_data, 0x38);
+	assert_true(pyframes_frame_span(&l) <= PYFRAMES_FRAME_READ_MAX);
+	/* another version than Py_Version's, no cookie, a short read */
+	assert_int_equal(pydebug_layout(b, sizeof b, 3, 13, &l), PYDEBUG_NONE);
+	assert_int_equal(pydebug_layout(b, sizeof b - 1, 3, 14, &l), PYDEBUG_NONE);
+	b[0] = 'y';
+	assert_int_equal(pydebug_layout(b, sizeof b, 3, 14, &l), PYDEBUG_NONE);
+	/* free-threaded */
+	debug_offsets_314(b, 14);
+	b[16] = 1;
+	assert_int_equal(pydebug_layout(b, sizeof b, 3, 14, &l), PYDEBUG_FREE_THREADED);
+	/* an offset beyond its structure, an object header of another size */
+	debug_offsets_314(b, 14);
+	uint64_t beyond = 0x58;
+	memcpy(b + 288, &beyond, 8);
+	assert_int_equal(pydebug_layout(b, sizeof b, 3, 14, &l), PYDEBUG_UNFIT);
+	debug_offsets_314(b, 14);
+	uint64_t object = 24;
+	memcpy(b + 400, &object, 8);
+	assert_int_equal(pydebug_layout(b, sizeof b, 3, 14, &l), PYDEBUG_UNFIT);
+	/* a later version is read as the newest known is (3.15's positions:
+	 * 3.14's there do not hold together) */
+	debug_offsets_314(b, 16);
+	assert_int_equal(pydebug_layout(b, sizeof b, 3, 16, &l), PYDEBUG_UNFIT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +434,9 @@ int main(void)
 		cmocka_unit_test(test_pynames_bytes_bounded),
 		cmocka_unit_test(test_pynames_full_still_names),
 		cmocka_unit_test(test_frame_span_bounded),
+		cmocka_unit_test(test_owner_chain_marks_entries),
+		cmocka_unit_test(test_splice_by_stack_frame),
+		cmocka_unit_test(test_pydebug_layout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
