@@ -65,17 +65,16 @@ AWK_ROOT='function root(x,  r, i) { if (x <= 0) return 0; r = (x > 1) ? x : 1
 	for (i = 0; i < 64; i++) r = (r + x / r) / 2; return r }'
 
 
-# need_root: ptrace of arbitrary processes and seccomp helpers need root.
 # python_each: the CPython interpreters present, a line each, "LABEL ROOT
-# PATH": Debian's python3.11, pyenv's 3.11, 3.12 and 3.13 (the newest of
+# PATH": Debian's python3.11, pyenv's 2.7 and 3.6 to 3.13 (the newest of
 # each under $PYENV_ROOT, else ~/.pyenv), and Debian sid's 3.13, 3.14 and
-# 3.15 in the root scripts/sid-root makes (scripts/install-deps), run with
-# chroot (ROOT is / for the others).
+# 3.15 in the root scripts/sid-root makes (scripts/install-deps); the tests
+# run each as chroot ROOT PATH (ROOT / for the others).
 python_each() {
 	local v p pyroot sid
 	[ -x /usr/bin/python3.11 ] && echo "debian-3.11 / /usr/bin/python3.11"
 	pyroot=${PYENV_ROOT:-$HOME/.pyenv}
-	for v in 3.11 3.12 3.13; do
+	for v in 2.7 3.6 3.7 3.8 3.9 3.10 3.11 3.12 3.13; do
 		p=$(ls -d "$pyroot"/versions/"$v".*/bin/python"$v" 2>/dev/null | tail -n 1)
 		[ -n "$p" ] && [ -x "$p" ] && echo "pyenv-$v / $p"
 	done
@@ -96,6 +95,7 @@ python_file() {
 	PY_FILE="$d/$(basename "$2")"
 }
 
+# need_root: ptrace of arbitrary processes and seccomp helpers need root.
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root (ptrace of unrelated processes)"; }
 need_cmd()  { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
 # need_flamegraph: $FLAMEGRAPH_PL is Brendan Gregg's flamegraph.pl (Debian's

@@ -376,9 +376,9 @@ static void report_python(const struct recorder_notice *n)
 		     : n->layout == PYSTACK_LAYOUT_INTERPRETER ? "the interpreter publishes (_Py_DebugOffsets)"
 		     : "csampler's table of that version says");
 	else if (n->python == PYSTACK_OLD)
-		warn("process %d runs CPython older than 3.11: its Python frames are not read (3.11 "
-		     "is the oldest csampler knows), its stacks show the interpreter's C functions",
-		     pid);
+		warn("process %d runs a CPython older than 3.11 from a file whose name does not say "
+		     "its version (python2.7, libpython3.8.so...): its Python frames are not read, its "
+		     "stacks show the interpreter's C functions", pid);
 	else if (n->python == PYSTACK_FREE_THREADED)
 		warn("process %d runs a free-threaded CPython %u.%u (built without the GIL), whose "
 		     "frames csampler does not read: its stacks show the interpreter's C functions",

@@ -7,6 +7,68 @@
 #include "pyframes.h"
 #include "pylinetable.h"
 
+/* CPython 2.7 to 3.10 on x86-64 (measured with gdb on pyenv's 2.7.18,
+ * 3.6.15, 3.7.16, 3.8.18, 3.9.18 and 3.10.13 and their debug
+ * information): frame objects, a thread's by its pthread; 2.7's names are
+ * byte strings; 2.7 and 3.6 list their interpreters from interp_head. */
+#define LEGACY_COMMON \
+	.frames = PY_FRAMES_OBJECTS, .frame_in_tstate = true, .tstate_pthread = true, \
+	.interp_next = 0, .interp_threads_head = 8, \
+	.frame_previous = 0x18, .frame_code = 0x20, \
+	.object_type = 8, .type_name = 24, .bytes_size = 16
+#define LEGACY_UNICODE \
+	.bytes_data = 32, \
+	.ascii_length = 16, .ascii_state = 32, .ascii_data = 48, .compact_data = 72
+static const struct py_layout layout_2_7 = {
+	.major = 2, .minor = 7, LEGACY_COMMON, .lines = PY_LINES_LNOTAB_UNSIGNED,
+	.strings_bytes = true, .runtime_interpreters_head = 0,
+	.tstate_next = 0, .tstate_cframe = 0x10, .tstate_native_thread_id = 0x90,
+	.frame_prev_instr = 0x78,
+	.code_qualname = 0x58, .code_filename = 0x50, .code_firstlineno = 0x60,
+	.code_linetable = 0x68,
+	.bytes_data = 36, .ascii_length = 16, .ascii_data = 36,
+};
+static const struct py_layout layout_3_6 = {
+	.major = 3, .minor = 6, LEGACY_COMMON, LEGACY_UNICODE, .lines = PY_LINES_LNOTAB,
+	.runtime_interpreters_head = 0,
+	.tstate_next = 8, .tstate_cframe = 0x18, .tstate_native_thread_id = 0x98,
+	.frame_prev_instr = 0x78,
+	.code_qualname = 0x68, .code_filename = 0x60, .code_firstlineno = 0x24,
+	.code_linetable = 0x70,
+};
+static const struct py_layout layout_3_7 = {
+	.major = 3, .minor = 7, LEGACY_COMMON, LEGACY_UNICODE, .lines = PY_LINES_LNOTAB,
+	.runtime_interpreters_head = 24, .interp_threads_next_id = 0xa00,
+	.tstate_next = 8, .tstate_cframe = 0x18, .tstate_native_thread_id = 0xb0,
+	.frame_prev_instr = 0x68,
+	.code_qualname = 0x68, .code_filename = 0x60, .code_firstlineno = 0x24,
+	.code_linetable = 0x70,
+};
+static const struct py_layout layout_3_8 = {
+	.major = 3, .minor = 8, LEGACY_COMMON, LEGACY_UNICODE, .lines = PY_LINES_LNOTAB,
+	.runtime_interpreters_head = 32, .interp_threads_next_id = 0xa68,
+	.tstate_next = 8, .tstate_cframe = 0x18, .tstate_native_thread_id = 0xb0,
+	.frame_prev_instr = 0x68,
+	.code_qualname = 0x70, .code_filename = 0x68, .code_firstlineno = 0x28,
+	.code_linetable = 0x78,
+};
+static const struct py_layout layout_3_9 = {
+	.major = 3, .minor = 9, LEGACY_COMMON, LEGACY_UNICODE, .lines = PY_LINES_LNOTAB,
+	.runtime_interpreters_head = 32, .interp_threads_next_id = 0xda8,
+	.tstate_next = 8, .tstate_cframe = 0x18, .tstate_native_thread_id = 0xb0,
+	.frame_prev_instr = 0x68,
+	.code_qualname = 0x70, .code_filename = 0x68, .code_firstlineno = 0x28,
+	.code_linetable = 0x78,
+};
+static const struct py_layout layout_3_10 = {
+	.major = 3, .minor = 10, LEGACY_COMMON, LEGACY_UNICODE, .lines = PY_LINES_310,
+	.runtime_interpreters_head = 32, .interp_threads_next_id = 0xd78,
+	.tstate_next = 8, .tstate_cframe = 0x18, .tstate_native_thread_id = 0xb0,
+	.frame_prev_instr = 0x60,
+	.code_qualname = 0x70, .code_filename = 0x68, .code_firstlineno = 0x28,
+	.code_linetable = 0x78,
+};
+
 /* CPython 3.11 on x86-64 (measured with gdb on Debian's python3.11
  * 3.11.2 and its debug information: offsetof of each field). */
 static const struct py_layout layout_3_11 = {
@@ -47,9 +109,14 @@ static const struct py_layout layout_3_12 = {
 
 const struct py_layout *pyframes_layout(unsigned major, unsigned minor)
 {
-	if (major != 3)
-		return NULL;
-	return minor == 11 ? &layout_3_11 : minor == 12 ? &layout_3_12 : NULL;
+	static const struct py_layout *const known[] = {
+		&layout_2_7, &layout_3_6, &layout_3_7, &layout_3_8, &layout_3_9, &layout_3_10,
+		&layout_3_11, &layout_3_12,
+	};
+	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+		if (known[i]->major == major && known[i]->minor == minor)
+			return known[i];
+	return NULL;
 }
 
 static uint64_t hash_mix_made(uint64_t interp, uint64_t made)
@@ -96,11 +163,28 @@ int pyframes_threads_made(const struct py_layout *l, pyframes_read_fn read, void
 			  uint64_t runtime, uint64_t *out)
 {
 	uint64_t interp, made = 0;
+	/* (without a count, the list's head: a thread state is made at it) */
+	size_t at = l->interp_threads_next_id ? l->interp_threads_next_id : l->interp_threads_head;
 	if (read_u64(read, ctx, runtime + l->runtime_interpreters_head, &interp) < 0 ||
-	    (interp && read_u64(read, ctx, interp + l->interp_threads_next_id, &made) < 0))
+	    (interp && read_u64(read, ctx, interp + at, &made) < 0))
 		return -1;
 	*out = hash_mix_made(interp, made);
 	return 0;
+}
+
+/* Whether thread state TS is thread TID's: its native_thread_id, or
+ * (before 3.11) the tid in the pthread its thread_id names. */
+static bool thread_is(const struct py_layout *l, pyframes_read_fn read, void *ctx, uint64_t ts,
+		      pid_t tid)
+{
+	uint64_t id;
+	int32_t kernel_tid;
+	if (read_u64(read, ctx, ts + l->tstate_native_thread_id, &id) < 0)
+		return false;
+	if (!l->tstate_pthread)
+		return id == (uint64_t)tid;
+	return id && read(ctx, id + PY_PTHREAD_TID, &kernel_tid, sizeof kernel_tid) == 0 &&
+	       kernel_tid == tid;
 }
 
 uint64_t pyframes_find_tstate(const struct py_layout *l, pyframes_read_fn read, void *ctx,
@@ -115,10 +199,7 @@ uint64_t pyframes_find_tstate(const struct py_layout *l, pyframes_read_fn read, 
 		if (read_u64(read, ctx, interp + l->interp_threads_head, &ts) < 0)
 			return 0;
 		for (; ts && looked < PYFRAMES_MAX_THREADS; looked++) {
-			uint64_t id;
-			if (read_u64(read, ctx, ts + l->tstate_native_thread_id, &id) < 0)
-				break;
-			if (id == (uint64_t)tid)
+			if (thread_is(l, read, ctx, ts, tid))
 				return ts;
 			if (read_u64(read, ctx, ts + l->tstate_next, &ts) < 0)
 				break;
@@ -156,14 +237,14 @@ int pyframes_chain(const struct py_layout *l, pyframes_read_fn read, void *ctx, 
 		   pid_t tid, struct py_frame *out, size_t max, bool *cut)
 {
 	*cut = false;
-	uint64_t id, frame;
-	if (read_u64(read, ctx, ts + l->tstate_native_thread_id, &id) < 0 || id != (uint64_t)tid)
+	uint64_t frame;
+	if (!thread_is(l, read, ctx, ts, tid))
 		return -1;
 	if (current_frame(l, read, ctx, ts, &frame) < 0) {
 		*cut = true;
 		return 0;
 	}
-	bool owners = l->frames == PY_FRAMES_OWNER;
+	bool owners = l->frames == PY_FRAMES_OWNER, objects = l->frames == PY_FRAMES_OBJECTS;
 	size_t span = pyframes_frame_span(l);
 	size_t n = 0;
 	for (unsigned steps = 0; frame; steps++) {
@@ -183,7 +264,14 @@ int pyframes_chain(const struct py_layout *l, pyframes_read_fn read, void *ctx, 
 		memcpy(&prev_instr, fb + l->frame_prev_instr, sizeof prev_instr);
 		memcpy(&previous, fb + l->frame_previous, sizeof previous);
 		uint8_t flag = fb[owners ? l->frame_owner : l->frame_is_entry];
-		if (owners && flag >= PY_OWNER_NOT_PYTHON) {
+		if (objects) {
+			/* a frame object: the offset it last ran (-1: not
+			 * started), and a call of the loop of its own */
+			int32_t lasti;
+			memcpy(&lasti, fb + l->frame_prev_instr, sizeof lasti);
+			out[n++] = (struct py_frame){ .code = code,
+				.unit = lasti > 0 ? (uint32_t)lasti : 0, .entry = true };
+		} else if (owners && flag >= PY_OWNER_NOT_PYTHON) {
 			/* the evaluation loop's own frame: the one run before it
 			 * is where C entered the loop */
 			if (n && !out[n - 1].entry) {
@@ -251,10 +339,10 @@ static int read_string(const struct py_layout *l, pyframes_read_fn read, void *c
 		       uint64_t addr, char *out, size_t size)
 {
 	uint64_t length;
-	uint32_t state;
+	uint32_t state = 0x64;  /* (2.7's str: bytes, read as compact, 1 byte a character) */
 	out[0] = '\0';
 	if (read_u64(read, ctx, addr + l->ascii_length, &length) < 0 ||
-	    read(ctx, addr + l->ascii_state, &state, sizeof state) < 0)
+	    (!l->strings_bytes && read(ctx, addr + l->ascii_state, &state, sizeof state) < 0))
 		return -1;
 	unsigned kind = (state >> 2) & 7u, compact = (state >> 5) & 1u, ascii = (state >> 6) & 1u;
 	if (!compact || (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1))
@@ -337,7 +425,22 @@ int pyframes_code(const struct py_layout *l, pyframes_read_fn read, void *ctx, u
 	if (pyframes_code_table(l, read, ctx, code, out, &h, &table, &len) < 0)
 		return -1;
 	if (table)
-		*line = pylinetable_line(table, len, out->first_line, unit);
+		*line = pyframes_line(l, table, len, out->first_line, unit);
 	free(table);
 	return 0;
+}
+
+int pyframes_line(const struct py_layout *l, const uint8_t *table, size_t len, int first_line,
+		  uint32_t unit)
+{
+	switch (l->lines) {
+	case PY_LINES_310:
+		return pylinetable_310_line(table, len, first_line, (size_t)unit * 2);
+	case PY_LINES_LNOTAB:
+		return pylinetable_lnotab_line(table, len, first_line, unit, true);
+	case PY_LINES_LNOTAB_UNSIGNED:
+		return pylinetable_lnotab_line(table, len, first_line, unit, false);
+	default:
+		return pylinetable_line(table, len, first_line, unit);
+	}
 }

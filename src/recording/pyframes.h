@@ -2,10 +2,12 @@
  * target's memory through the caller's reader (issue 33's Python frames;
  * the second room after pylinetable, not yet on a sample's path).
  *
- * From the interpreter's runtime state (the address of _PyRuntime) it
- * walks the interpreters' thread states to the one of a thread id
- * (native_thread_id), then that thread's frames from its current frame
- * through each frame's previous one: per frame, its code object and the
+ * From the interpreter's runtime state (the address of _PyRuntime; of
+ * interp_head in 2.7 and 3.6) it walks the interpreters' thread states to
+ * the one of a thread id (native_thread_id; before 3.11 the tid in the
+ * pthread its thread_id names), then that thread's frames from its
+ * current frame through each frame's previous one (before 3.11 frame
+ * objects, each run by a call of the loop of its own): per frame, its code object and the
  * code unit it runs (prev_instr before 3.13, instr_ptr since), and
  * whether C entered the evaluation loop there (where the native stack has
  * one _PyEval_EvalFrameDefault). CPython 3.11 marks that frame (is_entry);
@@ -15,9 +17,10 @@
  * for its qualified name, file name, first line and line table; its type
  * must name itself "code".
  *
- * Layouts are per interpreter version: csampler's table of 3.11 and 3.12
- * on x86-64 (pyframes_layout: offsetof each field in Debian's python3.11
- * 3.11.2 and pyenv's 3.12.1, from their debug information), and from 3.13
+ * Layouts are per interpreter version: csampler's table of 2.7 and 3.6 to
+ * 3.12 on x86-64 (pyframes_layout: offsetof each field in Debian's
+ * python3.11 3.11.2 and pyenv's 2.7.18, 3.6.15, 3.7.16, 3.8.18, 3.9.18,
+ * 3.10.13 and 3.12.1, from their debug information), and from 3.13
  * the offsets the interpreter publishes (pydebug.h). Everything read is
  * the target's: every list and chain is bounded (PYFRAMES_MAX_* ), a chain
  * that loops or leaves readable memory ends the read with *CUT set,
@@ -37,11 +40,25 @@
 #define PYFRAMES_MAX_STRING 256     /* bytes of a name or file name kept */
 #define PYFRAMES_MAX_LINETABLE 65536 /* bytes of a line table read */
 
-/* How a frame says C entered the evaluation loop there. */
+/* How a thread's frames are chained, and how a frame says C entered the
+ * evaluation loop there. */
 enum py_frames_kind {
+	PY_FRAMES_OBJECTS,              /* 2.7-3.10: frame objects (f_back), each
+	                                 * run by a loop of its own */
 	PY_FRAMES_IS_ENTRY,             /* 3.11: its is_entry flag */
 	PY_FRAMES_OWNER,                /* 3.12+: the next frame is the loop's own */
 };
+/* A code object's line table. */
+enum py_lines_kind {
+	PY_LINES_LOCATIONS,             /* 3.11+: co_linetable, by code unit */
+	PY_LINES_310,                   /* 3.10: co_linetable, by byte */
+	PY_LINES_LNOTAB,                /* 3.6-3.9: co_lnotab, lines signed */
+	PY_LINES_LNOTAB_UNSIGNED,       /* 2.7: co_lnotab */
+};
+/* Where a thread's id (a pthread_t, before 3.11) holds its kernel tid:
+ * glibc's struct pthread on x86-64 (offsetof(struct pthread, tid) in
+ * bookworm's glibc 2.36 and every 2.x since NPTL). */
+#define PY_PTHREAD_TID 0x2d0
 /* From 3.12 a frame whose owner is this or more is not a Python frame
  * (3.12, 3.13: FRAME_OWNED_BY_CSTACK; 3.14: INTERPRETER, CSTACK; 3.15:
  * INTERPRETER; the others are THREAD, GENERATOR and FRAME_OBJECT). */
@@ -51,22 +68,31 @@ enum py_frames_kind {
 struct py_layout {
 	unsigned major, minor;
 	enum py_frames_kind frames;
-	bool frame_in_tstate;           /* tstate_cframe is the current frame (3.13+) */
-	size_t runtime_interpreters_head;
+	enum py_lines_kind lines;
+	bool frame_in_tstate;           /* tstate_cframe is the current frame (3.13+,
+	                                 * 3.10-: tstate->frame) */
+	bool tstate_pthread;            /* tstate_native_thread_id is a pthread_t
+	                                 * (thread_id, before 3.11) */
+	bool strings_bytes;             /* names are 2.7's str: bytes, no state */
+	size_t runtime_interpreters_head;  /* (2.7, 3.6: _PyRuntime is interp_head) */
 	size_t interp_next, interp_threads_head;
-	size_t interp_threads_next_id;  /* grows with each thread state made */
+	size_t interp_threads_next_id;  /* grows with each thread state made; 0:
+	                                 * none (2.7, 3.6: the list's head is read) */
 	size_t tstate_next, tstate_native_thread_id;
 	size_t tstate_cframe;           /* its _PyCFrame, or its current frame */
 	size_t tstate_datastack_chunk, tstate_datastack_top;  /* where its frames live */
 	size_t chunk_data;              /* a data stack chunk's first frame */
 	size_t cframe_current_frame;
 	size_t frame_code;              /* f_code; from 3.13 f_executable (tagged in 3.14+) */
-	size_t frame_previous;
-	size_t frame_prev_instr;        /* prev_instr; from 3.13 instr_ptr */
+	size_t frame_previous;          /* previous; before 3.11 f_back */
+	size_t frame_prev_instr;        /* prev_instr; from 3.13 instr_ptr; before
+	                                 * 3.11 f_lasti (an int) */
 	size_t frame_is_entry;          /* PY_FRAMES_IS_ENTRY */
 	size_t frame_owner;             /* PY_FRAMES_OWNER */
-	size_t code_qualname, code_filename, code_firstlineno, code_linetable,
-		code_code_adaptive;
+	size_t code_qualname;           /* before 3.11 co_name (no co_qualname) */
+	size_t code_filename, code_firstlineno;
+	size_t code_linetable;          /* co_linetable; before 3.10 co_lnotab */
+	size_t code_code_adaptive;
 	size_t object_type, type_name;
 	size_t bytes_size, bytes_data;
 	size_t ascii_length, ascii_state, ascii_data, compact_data;
@@ -80,7 +106,8 @@ typedef int (*pyframes_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len)
 
 struct py_frame {
 	uint64_t code;                  /* the code object's address */
-	uint32_t unit;                  /* the code unit last run (its line: pylinetable) */
+	uint32_t unit;                  /* the code unit last run (before 3.11 its
+	                                 * f_lasti; its line: pyframes_line) */
 	bool entry;                     /* C entered the evaluation loop here */
 	uint64_t loop;                  /* (3.12+, an entry) the loop's own frame
 	                                 * next in the chain: in the C stack frame of
@@ -148,6 +175,12 @@ void pyframes_code_header(const struct py_layout *l, const uint8_t *bytes,
 int pyframes_code_table(const struct py_layout *l, pyframes_read_fn read, void *ctx, uint64_t code,
 			struct py_code *out, struct py_code_header *header, uint8_t **table,
 			size_t *len);
+
+/* The line of a frame at UNIT (py_frame's) of a code object whose first
+ * line is FIRST_LINE and line table TABLE (LEN bytes), as pylinetable
+ * reads the layout's kind of table. */
+int pyframes_line(const struct py_layout *l, const uint8_t *table, size_t len, int first_line,
+		  uint32_t unit);
 
 /* Read code object CODE into OUT, and the line of its code unit UNIT into
  * *LINE (a line, or pylinetable's PYLINE_NONE or PYLINE_BAD). 0, or -1 if

@@ -88,3 +88,48 @@ int pylinetable_line(const uint8_t *table, size_t len, int first_line, size_t in
 	}
 	return PYLINE_BAD;
 }
+
+/* A line moved by a table of at most PYFRAMES_MAX_LINETABLE bytes stays
+ * far within a long; one outside an int's range is no line. */
+static int line_or_bad(long line)
+{
+	return line >= 0 && line <= INT_MAX ? (int)line : PYLINE_BAD;
+}
+
+int pylinetable_lnotab_line(const uint8_t *table, size_t len, int first_line, size_t offset,
+			    bool signed_lines)
+{
+	long line = first_line;
+	size_t addr = 0;
+	for (size_t i = 0; i + 1 < len; i += 2) {
+		addr += table[i];
+		if (addr > offset)
+			break;
+		line += signed_lines ? (int8_t)table[i + 1] : table[i + 1];
+		if (line < INT_MIN || line > INT_MAX)
+			return PYLINE_BAD;
+	}
+	return line_or_bad(line);
+}
+
+int pylinetable_310_line(const uint8_t *table, size_t len, int first_line, size_t offset)
+{
+	long line = first_line, range_line = PYLINE_NONE;
+	size_t end = 0;
+	for (size_t i = 0; i + 1 < len; i += 2) {
+		size_t start = end;
+		end += table[i];
+		int8_t change = (int8_t)table[i + 1];
+		if (change == -128) {
+			range_line = PYLINE_NONE;
+		} else {
+			line += change;
+			if (line < INT_MIN || line > INT_MAX)
+				return PYLINE_BAD;
+			range_line = line;
+		}
+		if (offset >= start && offset < end)
+			return range_line == PYLINE_NONE ? PYLINE_NONE : line_or_bad(range_line);
+	}
+	return PYLINE_BAD;
+}

@@ -16,6 +16,7 @@
  * tables Python itself makes, and fuzzed (fuzz_pylinetable). */
 #ifndef CSAMPLER_PYLINETABLE_H
 #define CSAMPLER_PYLINETABLE_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,5 +27,18 @@
  * object whose first line is FIRST_LINE, from its table TABLE of LEN
  * bytes: a line (>= 0), PYLINE_NONE or PYLINE_BAD. */
 int pylinetable_line(const uint8_t *table, size_t len, int first_line, size_t index);
+
+/* The same from the tables of older versions, for the instruction at byte
+ * OFFSET (a frame's f_lasti: bytes before 3.10, instructions times 2 in
+ * 3.10):
+ * - co_lnotab (2.7 to 3.9): pairs of a byte offset's change (unsigned)
+ *   and the line's (unsigned in 2.7, SIGNED_LINES from 3.6); the line is
+ *   that of the last pair whose offset is not past OFFSET;
+ * - co_linetable of 3.10: pairs of a range's length in bytes (unsigned)
+ *   and the line's change (signed; -128: the range has no line), OFFSET's
+ *   line that of the range that holds it. */
+int pylinetable_lnotab_line(const uint8_t *table, size_t len, int first_line, size_t offset,
+			    bool signed_lines);
+int pylinetable_310_line(const uint8_t *table, size_t len, int first_line, size_t offset);
 
 #endif

@@ -76,7 +76,8 @@ struct pystack {
 
 /* ---- the symbols ------------------------------------------------------------ */
 
-static void symbols_from(Elf *elf, Elf_Scn *scn, uint64_t bias, struct pystack_symbols *out)
+static void symbols_from(Elf *elf, Elf_Scn *scn, uint64_t bias, struct pystack_symbols *out,
+			 struct pystack_symbols *other)
 {
 	GElf_Shdr sh;
 	Elf_Data *data = scn && gelf_getshdr(scn, &sh) ? elf_getdata(scn, NULL) : NULL;
@@ -88,11 +89,18 @@ static void symbols_from(Elf *elf, Elf_Scn *scn, uint64_t bias, struct pystack_s
 		if (!gelf_getsym(data, (int)i, &s) || s.st_value == 0 || s.st_shndx == SHN_UNDEF)
 			continue;
 		const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
-		if (!name || (name[0] != '_' && name[0] != 'P'))
+		if (!name || (name[0] != '_' && name[0] != 'P' && name[0] != 'i'))
 			continue;
 		uint64_t at = bias + s.st_value;
 		if (strcmp(name, "_PyRuntime") == 0)
 			out->runtime = at;
+		else if (strcmp(name, "interp_head") == 0 && !out->runtime)
+			out->runtime = at;
+		else if (strcmp(name, "PyEval_EvalFrameEx") == 0 && s.st_size > 0 && !out->eval_start &&
+			 !other->eval_start) {
+			other->eval_start = at;   /* (2.7's loop; a wrapper from 3.6) */
+			other->eval_end = at + s.st_size;
+		}
 		else if (strcmp(name, "Py_Version") == 0)
 			out->version = at;
 		else if (strcmp(name, "PyCode_Type") == 0)
@@ -107,11 +115,39 @@ static void symbols_from(Elf *elf, Elf_Scn *scn, uint64_t bias, struct pystack_s
 bool pystack_symbols(Elf *elf, Elf_Scn *sym, Elf_Scn *dyn, uint64_t bias,
 		     struct pystack_symbols *out)
 {
+	struct pystack_symbols ex = { 0 };
 	*out = (struct pystack_symbols){ 0 };
-	symbols_from(elf, dyn, bias, out);
+	symbols_from(elf, dyn, bias, out, &ex);
 	if (sym && (!out->runtime || !out->eval_start || !out->code_type))
-		symbols_from(elf, sym, bias, out);
+		symbols_from(elf, sym, bias, out, &ex);
+	if (!out->eval_start) {
+		out->eval_start = ex.eval_start;
+		out->eval_end = ex.eval_end;
+	}
 	return out->runtime && out->eval_start && out->code_type;
+}
+
+bool pystack_name_version(const char *path, unsigned *major, unsigned *minor)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+	base = base ? base + 1 : path;
+	*major = *minor = 0;
+	if (!base)
+		return false;
+	if (strncmp(base, "lib", 3) == 0)
+		base += 3;
+	if (strncmp(base, "python", 6) != 0 || (base[6] != '2' && base[6] != '3') || base[7] != '.')
+		return false;
+	unsigned m = 0;
+	const char *p = base + 8;
+	for (int i = 0; i < 3 && *p >= '0' && *p <= '9'; i++, p++)
+		m = m * 10 + (unsigned)(*p - '0');
+	/* (then the end, "m" (3.6, 3.7's ABI), "d", "t" or ".so") */
+	if (p == base + 8 || (*p != '\0' && *p != '.' && *p != 'm' && *p != 'd' && *p != 't'))
+		return false;
+	*major = (unsigned)(base[6] - '0');
+	*minor = m;
+	return true;
 }
 
 /* ---- reads --------------------------------------------------------------------- */
@@ -145,6 +181,11 @@ bool pystack_version(pid_t pid, const struct pystack_symbols *syms, unsigned *ma
 {
 	uint64_t version = 0;
 	*major = *minor = 0;
+	if (!syms->version && syms->name_major) {
+		*major = syms->name_major;
+		*minor = syms->name_minor;
+		return true;
+	}
 	if (!syms->version || !procfs_read_memory_all(pid, syms->version, &version, sizeof version))
 		return false;
 	*major = (unsigned)(version >> 24) & 0xff;
@@ -167,7 +208,7 @@ struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
 			    const struct py_layout *layout, struct pynames *names,
 			    enum pystack_status *status, unsigned *major, unsigned *minor)
 {
-	*status = syms->version ? PYSTACK_MISMATCH : PYSTACK_OLD;
+	*status = syms->version || syms->name_major ? PYSTACK_MISMATCH : PYSTACK_OLD;
 	if (!pystack_version(pid, syms, major, minor))
 		return NULL;
 	struct py_layout published;
@@ -303,6 +344,8 @@ static bool copy_thread(struct pystack *ps, uint64_t ts)
 		return false;
 	add_region(ps, ts, ps->tstate, span);
 	uint64_t chunk, top;
+	if (l->frames == PY_FRAMES_OBJECTS)
+		return true;    /* (frame objects: no frame stack to copy) */
 	memcpy(&chunk, ps->tstate + l->tstate_datastack_chunk, sizeof chunk);
 	memcpy(&top, ps->tstate + l->tstate_datastack_top, sizeof top);
 	uint64_t first = chunk + l->chunk_data;
@@ -401,7 +444,8 @@ static uint32_t frame_id(struct pystack *ps, struct code_entry *e, uint32_t unit
 	for (unsigned i = 0; i < MEMO; i++)
 		if (e->memo[i].unit == unit)
 			return e->memo[i].id;
-	int line = e->table ? pylinetable_line(e->table, e->table_len, e->header.first_line, unit)
+	int line = e->table ? pyframes_line(ps->l, e->table, e->table_len, e->header.first_line,
+					    unit)
 			    : PYLINE_BAD;
 	uint32_t id = pynames_frame(ps->names, e->qualname, e->filename, e->header.first_line,
 				    line > 0 ? line : 0);

@@ -38,19 +38,28 @@
 /* What a module's symbols say of the interpreter in it (addresses in the
  * target: the module's load BIAS added). */
 struct pystack_symbols {
-	uint64_t runtime;               /* _PyRuntime */
+	uint64_t runtime;               /* _PyRuntime (2.7, 3.6: interp_head) */
 	uint64_t version;               /* Py_Version (3.11+), 0 if none */
+	unsigned name_major, name_minor; /* the version its file's name says, 0.0
+	                                 * if none (pystack_name_version) */
 	uint64_t code_type;             /* PyCode_Type */
-	uint64_t eval_start, eval_end;  /* _PyEval_EvalFrameDefault */
+	uint64_t eval_start, eval_end;  /* _PyEval_EvalFrameDefault (2.7:
+	                                 * PyEval_EvalFrameEx) */
 };
 /* The interpreter's symbols in the symbol table SYM or dynamic table DYN
- * of ELF; false unless it has _PyRuntime and the evaluation loop. */
+ * of ELF; false unless it has _PyRuntime (or interp_head, a local symbol:
+ * the symbol table only) and the evaluation loop. */
 bool pystack_symbols(Elf *elf, Elf_Scn *sym, Elf_Scn *dyn, uint64_t bias,
 		     struct pystack_symbols *out);
+/* The version a file's PATH names (python3.8, libpython3.6m.so.1.0,
+ * libpython2.7.so): false if none. Before 3.11 the interpreter has no
+ * Py_Version, and its file's name is what says its version. */
+bool pystack_name_version(const char *path, unsigned *major, unsigned *minor);
 
 enum pystack_status {
 	PYSTACK_ON,
-	PYSTACK_OLD,                    /* before 3.11 (no Py_Version) */
+	PYSTACK_OLD,                    /* before 3.11 (no Py_Version) in a file
+	                                 * whose name does not say its version */
 	PYSTACK_UNKNOWN_VERSION,        /* a version csampler has no layout of */
 	PYSTACK_MISMATCH,               /* the layout does not fit what it holds */
 	PYSTACK_FREE_THREADED,          /* a build without the GIL (3.13t+) */
@@ -66,8 +75,8 @@ enum pystack_layout_source {
 struct pystack;
 struct py_layout;
 
-/* The version of process PID's interpreter at SYMS (its Py_Version): false
- * if it has none (before 3.11) or it cannot be read. */
+/* The version of process PID's interpreter at SYMS (its Py_Version, else
+ * its file's name's): false if it has neither or it cannot be read. */
 bool pystack_version(pid_t pid, const struct pystack_symbols *syms, unsigned *major,
 		     unsigned *minor);
 /* Process PID's interpreter at SYMS, its frames named in NAMES (which

@@ -361,12 +361,14 @@ static bool parse_eh_frame_hdr(struct module *m, const uint8_t *hdr, size_t len)
  * mapped at M's mapping; IMAGE/IMAGE_LEN the vdso image (NULL for a file,
  * read through FD). */
 /* Whether the file at PATH may hold a CPython interpreter: a static
- * python3.x or a libpython3.x. */
+ * python3.x or python2.x, or a libpython3.x or libpython2.x. */
 static bool may_be_python(const char *path)
 {
 	const char *base = path ? strrchr(path, '/') : NULL;
 	base = base ? base + 1 : path;
-	return base && (strncmp(base, "python3", 7) == 0 || strncmp(base, "libpython3", 10) == 0);
+	if (base && strncmp(base, "lib", 3) == 0)
+		base += 3;
+	return base && (strncmp(base, "python3", 7) == 0 || strncmp(base, "python2", 7) == 0);
 }
 
 /* M's file may hold a CPython interpreter (NAMED_PYTHON: its name says
@@ -406,14 +408,17 @@ static bool python_dwarf_layout(struct unwinder *u, Elf *elf, unsigned major, un
 }
 
 static void module_load_python(struct unwinder *u, Elf *elf, const struct module_sections *secs,
-			       uint64_t bias, bool named_python)
+			       uint64_t bias, const char *path)
 {
+	bool named_python = may_be_python(path);
 	struct pystack_symbols syms;
 	struct py_layout layout;
 	unsigned major, minor;
 	/* (the whole symbol table only of a file named for Python) */
 	if (!pystack_symbols(elf, named_python ? secs->sym : NULL, secs->dyn, bias, &syms))
 		return;
+	if (named_python)
+		pystack_name_version(path, &syms.name_major, &syms.name_minor);
 	u->py_found = true;
 	pid_t pid = procmaps_pid(u->pm);
 	struct pynames *names = procmaps_python_names(u->pm);
@@ -427,7 +432,7 @@ static void module_load_python(struct unwinder *u, Elf *elf, const struct module
 	 * every build tried (unwind_python_frames compares them) */
 	u->py = pystack_new(pid, &syms, NULL, names, &u->py_status, &u->py_major, &u->py_minor);
 	if (!u->py && u->py_status == PYSTACK_MISMATCH && pystack_version(pid, &syms, &major, &minor) &&
-	    major == 3 && minor < 13 && python_dwarf_layout(u, elf, major, minor, &layout)) {
+	    major == 3 && minor >= 11 && minor < 13 && python_dwarf_layout(u, elf, major, minor, &layout)) {
 		u->py = pystack_new(pid, &syms, &layout, names, &u->py_status, &u->py_major,
 				    &u->py_minor);
 	}
@@ -478,7 +483,7 @@ static void module_load_elf(struct unwinder *u, struct module *m, Elf *elf, int 
 	 * module built: load_program_module), which may embed the interpreter
 	 * (its dynamic symbols then name it: extension modules need them) */
 	if (file && u->python && !u->py_found && (may_be_python(path) || u->nmodules == 0))
-		module_load_python(u, elf, &secs, bias, may_be_python(path));
+		module_load_python(u, elf, &secs, bias, path);
 	if (!have_eh || eh.p_filesz < 4 || eh.p_filesz > EH_FRAME_HDR_MAX) {
 		if (file)
 			module_load_funcs(m, &secs, bias);

@@ -2,8 +2,8 @@
  * target's memory, all of it the target's). The input is a memory image
  * mapped at a fixed address (reads outside it fail) whose first 8 bytes
  * are also the runtime's address and the next 4 a thread id; the chain of
- * that thread is read with 3.11's layout, and each frame's code object
- * with it (and the count of thread states made, as a capture reads it). The read must end (loops are cut), stay within the frames
+ * that thread is read with the layout the next byte picks (2.7, 3.6 to
+ * 3.12: csampler's tables), and each frame's code object with it (and the count of thread states made, as a capture reads it). The read must end (loops are cut), stay within the frames
  * asked for, and make names that are NUL-terminated within their size.
  * Built and run by make fuzz; replayed over corpus/pyframes/ by make
  * check. */

@@ -9,21 +9,17 @@
 # pprof profile has gen_N's file and one of gen_N's lines, and thousands
 # of code objects were named (more than 300: the table of them grows). In time order (the
 # speedscope timeline), the gen_N sampled only go up: a frame named by a
-# code object freed before would name an older one.
+# code object freed before would name an older one. The file and line
+# check runs on every CPython from 3.6 present too (python_each), 1 s each.
 # (the program at the quick group's nice, as start_fixture's fixtures:
 # it is busy, and takes the CPU the other tests leave)
 . "$TESTS_SRCDIR/lib.sh"
 need_root
-PY=/usr/bin/python3.11
-[ -x "$PY" ] || skip "no $PY (Debian bookworm's python3.11): the layout known is 3.11's"
 need_go
 
-run_csampler -F 499 -o "$T/churn.pb.gz" -o "$T/churn.speedscope.json" -- ${CSAMPLER_FIXTURE_NICE:+nice -n "$CSAMPLER_FIXTURE_NICE"} "$PY" "$TESTS_SRCDIR/progs/pycodechurn.py" 3
-assert_eq "exit status" "$CS_STATUS" 0
-made=$(sed -n 's/^made //p' "$T/cs.out")
-[ -n "$made" ] || fail "pycodechurn did not finish: $(cat "$T/cs.out" "$T/cs.err")"
-"$GO" tool pprof -raw "$T/churn.pb.gz" >"$T/raw" 2>"$T/pprof.err" || fail "go tool pprof -raw: $(cat "$T/pprof.err")"
-# "ID: 0xADDR M=K gen_N <gen_M>:LINE s=FIRST": gen_N's own file and lines
+# check_raw: $T/raw's gen_N locations each with gen_N's own file and
+# lines, into $T/check ("seen N names K bad B")
+check_raw() {
 awk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 }
 	on && $4 ~ /^gen_[0-9]+$/ {
 		n = substr($4, 5) + 0; fl = $5; line = fl; sub(/^.*:/, "", line); file = fl; sub(/:[0-9]+$/, "", file)
@@ -31,6 +27,30 @@ awk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 }
 		if (file != "<" $4 ">" || line - n % 50 < 1 || line - n % 50 > 5) { bad++; if (bad <= 5) print "bad " $0 }
 	}
 	END { k = 0; for (x in names) k++; print "seen " seen + 0 " names " k " bad " bad + 0 }' "$T/raw" >"$T/check"
+}
+
+python_each >"$T/pythons"
+while read -r label root py; do
+	case $label in *-2.7|debian-3.11) continue ;; esac
+	python_file "$root" "$TESTS_SRCDIR/progs/pycodechurn.py"
+	run_csampler -F 499 -o "$T/$label.pb.gz" -- chroot "$root" "$py" "$PY_FILE" 1
+	assert_eq "$label: exit status" "$CS_STATUS" 0
+	"$GO" tool pprof -raw "$T/$label.pb.gz" >"$T/raw" 2>"$T/pprof.err" || fail "$label: go tool pprof -raw: $(cat "$T/pprof.err")"
+	check_raw
+	note "$label: $(sed -n 's/^made //p' "$T/cs.out") functions made; $(tail -1 "$T/check")"
+	grep -q '^seen [1-9][0-9]* .* bad 0$' "$T/check" ||
+		fail "$label: a gen_N frame has another function's file or line, or none was seen: $(cat "$T/check")"
+done <"$T/pythons"
+
+PY=/usr/bin/python3.11
+[ -x "$PY" ] || skip "no $PY (Debian bookworm's python3.11): the time-order check needs it"
+run_csampler -F 499 -o "$T/churn.pb.gz" -o "$T/churn.speedscope.json" -- ${CSAMPLER_FIXTURE_NICE:+nice -n "$CSAMPLER_FIXTURE_NICE"} "$PY" "$TESTS_SRCDIR/progs/pycodechurn.py" 3
+assert_eq "exit status" "$CS_STATUS" 0
+made=$(sed -n 's/^made //p' "$T/cs.out")
+[ -n "$made" ] || fail "pycodechurn did not finish: $(cat "$T/cs.out" "$T/cs.err")"
+"$GO" tool pprof -raw "$T/churn.pb.gz" >"$T/raw" 2>"$T/pprof.err" || fail "go tool pprof -raw: $(cat "$T/pprof.err")"
+# "ID: 0xADDR M=K gen_N <gen_M>:LINE s=FIRST": gen_N's own file and lines
+check_raw
 note "$made functions made; $(tail -1 "$T/check")"
 grep -q ' bad 0$' "$T/check" || fail "a gen_N frame has another function's file or line: $(cat "$T/check")"
 # (past 256 code objects named, the table grows beyond its first 1024

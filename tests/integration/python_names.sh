@@ -10,13 +10,29 @@
 # too (tests/progs/pynames.py). A
 # chain deeper than 512 frames ends with its mark, [python: frames cut]. A
 # program with the interpreter in it under another name is found by its
-# dynamic symbols.
+# dynamic symbols. The names' chain and the hostile name's one frame are
+# checked on every CPython from 3.8 present (python_each; code.replace is
+# 3.8's), the rest on Debian's python3.11.
 # (its programs at the quick group's nice, as start_fixture's fixtures:
 # they are busy, and take the CPU the other tests leave)
 . "$TESTS_SRCDIR/lib.sh"
 need_root
+python_each >"$T/pythons"
+while read -r label root py; do
+	case $label in *-2.7|*-3.[67]|debian-3.11) continue ;; esac
+	python_file "$root" "$TESTS_SRCDIR/progs/pynames.py"
+	run_csampler -F 199 -o "$T/$label.folded" -- chroot "$root" "$py" "$PY_FILE" 1
+	assert_eq "$label: exit status" "$CS_STATUS" 0
+	# (before 3.11 each Python frame has a call of the loop of its own: C
+	# frames between them)
+	chain=$(folded_count "$T/$label.folded" ';evil[^;]*name[^;]*<script>&"x[^;]*;(.*;)?wide_😀;(.*;)?latin_é;(.*;)?函数;(.*;)?привет_мир(;|$)')
+	total=$(folded_total "$T/$label.folded")
+	note "$label: samples through the whole chain of names, the hostile one first: $chain of $total"
+	[ $((chain * 2)) -ge "$total" ] ||
+		fail "$label: the names were not read: $(sort -t' ' -k2 -nr "$T/$label.folded" | head -3)"
+done <"$T/pythons"
 PY=/usr/bin/python3.11
-[ -x "$PY" ] || skip "no $PY (Debian bookworm's python3.11): the layout known is 3.11's"
+[ -x "$PY" ] || skip "no $PY (Debian bookworm's python3.11): its outputs' checks need it"
 
 run_csampler -F 199 -o "$T/n.folded" -o "$T/n.svg" -o "$T/n.speedscope.json" -o "$T/n.pb.gz" -- \
 	${CSAMPLER_FIXTURE_NICE:+nice -n "$CSAMPLER_FIXTURE_NICE"} "$PY" "$TESTS_SRCDIR/progs/pynames.py" 2

@@ -18,4 +18,4 @@ while time.process_time() < end:
     ns["gen_%d" % n](20000)
     del ns
     n += 1
-print("made", n)
+print("made %d" % n)

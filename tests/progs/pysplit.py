@@ -10,12 +10,41 @@
 # With "dump" instead of a number of seconds, each thread blocks at a
 # known place and prints its traceback.format_stack() before it does, then
 # "ready"; all block until standard input closes.
+# It runs on every CPython from 2.7 on (the clocks and thread ids of the
+# older ones through ctypes).
+import ctypes
 import hashlib
 import json
 import os
 import sys
 import threading
 import time
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+CLOCK_THREAD_CPUTIME_ID = 3
+SYS_gettid = 186  # x86-64
+
+
+class Timespec(ctypes.Structure):
+    _fields_ = [("sec", ctypes.c_long), ("nsec", ctypes.c_long)]
+
+
+def thread_ns():
+    """This thread's CPU time (CLOCK_THREAD_CPUTIME_ID), in nanoseconds."""
+    if hasattr(time, "thread_time_ns"):
+        return time.thread_time_ns()
+    ts = Timespec()
+    LIBC.clock_gettime(CLOCK_THREAD_CPUTIME_ID, ctypes.byref(ts))
+    return ts.sec * 1000000000 + ts.nsec
+
+
+def native_id():
+    if hasattr(threading, "get_native_id"):
+        return threading.get_native_id()
+    return LIBC.syscall(SYS_gettid)
+
+
+monotonic = getattr(time, "monotonic", time.time)
 
 DOC = {"items": [{"id": i, "name": "item-%d" % i, "tags": ["a", "b", "c"], "score": i * 0.5}
                  for i in range(200)]}
@@ -56,13 +85,13 @@ lock = threading.Lock()
 def run(name, seconds):
     mine = {}
     mix = MIXES[name]
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    end = monotonic() + seconds
+    while monotonic() < end:
         for fn, args, times in mix:
             for _ in range(times):
-                t0 = time.thread_time_ns()
+                t0 = thread_ns()
                 fn(*args)
-                mine[fn.__name__] = mine.get(fn.__name__, 0) + time.thread_time_ns() - t0
+                mine[fn.__name__] = mine.get(fn.__name__, 0) + thread_ns() - t0
     with lock:
         for k, v in mine.items():
             totals[k] = totals.get(k, 0) + v
@@ -73,10 +102,10 @@ def report(name, stack):
     caller then blocks) as this thread's: its "File ..., line ..., in ..."
     lines, outermost first."""
     with lock:
-        sys.stdout.write("stack %d %s\n" % (threading.get_native_id(), name))
+        sys.stdout.write("stack %d %s\n" % (native_id(), name))
         for entry in stack:
             sys.stdout.write(entry.splitlines()[0] + "\n")
-        sys.stdout.write("ready %d\n" % threading.get_native_id())
+        sys.stdout.write("ready %d\n" % native_id())
         sys.stdout.flush()
 
 

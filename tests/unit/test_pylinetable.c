@@ -177,12 +177,55 @@ static void test_malformed(void **state)
 	assert_int_equal(pylinetable_line(none, sizeof none, 10, 1), 11);
 }
 
+/* f(a) of a file whose line 2 is its def (x = a + 1; if x > 3: y = x * 2,
+ * a blank line, return y; for i in range(3): x += i; return x), as
+ * pyenv's 2.7.18 and 3.8.18 (co_lnotab) and 3.10.13 (co_linetable) made
+ * it, against dis.findlinestarts and co_lines of each. */
+static void test_older_tables(void **state)
+{
+	(void)state;
+	static const uint8_t lnotab27[] = { 0x00, 0x01, 0x0a, 0x01, 0x0c, 0x01, 0x0a, 0x02,
+					    0x04, 0x01, 0x13, 0x01, 0x0e, 0x01 };
+	static const size_t starts27[] = { 0, 10, 22, 32, 36, 55, 69, 73 };
+	static const uint8_t lnotab38[] = { 0x00, 0x01, 0x08, 0x01, 0x08, 0x01, 0x08, 0x02,
+					    0x04, 0x01, 0x0c, 0x01, 0x0a, 0x01 };
+	static const size_t starts38[] = { 0, 8, 16, 24, 28, 40, 50, 54 };
+	static const uint8_t table310[] = { 0x08, 0x01, 0x08, 0x01, 0x08, 0x01, 0x04, 0x02,
+					    0x0c, 0x01, 0x0a, 0x01, 0x04, 0x01 };
+	static const int lines[] = { 3, 4, 5, 7, 8, 9, 10 };
+	for (size_t r = 0; r < 7; r++) {
+		for (size_t off = starts27[r]; off < starts27[r + 1]; off++)
+			assert_int_equal(pylinetable_lnotab_line(lnotab27, sizeof lnotab27, 2, off,
+								 false), lines[r]);
+		for (size_t off = starts38[r]; off < starts38[r + 1]; off++) {
+			assert_int_equal(pylinetable_lnotab_line(lnotab38, sizeof lnotab38, 2, off,
+								 true), lines[r]);
+			assert_int_equal(pylinetable_310_line(table310, sizeof table310, 2, off),
+					 lines[r]);
+		}
+	}
+	/* past the code: 3.10's table covers none; a line table's last line */
+	assert_int_equal(pylinetable_310_line(table310, sizeof table310, 2, 54), PYLINE_BAD);
+	assert_int_equal(pylinetable_lnotab_line(lnotab38, sizeof lnotab38, 2, 54, true), 10);
+	/* signed changes (3.6+), a range without a line (3.10), bad lines */
+	static const uint8_t back[] = { 0x00, 0x05, 0x04, 0xfe };
+	assert_int_equal(pylinetable_lnotab_line(back, sizeof back, 10, 4, true), 13);
+	assert_int_equal(pylinetable_lnotab_line(back, sizeof back, 10, 4, false), 269);
+	static const uint8_t none[] = { 0x02, 0x01, 0x02, 0x80, 0x02, 0x01 };
+	assert_int_equal(pylinetable_310_line(none, sizeof none, 10, 0), 11);
+	assert_int_equal(pylinetable_310_line(none, sizeof none, 10, 3), PYLINE_NONE);
+	assert_int_equal(pylinetable_310_line(none, sizeof none, 10, 5), 12);
+	static const uint8_t below[] = { 0x00, 0x80 };
+	assert_int_equal(pylinetable_lnotab_line(below, sizeof below, 3, 0, true), PYLINE_BAD);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_python_tables),
 		cmocka_unit_test(test_cut_tables),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_older_tables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
