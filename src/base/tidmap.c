@@ -114,3 +114,67 @@ void tidmap_free(struct tidmap *m)
 	m->slots = NULL;
 	m->cap = m->count = 0;
 }
+
+/* ---- tidrows ------------------------------------------------------------------ */
+
+void *tidrows_get(struct tidrows *t, pid_t tid, bool make, bool *made)
+{
+	uint32_t at;
+	*made = false;
+	if (tidmap_get(&t->map, tid, &at))
+		return t->rows + (size_t)at * t->row_size;
+	if (!make || tid == 0)
+		return NULL;
+	if (t->nfree) {
+		at = t->free[--t->nfree];
+	} else {
+		if (t->nrows == t->max)
+			return NULL;
+		if (t->nrows == t->cap) {
+			size_t cap = t->cap ? 2 * t->cap : 16;
+			cap = cap < t->max ? cap : t->max;
+			uint8_t *rows = realloc(t->rows, cap * t->row_size);
+			if (!rows)
+				return NULL;
+			t->rows = rows;
+			uint32_t *free_ = realloc(t->free, cap * sizeof *free_);
+			if (!free_)
+				return NULL;
+			t->free = free_;
+			t->cap = cap;
+		}
+		at = (uint32_t)t->nrows++;
+	}
+	if (tidmap_put(&t->map, tid, at) < 0) {
+		t->free[t->nfree++] = at;
+		return NULL;
+	}
+	uint8_t *row = t->rows + (size_t)at * t->row_size;
+	memset(row, 0, t->row_size);
+	*made = true;
+	return row;
+}
+
+void tidrows_forget(struct tidrows *t, pid_t tid)
+{
+	uint32_t at;
+	if (!tidmap_get(&t->map, tid, &at))
+		return;
+	tidmap_remove(&t->map, tid);
+	t->free[t->nfree++] = at;
+}
+
+size_t tidrows_count(const struct tidrows *t)
+{
+	return t->map.count;
+}
+
+void tidrows_free(struct tidrows *t)
+{
+	tidmap_free(&t->map);
+	free(t->rows);
+	free(t->free);
+	t->rows = NULL;
+	t->free = NULL;
+	t->nrows = t->cap = t->nfree = 0;
+}

@@ -40,6 +40,33 @@ void tidmap_remove(struct tidmap *m, pid_t tid);
 void tidmap_clear(struct tidmap *m);
 void tidmap_free(struct tidmap *m);
 
+/* tidrows: a row of ROW_SIZE bytes per thread, found by its tid exactly
+ * (a tidmap to the row's index; no thread takes another's row), for the
+ * rooms that keep something of each thread they read (the unwinder's
+ * runtimes). A row is zeroed when made and kept until its thread is
+ * forgotten (its index then made again for the next); at most MAX rows
+ * (beyond them, or out of memory, tidrows_get gives NULL: the caller
+ * keeps nothing of that thread). Rows move as the table grows: a pointer
+ * to one holds until the next tidrows_get. */
+struct tidrows {
+	struct tidmap map;
+	uint8_t *rows;
+	size_t row_size, nrows, cap, max;
+	uint32_t *free;          /* indexes forgotten, nfree of them */
+	size_t nfree;
+};
+
+#define TIDROWS_INIT(row_size, max) { TIDMAP_INIT, NULL, (row_size), 0, 0, (max), NULL, 0 }
+
+/* TID's row: the one it has, else (MAKE) a new one, zeroed (*MADE true).
+ * NULL: none (and not made, or no room). */
+void *tidrows_get(struct tidrows *t, pid_t tid, bool make, bool *made);
+/* TID's row is no longer its (no-op if it has none). */
+void tidrows_forget(struct tidrows *t, pid_t tid);
+/* Rows held now. */
+size_t tidrows_count(const struct tidrows *t);
+void tidrows_free(struct tidrows *t);
+
 /* -t (and --serve's tid=): whether TID is among TIDS[0, N), the threads
  * chosen; every thread is when none is (N 0). */
 static inline bool tids_allow(const pid_t *tids, size_t n, pid_t tid)

@@ -10,12 +10,13 @@
 #include "address.h"
 #include "intern.h"
 #include "procfs.h"
+#include "tidmap.h"
 #include "pydebug.h"
 #include "pyframes.h"
 #include "pylinetable.h"
 #include "pystack.h"
 
-#define THREAD_SLOTS 4096u              /* thread states kept, by tid modulo */
+#define THREADS_MAX 65536u              /* threads whose thread state is kept */
 #define CHUNK_READ_MAX (64u * 1024)     /* bytes of the frame stack chunk copied */
 #define TSTATE_READ_MAX 1024u
 #define CODE_SPAN_MAX 256u
@@ -36,7 +37,7 @@ struct code_entry {
 };
 
 struct thread_slot {
-	pid_t tid;
+	pid_t tid;                      /* 0: not looked for yet */
 	uint64_t tstate;                /* 0: none found when the interpreter's */
 	uint64_t made;                  /* thread states made were this */
 	unsigned backoff, skips;        /* none found: stops to pass before the next look */
@@ -62,7 +63,7 @@ struct pystack {
 	struct pystack_symbols syms;
 	struct pynames *names;
 	uint32_t cut_id;                /* PYSTACK_CUT_NAME's frame */
-	struct thread_slot threads[THREAD_SLOTS];
+	struct tidrows threads;         /* struct thread_slot, by tid */
 	struct code_entry *codes;       /* open addressing by address */
 	size_t ncodes, code_slots;      /* (code_slots a power of two) */
 	size_t table_bytes;             /* of the line tables kept */
@@ -251,6 +252,7 @@ struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
 	ps->code_span = pyframes_code_span(l);
 	ps->syms = *syms;
 	ps->names = names;
+	ps->threads = (struct tidrows)TIDROWS_INIT(sizeof(struct thread_slot), THREADS_MAX);
 	ps->chunk = malloc(CHUNK_READ_MAX);
 	ps->headers = malloc((size_t)PYSTACK_MAX_FRAMES * CODE_SPAN_MAX);
 	ps->codes = calloc(CODES_FIRST, sizeof *ps->codes);
@@ -281,6 +283,7 @@ void pystack_free(struct pystack *ps)
 	if (ps->codes)
 		forget_codes(ps);
 	free(ps->codes);
+	tidrows_free(&ps->threads);
 	free(ps->chunk);
 	free(ps->headers);
 	free(ps);
@@ -289,6 +292,11 @@ void pystack_free(struct pystack *ps)
 enum pystack_layout_source pystack_layout_source(const struct pystack *ps)
 {
 	return ps->source;
+}
+
+void pystack_forget_thread(struct pystack *ps, pid_t tid)
+{
+	tidrows_forget(&ps->threads, tid);
 }
 
 void pystack_eval_range(const struct pystack *ps, uint64_t *start, uint64_t *end)
@@ -311,7 +319,10 @@ void pystack_eval_range(const struct pystack *ps, uint64_t *start, uint64_t *end
  * whole run. */
 static uint64_t thread_state(struct pystack *ps, pid_t tid, bool again)
 {
-	struct thread_slot *t = &ps->threads[(unsigned)tid % THREAD_SLOTS];
+	bool fresh;
+	struct thread_slot none = { 0 }, *t = tidrows_get(&ps->threads, tid, true, &fresh);
+	if (!t)
+		t = &none;      /* (no room: looked for at each stop) */
 	if (t->tid == tid && !again && t->tstate)
 		return t->tstate;
 	ps->nregions = 0;

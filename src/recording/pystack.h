@@ -89,6 +89,10 @@ struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
 			    enum pystack_status *status, unsigned *major, unsigned *minor);
 void pystack_free(struct pystack *ps);
 enum pystack_layout_source pystack_layout_source(const struct pystack *ps);
+/* Thread TID ended (or is no longer followed): what was kept of it goes.
+ * What is kept of a thread (its thread state) is found by its tid
+ * exactly, at most 65536 threads at once. */
+void pystack_forget_thread(struct pystack *ps, pid_t tid);
 /* The evaluation loop's code: [*START, *END). */
 void pystack_eval_range(const struct pystack *ps, uint64_t *start, uint64_t *end);
 

@@ -418,6 +418,9 @@ void recorder_unfollow_thread(struct recorder *r, uint32_t slot)
 {
 	if (slot >= r->followed_cap || !r->followed[slot].tid)
 		return;
+	struct recorder_process *p = r->followed[slot].proc;
+	if (p && p->unwinder)
+		unwind_forget_thread(p->unwinder, r->followed[slot].tid);
 	tidmap_remove(&r->followed_tids, r->followed[slot].tid);
 	r->followed[slot] = (struct recorder_followed){ 0 };
 	r->free_slots[r->nfree_slots++] = slot;

@@ -313,6 +313,7 @@ struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth, bool python
 		return NULL;
 	u->pm = pm;
 	u->max_depth = max_depth;
+	u->go_threads = (struct tidrows)TIDROWS_INIT(sizeof(struct go_thread), GO_THREADS);
 	u->python = python;
 	u->page_tags = calloc(PAGE_CACHE_SLOTS, sizeof *u->page_tags);
 	u->pages = malloc((size_t)PAGE_CACHE_SLOTS * PAGE_SIZE_CACHED);
@@ -355,6 +356,7 @@ void unwind_free(struct unwinder *u)
 	free(u->modules);
 	unw_destroy_addr_space(u->as);
 	pystack_free(u->py);
+	tidrows_free(&u->go_threads);
 	free(u->py_native);
 	free(u->py_native_sp);
 	free(u->page_tags);
@@ -370,6 +372,13 @@ static void forget_python(struct unwinder *u)
 	u->py_found = false;
 	u->py_status = PYSTACK_ON;
 	u->py_eval_start = u->py_eval_end = 0;
+}
+
+void unwind_forget_thread(struct unwinder *u, pid_t tid)
+{
+	tidrows_forget(&u->go_threads, tid);
+	if (u->py)
+		pystack_forget_thread(u->py, tid);
 }
 
 enum pystack_layout_source unwind_python_layout_source(const struct unwinder *u)
@@ -405,7 +414,7 @@ void unwind_flush(struct unwinder *u)
 	memset(u->page_tags, 0, PAGE_CACHE_SLOTS * sizeof *u->page_tags);
 	u->generation = procmaps_generation(u->pm);
 	u->go_known = u->go_marked = u->go_found = false;   /* (an exec: another program) */
-	memset(u->go_threads, 0, sizeof u->go_threads);
+	tidrows_free(&u->go_threads);
 	forget_python(u);
 	load_program_module(u);
 }

@@ -160,6 +160,11 @@ bool unwind_fp_continue(struct unwinder *u, const struct unwind_snapshot *s, uin
 /* Mappings changed (exec, dlopen, dlclose): drop cached unwind info and pages. */
 void unwind_flush(struct unwinder *u);
 
+/* Thread TID of U's process ended, or is no longer followed: what U kept
+ * of it (a Go thread's system stack, a CPython thread's thread state) goes,
+ * and its room is made again for another thread. */
+void unwind_forget_thread(struct unwinder *u, pid_t tid);
+
 /* Whether U found a CPython interpreter in its process, and what became of
  * reading its frames (pystack_status; *MAJOR, *MINOR its version when
  * read). false while none was found. */

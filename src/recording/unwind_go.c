@@ -49,7 +49,10 @@ void uw_capture_go(struct unwinder *u, pid_t tid, struct unwind_snapshot *s)
 		return;
 	/* a thread seen before, stopped off its system stack and not in the
 	 * vDSO, runs a goroutine on that goroutine's stack: nothing to read */
-	struct go_thread *gt = &u->go_threads[(unsigned)tid % GO_THREADS];
+	bool made;
+	struct go_thread none = { 0 }, *gt = tidrows_get(&u->go_threads, tid, true, &made);
+	if (!gt)
+		gt = &none;     /* (no room: read at each stop) */
 	uint64_t vdso_start = 0, sp = s->regs.rsp, rip = s->regs.rip;
 	size_t vdso_len = 0;
 	(void)procmaps_vdso_image(u->pm, &vdso_len, &vdso_start);

@@ -15,7 +15,13 @@
 #include "goruntime.h"
 #include "procmaps.h"
 #include "pystack.h"
+#include "tidmap.h"
 #include "unwind.h"
+
+struct go_thread {
+	pid_t tid;               /* 0: not read yet */
+	uint64_t g0_lo, g0_hi;
+};
 
 #define PAGE_SIZE_CACHED 4096u
 #define PAGE_CACHE_SLOTS 1024u              /* 4 MiB of immutable pages */
@@ -24,7 +30,7 @@
 #define MODULES_MAX 4096u
 #define REFRESH_INTERVAL_NS 50000000ull     /* at most one maps reread per 50 ms */
 #define FP_FRAME_MAX (1u << 20)             /* a frame-pointer step spans at most 1 MiB */
-#define GO_THREADS 256u                     /* Go threads' system stacks remembered */
+#define GO_THREADS 65536u                   /* Go threads' system stacks remembered */
 
 /* One executable mapping with what find_proc_info needs. */
 struct module {
@@ -76,9 +82,9 @@ struct unwinder {
 	bool go_known;           /* go: the Go runtime's layout, from the */
 	struct goruntime_layout go;   /* first Go module (module_load_go_layout) */
 	/* each Go thread's system stack (its g0's, fixed for its m), by tid
-	 * modulo GO_THREADS: a stop elsewhere (and not in the vDSO) reads
-	 * nothing of the runtime (capture_go_switch) */
-	struct go_thread { pid_t tid; uint64_t g0_lo, g0_hi; } go_threads[GO_THREADS];
+	 * (struct go_thread rows, at most GO_THREADS): a stop elsewhere (and
+	 * not in the vDSO) reads nothing of the runtime (capture_go_switch) */
+	struct tidrows go_threads;
 
 	bool python;             /* read a CPython interpreter's frames */
 	bool py_found;           /* a module had the interpreter's symbols */

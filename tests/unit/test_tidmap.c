@@ -147,6 +147,42 @@ static void test_reserve_then_no_move(void **state)
 	assert_null(m.slots);
 }
 
+/* Rows by tid: two tids a power of two apart keep their own rows (a table
+ * by tid modulo N made them take each other's), a forgotten thread's row
+ * is made again, zeroed, for the next, and no more than MAX are made. */
+static void test_tidrows(void **state)
+{
+	(void)state;
+	struct tidrows t = TIDROWS_INIT(sizeof(uint64_t), 64);
+	bool made;
+	for (pid_t tid = 100; tid < 100 + 40 * 4096; tid += 4096) {
+		uint64_t *row = tidrows_get(&t, tid, true, &made);
+		assert_non_null(row);
+		assert_true(made);
+		assert_int_equal(*row, 0);
+		*row = (uint64_t)tid;
+	}
+	for (pid_t tid = 100; tid < 100 + 40 * 4096; tid += 4096) {
+		uint64_t *row = tidrows_get(&t, tid, false, &made);
+		assert_non_null(row);
+		assert_false(made);
+		assert_int_equal(*row, (uint64_t)tid);
+	}
+	assert_int_equal(tidrows_count(&t), 40);
+	assert_null(tidrows_get(&t, 7, false, &made));
+	tidrows_forget(&t, 100);
+	assert_null(tidrows_get(&t, 100, false, &made));
+	uint64_t *again = tidrows_get(&t, 5, true, &made);
+	assert_non_null(again);
+	assert_int_equal(*again, 0);
+	for (pid_t tid = 1; tid <= 24; tid++)
+		(void)tidrows_get(&t, 1000000 + tid, true, &made);
+	assert_int_equal(tidrows_count(&t), 64);
+	assert_null(tidrows_get(&t, 2000000, true, &made));
+	assert_null(tidrows_get(&t, 0, true, &made));
+	tidrows_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_remove_in_collision_runs),
 		cmocka_unit_test(test_random_against_model),
 		cmocka_unit_test(test_reserve_then_no_move),
+		cmocka_unit_test(test_tidrows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
