@@ -55,7 +55,9 @@ struct region {
 };
 
 struct pystack {
-	pid_t pid;
+	pid_t pid;                      /* its memory read (0: through READ) */
+	pyframes_read_fn read;          /* (pystack_new_reader's) */
+	void *read_ctx;
 	struct py_layout layout;        /* as checked at attach */
 	const struct py_layout *l;      /* &layout */
 	enum pystack_layout_source source;
@@ -166,7 +168,13 @@ static int read_at(void *ctx, uint64_t addr, void *buf, size_t len)
 			return 0;
 		}
 	}
-	return procfs_read_memory_all(ps->pid, addr, buf, len) ? 0 : -1;
+	return ps->read(ps->read_ctx, addr, buf, len);
+}
+
+/* A process's memory, as a pyframes reader (CTX: its pid). */
+static int read_process(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return procfs_read_memory_all(*(const pid_t *)ctx, addr, buf, len) ? 0 : -1;
 }
 
 static void add_region(struct pystack *ps, uint64_t start, const uint8_t *bytes, size_t len)
@@ -177,8 +185,8 @@ static void add_region(struct pystack *ps, uint64_t start, const uint8_t *bytes,
 
 /* ---- life ------------------------------------------------------------------------ */
 
-bool pystack_version(pid_t pid, const struct pystack_symbols *syms, unsigned *major,
-		     unsigned *minor)
+static bool version_via(pyframes_read_fn read, void *ctx, const struct pystack_symbols *syms,
+			unsigned *major, unsigned *minor)
 {
 	uint64_t version = 0;
 	*major = *minor = 0;
@@ -187,36 +195,66 @@ bool pystack_version(pid_t pid, const struct pystack_symbols *syms, unsigned *ma
 		*minor = syms->name_minor;
 		return true;
 	}
-	if (!syms->version || !procfs_read_memory_all(pid, syms->version, &version, sizeof version))
+	if (!syms->version || read(ctx, syms->version, &version, sizeof version) < 0)
 		return false;
 	*major = (unsigned)(version >> 24) & 0xff;
 	*minor = (unsigned)(version >> 16) & 0xff;
 	return true;
 }
 
-/* The layout process PID's interpreter at SYMS publishes (3.13+) into
- * *OUT: PYDEBUG_OK, or why not. */
-static enum pydebug_result published_layout(pid_t pid, const struct pystack_symbols *syms,
-					    unsigned major, unsigned minor, struct py_layout *out)
+bool pystack_version(pid_t pid, const struct pystack_symbols *syms, unsigned *major,
+		     unsigned *minor)
+{
+	return version_via(read_process, &pid, syms, major, minor);
+}
+
+/* The layout the interpreter at SYMS publishes (3.13+) into *OUT:
+ * PYDEBUG_OK, or why not. */
+static enum pydebug_result published_layout(pyframes_read_fn read, void *ctx,
+					    const struct pystack_symbols *syms, unsigned major,
+					    unsigned minor, struct py_layout *out)
 {
 	uint8_t bytes[PYDEBUG_READ];
-	if (!procfs_read_memory_all(pid, syms->runtime, bytes, sizeof bytes))
+	if (read(ctx, syms->runtime, bytes, sizeof bytes) < 0)
 		return PYDEBUG_NONE;
 	return pydebug_layout(bytes, sizeof bytes, major, minor, out);
 }
+
+static struct pystack *make(pid_t pid, pyframes_read_fn read, void *ctx,
+			    const struct pystack_symbols *syms, const struct py_layout *layout,
+			    struct pynames *names, enum pystack_status *status, unsigned *major,
+			    unsigned *minor);
 
 struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
 			    const struct py_layout *layout, struct pynames *names,
 			    enum pystack_status *status, unsigned *major, unsigned *minor)
 {
+	return make(pid, read_process, &pid, syms, layout, names, status, major, minor);
+}
+
+struct pystack *pystack_new_reader(pyframes_read_fn read, void *ctx,
+				   const struct pystack_symbols *syms, const struct py_layout *layout,
+				   struct pynames *names, enum pystack_status *status,
+				   unsigned *major, unsigned *minor)
+{
+	return make(0, read, ctx, syms, layout, names, status, major, minor);
+}
+
+/* pystack_new's, reading the target through READ (CTX); PID the process
+ * whose memory that is, or 0. */
+static struct pystack *make(pid_t pid, pyframes_read_fn read, void *ctx,
+			    const struct pystack_symbols *syms, const struct py_layout *layout,
+			    struct pynames *names, enum pystack_status *status, unsigned *major,
+			    unsigned *minor)
+{
 	*status = syms->version || syms->name_major ? PYSTACK_MISMATCH : PYSTACK_OLD;
-	if (!pystack_version(pid, syms, major, minor))
+	if (!version_via(read, ctx, syms, major, minor))
 		return NULL;
 	struct py_layout published;
 	enum pystack_layout_source source = PYSTACK_LAYOUT_INTERPRETER;
 	const struct py_layout *l = NULL;
 	if (*major == 3 && *minor >= 13) {
-		enum pydebug_result r = published_layout(pid, syms, *major, *minor, &published);
+		enum pydebug_result r = published_layout(read, ctx, syms, *major, *minor, &published);
 		if (r == PYDEBUG_FREE_THREADED) {
 			*status = PYSTACK_FREE_THREADED;
 			return NULL;
@@ -236,8 +274,8 @@ struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
 	/* the code type, where the layout says its name is, names itself */
 	uint64_t name_ptr;
 	char name[5];
-	if (!procfs_read_memory_all(pid, syms->code_type + l->type_name, &name_ptr, sizeof name_ptr) ||
-	    !procfs_read_memory_all(pid, name_ptr, name, sizeof name) || memcmp(name, "code", 5) != 0 ||
+	if (read(ctx, syms->code_type + l->type_name, &name_ptr, sizeof name_ptr) < 0 ||
+	    read(ctx, name_ptr, name, sizeof name) < 0 || memcmp(name, "code", 5) != 0 ||
 	    pyframes_tstate_span(l) > TSTATE_READ_MAX || pyframes_code_span(l) > CODE_SPAN_MAX ||
 	    pyframes_frame_span(l) > PYFRAMES_FRAME_READ_MAX)
 		return NULL;
@@ -245,6 +283,8 @@ struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
 	if (!ps)
 		return NULL;
 	ps->pid = pid;
+	ps->read = pid ? read_process : read;
+	ps->read_ctx = pid ? (void *)&ps->pid : ctx;
 	ps->layout = *l;
 	ps->l = &ps->layout;
 	ps->source = source;
@@ -351,7 +391,7 @@ static bool copy_thread(struct pystack *ps, uint64_t ts)
 {
 	const struct py_layout *l = ps->l;
 	size_t span = ps->tstate_span;
-	if (!procfs_read_memory_all(ps->pid, ts, ps->tstate, span))
+	if (ps->read(ps->read_ctx, ts, ps->tstate, span) < 0)
 		return false;
 	add_region(ps, ts, ps->tstate, span);
 	uint64_t chunk, top;
@@ -366,7 +406,7 @@ static bool copy_thread(struct pystack *ps, uint64_t ts)
 		first = top - CHUNK_READ_MAX;
 	size_t len = (size_t)(top - first);
 	/* (the top is where the next frame goes: the last ones lie below it) */
-	if (procfs_read_memory_all(ps->pid, first, ps->chunk, len))
+	if (ps->read(ps->read_ctx, first, ps->chunk, len) == 0)
 		add_region(ps, first, ps->chunk, len);
 	return true;
 }
@@ -472,6 +512,13 @@ static uint32_t frame_id(struct pystack *ps, struct code_entry *e, uint32_t unit
 static size_t read_headers(struct pystack *ps, size_t n)
 {
 	size_t span = ps->code_span;
+	if (!ps->pid) {
+		/* (a reader of the caller's: one read each) */
+		for (size_t i = 0; i < n; i++)
+			if (ps->read(ps->read_ctx, ps->frames[i].code, ps->headers + i * span, span) < 0)
+				return i;
+		return n;
+	}
 	struct iovec local[IOV_BATCH], remote[IOV_BATCH];
 	for (size_t done = 0; done < n;) {
 		size_t k = n - done < IOV_BATCH ? n - done : IOV_BATCH;

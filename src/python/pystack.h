@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pyframes.h"
 #include "pynames.h"
 
 #define PYSTACK_MAX_FRAMES 512          /* Python frames read per sample */
@@ -87,6 +88,13 @@ bool pystack_version(pid_t pid, const struct pystack_symbols *syms, unsigned *ma
 struct pystack *pystack_new(pid_t pid, const struct pystack_symbols *syms,
 			    const struct py_layout *layout, struct pynames *names,
 			    enum pystack_status *status, unsigned *major, unsigned *minor);
+/* pystack_new's, the target's memory read through READ (CTX) instead of a
+ * process's: for the tests and the fuzz harness (fuzz_pystack), which
+ * give it a memory image. */
+struct pystack *pystack_new_reader(pyframes_read_fn read, void *ctx,
+				   const struct pystack_symbols *syms, const struct py_layout *layout,
+				   struct pynames *names, enum pystack_status *status,
+				   unsigned *major, unsigned *minor);
 void pystack_free(struct pystack *ps);
 enum pystack_layout_source pystack_layout_source(const struct pystack *ps);
 /* Thread TID ended (or is no longer followed): what was kept of it goes.
