@@ -557,8 +557,56 @@ static int read_chain(struct pystack *ps, pid_t tid, const uint8_t *stack, uint6
 	return -1;
 }
 
+static unsigned capture_into(struct pystack *ps, pid_t tid, const uint8_t *stack,
+			     uint64_t stack_start, size_t len, uint64_t *addrs, bool *entry,
+			     uint64_t *loop, unsigned max);
+
+/* What a capture read (pystack.h). */
+struct pystack_frames {
+	uint64_t addrs[PYSTACK_MAX_FRAMES];
+	bool entry[PYSTACK_MAX_FRAMES];
+	uint64_t loop[PYSTACK_MAX_FRAMES];
+	unsigned n;
+};
+
+struct pystack_frames *pystack_frames_new(void)
+{
+	return calloc(1, sizeof(struct pystack_frames));
+}
+
+void pystack_frames_free(struct pystack_frames *f)
+{
+	free(f);
+}
+
+void pystack_frames_clear(struct pystack_frames *f)
+{
+	f->n = 0;
+}
+
+unsigned pystack_frames_count(const struct pystack_frames *f)
+{
+	return f->n;
+}
+
+struct pystack_run pystack_frames_run(const struct pystack_frames *f)
+{
+	return (struct pystack_run){ .addrs = f->addrs, .entry = f->entry, .loop = f->loop,
+				     .n = f->n };
+}
+
 unsigned pystack_capture(struct pystack *ps, pid_t tid, const uint8_t *stack, uint64_t stack_start,
-			 size_t len, uint64_t *addrs, bool *entry, uint64_t *loop, unsigned max)
+			 size_t len, struct pystack_frames *out)
+{
+	out->n = capture_into(ps, tid, stack, stack_start, len, out->addrs, out->entry, out->loop,
+			      PYSTACK_MAX_FRAMES);
+	return out->n;
+}
+
+/* pystack_capture's, into ADDRS, ENTRY and LOOP (MAX each). */
+static unsigned capture_into(struct pystack *ps, pid_t tid, const uint8_t *stack,
+			     uint64_t stack_start, size_t len, uint64_t *addrs, bool *entry,
+			     uint64_t *loop, unsigned max)
 {
 	if (max < 2)
 		return 0;

@@ -104,14 +104,25 @@ void pystack_forget_thread(struct pystack *ps, pid_t tid);
 /* The evaluation loop's code: [*START, *END). */
 void pystack_eval_range(const struct pystack *ps, uint64_t *start, uint64_t *end);
 
-/* Stopped thread TID's Python frames, innermost first, at most MAX into
- * ADDRS (addr_python ids), ENTRY (C entered the loop there) and LOOP (of
- * an entry, where the loop that ran it keeps its own frame in its C stack
- * frame, 3.12+; else 0): their number, 0 when the thread runs no Python. STACK (LEN bytes from
+/* What a capture read of a thread: its Python frames, innermost first (at
+ * most PYSTACK_MAX_FRAMES), for the splice once it runs again. Opaque: a
+ * snapshot holds one (pystack_frames_new), and reads it through
+ * pystack_frames_run. */
+struct pystack_frames;
+struct pystack_frames *pystack_frames_new(void);
+void pystack_frames_free(struct pystack_frames *f);
+/* None read (a snapshot of a thread of no CPython). */
+void pystack_frames_clear(struct pystack_frames *f);
+unsigned pystack_frames_count(const struct pystack_frames *f);
+
+/* Stopped thread TID's Python frames into OUT: each an addr_python id,
+ * whether C entered the loop there, and (of an entry, 3.12+) where the
+ * loop that ran it keeps its own frame in its C stack frame; their
+ * number, 0 when the thread runs no Python. STACK (LEN bytes from
  * STACK_START) is the thread's stack as just copied: a read it covers is
  * not made again. */
 unsigned pystack_capture(struct pystack *ps, pid_t tid, const uint8_t *stack, uint64_t stack_start,
-			 size_t len, uint64_t *addrs, bool *entry, uint64_t *loop, unsigned max);
+			 size_t len, struct pystack_frames *out);
 
 /* NATIVE[N] (a walk, leaf first; NATIVE_SP[N] each frame's stack pointer,
  * or NULL) with each evaluation loop frame replaced by the Python frames
@@ -130,6 +141,8 @@ struct pystack_run {
 	const uint64_t *loop;           /* or NULL */
 	unsigned n;                     /* NPY */
 };
+/* F's frames as pystack_splice takes them (valid while F is unchanged). */
+struct pystack_run pystack_frames_run(const struct pystack_frames *f);
 unsigned pystack_splice(const uint64_t *native, const uint64_t *native_sp, unsigned n,
 			const struct pystack_run *py, uint64_t eval_start, uint64_t eval_end,
 			bool walk_cut, uint64_t *out, unsigned max, bool *full);

@@ -710,7 +710,7 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 		res = UNWIND_OK;
 		r->stats.fp_continued += count;
 	}
-	if (snap->py_n)
+	if (pystack_frames_count(snap->py))
 		r->stats.python += count;
 	if (procmaps_has_reuse(p->maps))
 		tag_addresses(p, user, *depth);

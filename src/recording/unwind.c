@@ -454,10 +454,8 @@ int unwind_snapshot_init(struct unwind_snapshot *s, size_t window)
 	s->stack_mem = malloc(UNWIND_RED_ZONE + window);
 	s->stack = s->stack_mem ? s->stack_mem + UNWIND_RED_ZONE : NULL;
 	s->go_stack = malloc(window);
-	s->py = malloc(PYSTACK_MAX_FRAMES * sizeof *s->py);
-	s->py_entry = malloc(PYSTACK_MAX_FRAMES * sizeof *s->py_entry);
-	s->py_loop = malloc(PYSTACK_MAX_FRAMES * sizeof *s->py_loop);
-	if (!s->stack || !s->go_stack || !s->py || !s->py_entry || !s->py_loop) {
+	s->py = pystack_frames_new();
+	if (!s->stack || !s->go_stack || !s->py) {
 		unwind_snapshot_fini(s);
 		return -1;
 	}
@@ -469,9 +467,7 @@ void unwind_snapshot_fini(struct unwind_snapshot *s)
 {
 	free(s->go_stack);
 	free(s->stack_mem);
-	free(s->py);
-	free(s->py_entry);
-	free(s->py_loop);
+	pystack_frames_free(s->py);
 	memset(s, 0, sizeof *s);
 }
 
@@ -551,9 +547,10 @@ size_t unwind_widen(struct unwinder *u, const struct unwind_snapshot *s)
 /* A CPython thread's Python frames, read while it cannot run. */
 static void capture_python(struct unwinder *u, pid_t tid, struct unwind_snapshot *s)
 {
-	s->py_n = u->py && s->py ? pystack_capture(u->py, tid, s->stack, s->stack_start,
-						     s->stack_len, s->py, s->py_entry, s->py_loop,
-						     PYSTACK_MAX_FRAMES) : 0;
+	if (u->py)
+		(void)pystack_capture(u->py, tid, s->stack, s->stack_start, s->stack_len, s->py);
+	else
+		pystack_frames_clear(s->py);
 }
 
 int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct *regs,
@@ -623,8 +620,7 @@ static enum unwind_result splice_python(struct unwinder *u, const struct unwind_
 	unsigned n = *depth < u->max_depth ? *depth : u->max_depth;
 	bool full;
 	memcpy(u->py_native, addrs, n * sizeof *addrs);
-	struct pystack_run py = { .addrs = s->py, .entry = s->py_entry, .loop = s->py_loop,
-				  .n = s->py_n };
+	struct pystack_run py = pystack_frames_run(s->py);
 	*depth = pystack_splice(u->py_native, u->py_native_sp, n, &py, u->py_eval_start,
 				u->py_eval_end, result != UNWIND_OK, addrs, max, &full);
 	return full ? UNWIND_DEPTH : result;
@@ -719,7 +715,7 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 		}
 	}
 	*depth = n;
-	return s->py_n ? splice_python(u, s, addrs, max, depth, result) : result;
+	return pystack_frames_count(s->py) ? splice_python(u, s, addrs, max, depth, result) : result;
 }
 
 /* The kernel's call chains hold context marks (PERF_CONTEXT_USER...): the

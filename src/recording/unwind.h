@@ -88,10 +88,7 @@ struct unwind_snapshot {
 	/* A CPython thread: its Python frames read at the stop (pystack.h),
 	 * innermost first, which unwind_stack puts in place of the
 	 * evaluation loop's frames. */
-	uint64_t *py;            /* PYSTACK_MAX_FRAMES: addr_python ids */
-	bool *py_entry;
-	uint64_t *py_loop;       /* (pystack_capture's LOOP) */
-	unsigned py_n;
+	struct pystack_frames *py;  /* (opaque: pystack's) */
 };
 
 struct unwinder;

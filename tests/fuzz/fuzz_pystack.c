@@ -10,8 +10,8 @@
  * (the image as its stack: its thread state and frame stack chunk copied,
  * its code objects' headers read and named, the cache of them kept from
  * one stop to the next) and each spliced into a native walk. A capture
- * must stay within the room given, make only Python frame addresses, and
- * a splice within its own; names are NUL-terminated (pynames). Built and
+ * must stay within its room, make only Python frame addresses, and a
+ * splice within its own; names are NUL-terminated (pynames). Built and
  * run by make fuzz; replayed over corpus/pystack/ by make check. */
 #include "config.h"
 
@@ -78,25 +78,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 							&major, &minor) : NULL;
 	if (ps && status != PYSTACK_ON)
 		abort();
-	for (int stop = 0; ps && stop < 3; stop++) {
-		uint64_t addrs[ROOM], loop[ROOM], out[ROOM + 8];
-		bool entry[ROOM], full;
-		unsigned n = pystack_capture(ps, tid, copy, IMAGE_BASE, size, addrs, entry, loop, ROOM);
-		if (n > ROOM)
+	struct pystack_frames *frames = pystack_frames_new();
+	for (int stop = 0; ps && frames && stop < 3; stop++) {
+		uint64_t out[ROOM];
+		bool full;
+		unsigned n = pystack_capture(ps, tid, copy, IMAGE_BASE, size, frames);
+		struct pystack_run run = pystack_frames_run(frames);
+		if (n > PYSTACK_MAX_FRAMES || n != run.n)
 			abort();
 		for (unsigned i = 0; i < n; i++)
-			if (!addr_is_python(addrs[i]))
+			if (!addr_is_python(run.addrs[i]))
 				abort();
 		uint64_t native[6] = { 0x1101, 0x5101, 0x2101, 0x5101, 0x5101, 0x3101 };
 		uint64_t sp[6] = { IMAGE_BASE, IMAGE_BASE + size / 5, IMAGE_BASE + 2 * (size / 5),
 				   IMAGE_BASE + 3 * (size / 5), IMAGE_BASE + 4 * (size / 5),
 				   IMAGE_BASE + size };
-		struct pystack_run run = { .addrs = addrs, .entry = entry, .loop = loop, .n = n };
-		unsigned k = pystack_splice(native, sp, 6, &run, 0x5000, 0x6000, stop == 1, out,
-					    ROOM + 8, &full);
-		if (k > ROOM + 8)
+		unsigned k = pystack_splice(native, sp, 6, &run, 0x5000, 0x6000, stop == 1, out, ROOM,
+					    &full);
+		if (k > ROOM)
 			abort();
 	}
+	pystack_frames_free(frames);
 	pystack_free(ps);
 	pynames_free(names);
 	free(copy);
