@@ -13,8 +13,10 @@
 #   sid's stripped builds run parts of the loop no symbol names, which the
 #   splice finds by the loop's own frame in their stack frames (3.12+);
 # - the split between the four functions (every sample whose stack holds
-#   the function) is the fixture's own within 3 points (or 3 standard
-#   errors, on a busy machine's fewer samples);
+#   the function) is the fixture's own within 3 points (or 4 standard
+#   errors, on a busy machine's fewer samples: 4 functions on 13
+#   interpreters are 52 comparisons, and at 3 errors one of them fails by
+#   chance in one run of 7; at 4, one of 300);
 # - a C extension keeps its C frames above the Python function that called
 #   it (json's encoder over c_json, sha256 over c_hash; frames at least,
 #   in the stripped builds);
@@ -69,7 +71,7 @@ split_check() {
 			bad = 0
 			for (i = 1; i <= NR; i++) {
 				p = 100 * s[i] / S; w = 100 * t[i] / TT; d = p - w; if (d < 0) d = -d
-				tol = 3 * 100 * root((w / 100) * (1 - w / 100) / S); if (tol < 3) tol = 3
+				tol = 4 * 100 * root((w / 100) * (1 - w / 100) / S); if (tol < 3) tol = 3
 				printf "# %s: %-8s csampler %5.1f%% (%d samples), its own %5.1f%%; tolerance %.1f\n", label, f[i], p, s[i], w, tol
 				if (d > tol) bad = 1
 			}
@@ -91,7 +93,7 @@ split_check() {
 
 while read -r label root py; do
 	# (Debian's 3.11 as long as before, for the pprof checks; the others
-	# 2 s each: about 600 samples, a share's 3 errors 3 to 6 points)
+	# 2 s each: about 600 samples, a share's 4 errors 3 to 8 points)
 	secs=2
 	[ "$label" = debian-3.11 ] && secs=6
 	split_check "$label" "$root" "$py" "$secs"
