@@ -420,6 +420,34 @@ static void test_pydebug_layout(void **state)
 	assert_int_equal(pydebug_layout(b, sizeof b, 3, 16, &l), PYDEBUG_UNFIT);
 }
 
+/* The version a file's name says, before 3.11 the interpreter's only
+ * word of it: python3.8, libpython3.6m.so.1.0, libpython2.7.so; none in
+ * python3, libpython3.so (the stable ABI's), python3.x-config or others. */
+static void test_name_version(void **state)
+{
+	(void)state;
+	static const struct { const char *path; unsigned major, minor; } ok[] = {
+		{ "/usr/bin/python3.8", 3, 8 },
+		{ "/root/.pyenv/versions/3.6.15/lib/libpython3.6m.so.1.0", 3, 6 },
+		{ "libpython2.7.so", 2, 7 },
+		{ "/usr/lib/x86_64-linux-gnu/libpython3.10.so.1.0", 3, 10 },
+		{ "/usr/bin/python3.13t", 3, 13 },
+		{ "python3.11d", 3, 11 },
+	};
+	static const char *const none[] = { "/usr/bin/python3", "/usr/lib/libpython3.so",
+		"/usr/bin/python3.8-config", "/usr/bin/python", "/usr/bin/pythonista3.8",
+		"python3.", "python3.1234", NULL };
+	unsigned major, minor;
+	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+		assert_true(pystack_name_version(ok[i].path, &major, &minor));
+		assert_int_equal(major, ok[i].major);
+		assert_int_equal(minor, ok[i].minor);
+	}
+	for (size_t i = 0; none[i]; i++)
+		assert_false(pystack_name_version(none[i], &major, &minor));
+	assert_false(pystack_name_version(NULL, &major, &minor));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_owner_chain_marks_entries),
 		cmocka_unit_test(test_splice_by_stack_frame),
 		cmocka_unit_test(test_pydebug_layout),
+		cmocka_unit_test(test_name_version),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
