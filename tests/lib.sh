@@ -69,8 +69,18 @@ AWK_ROOT='function root(x,  r, i) { if (x <= 0) return 0; r = (x > 1) ? x : 1
 # PATH": Debian's python3.11, pyenv's 2.7 and 3.6 to 3.13 (the newest of
 # each under $PYENV_ROOT, else ~/.pyenv), and Debian sid's 3.13, 3.14 and
 # 3.15 in the root scripts/sid-root makes (scripts/install-deps); the tests
-# run each as chroot ROOT PATH (ROOT / for the others).
+# run each as chroot ROOT PATH (ROOT / for the others). CSAMPLER_PYTHONS,
+# where set, keeps only the labels it lists (.ci/run's later stages take
+# one interpreter of each way csampler reads frames).
 python_each() {
+	case " ${CSAMPLER_PYTHONS:-} " in
+	"  ") python_present ;;
+	*) python_present | while read -r label rest; do
+		case " $CSAMPLER_PYTHONS " in *" $label "*) echo "$label $rest" ;; esac
+	done ;;
+	esac
+}
+python_present() {
 	local v p pyroot sid
 	[ -x /usr/bin/python3.11 ] && echo "debian-3.11 / /usr/bin/python3.11"
 	pyroot=${PYENV_ROOT:-$HOME/.pyenv}
