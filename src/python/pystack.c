@@ -581,12 +581,13 @@ void pystack_frames_free(struct pystack_frames *f)
 
 void pystack_frames_clear(struct pystack_frames *f)
 {
-	f->n = 0;
+	if (f)
+		f->n = 0;
 }
 
 unsigned pystack_frames_count(const struct pystack_frames *f)
 {
-	return f->n;
+	return f ? f->n : 0;
 }
 
 struct pystack_run pystack_frames_run(const struct pystack_frames *f)

@@ -111,7 +111,8 @@ void pystack_eval_range(const struct pystack *ps, uint64_t *start, uint64_t *end
 struct pystack_frames;
 struct pystack_frames *pystack_frames_new(void);
 void pystack_frames_free(struct pystack_frames *f);
-/* None read (a snapshot of a thread of no CPython). */
+/* None read (a snapshot of a thread of no CPython). F may be NULL (a
+ * snapshot the perf backend fills, which never captures): none. */
 void pystack_frames_clear(struct pystack_frames *f);
 unsigned pystack_frames_count(const struct pystack_frames *f);
 

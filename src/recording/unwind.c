@@ -547,7 +547,7 @@ size_t unwind_widen(struct unwinder *u, const struct unwind_snapshot *s)
 /* A CPython thread's Python frames, read while it cannot run. */
 static void capture_python(struct unwinder *u, pid_t tid, struct unwind_snapshot *s)
 {
-	if (u->py)
+	if (u->py && s->py)
 		(void)pystack_capture(u->py, tid, s->stack, s->stack_start, s->stack_len, s->py);
 	else
 		pystack_frames_clear(s->py);
