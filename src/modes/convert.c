@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <regex.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "convert.h"
 #include "error.h"
 #include "escape.h"
@@ -19,33 +21,73 @@
 #include "resymbolize.h"
 #include "write.h"
 
+/* A pipe's or FIFO's input waits for its writer at most this long
+ * without a byte (as an output FIFO waits for its reader). */
+#define INPUT_STALL_NS 10000000000ull
+#define INPUT_POLL_MS 100
+
+/* Wait until FD (a pipe or FIFO) has bytes or its end: 0, or -1 said
+ * after INPUT_STALL_NS since the last byte (*SINCE) with nothing. */
+static int wait_input(int fd, const char *path, uint64_t since)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int r = poll(&pfd, 1, INPUT_POLL_MS);
+		if (r > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR)))
+			return 0;
+		if (r < 0 && errno != EINTR) {
+			warn_errno("cannot read the input '%s'", path);
+			return -1;
+		}
+		if (clock_monotonic_ns() - since >= INPUT_STALL_NS) {
+			warn("nothing came from the input '%s' in %llu s: start what writes it first",
+			     path, (unsigned long long)(INPUT_STALL_NS / 1000000000u));
+			return -1;
+		}
+	}
+}
+
 /* The whole of PATH ("-": standard input), at most PPROF_READ_MAX_BYTES,
- * in *DATA and *LEN; -1 with the cause said. */
+ * in *DATA and *LEN; -1 with the cause said. A regular file, a pipe or a
+ * FIFO (opened without waiting for its writer, then waited for at most
+ * INPUT_STALL_NS without a byte); a directory, terminal or other device
+ * is refused before a byte is read. */
 static int read_input(const char *path, uint8_t **data, size_t *len)
 {
-	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	bool is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		warn_errno("cannot read the input '%s'", path);
 		return -1;
 	}
 	struct stat st;
 	bool have = fstat(fd, &st) == 0;
-	if (have && S_ISDIR(st.st_mode)) {
-		warn("the input '%s' is a directory: name a profile file (e.g. profile.pb.gz)", path);
-		if (fd != STDIN_FILENO)
+	const char *refused = !have ? NULL : S_ISDIR(st.st_mode) ? "a directory"
+			      : S_ISCHR(st.st_mode) ? "a terminal or character device"
+			      : S_ISBLK(st.st_mode) ? "a block device"
+			      : S_ISSOCK(st.st_mode) ? "a socket" : NULL;
+	if (refused) {
+		warn("the input '%s' is %s: name a profile file (e.g. profile.pb.gz), or pipe one "
+		     "into -i -", path, refused);
+		if (!is_stdin)
 			close(fd);
 		return -1;
 	}
+	bool pipe_like = have && S_ISFIFO(st.st_mode);
+	/* (the descriptor blocks again: a read follows a wait that saw bytes) */
+	if (!is_stdin)
+		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	/* (a file that says its size is refused before it is read) */
 	if (have && S_ISREG(st.st_mode) && (uint64_t)st.st_size > PPROF_READ_MAX_BYTES) {
 		warn("the input '%s' is larger than %zu MB", path, PPROF_READ_MAX_BYTES >> 20);
-		if (fd != STDIN_FILENO)
+		if (!is_stdin)
 			close(fd);
 		return -1;
 	}
 	size_t cap = 1u << 20, n = 0;
 	uint8_t *buf = malloc(cap);
 	int ret = -1;
+	uint64_t since = clock_monotonic_ns();
 	while (buf) {
 		if (n == cap) {
 			if (cap > PPROF_READ_MAX_BYTES) {
@@ -60,9 +102,12 @@ static int read_input(const char *path, uint8_t **data, size_t *len)
 			buf = nb;
 			cap *= 2;
 		}
+		if (pipe_like && wait_input(fd, path, since) < 0)
+			break;
 		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
+		since = clock_monotonic_ns();
 		if (r < 0) {
 			warn_errno("cannot read the input '%s'", path);
 			break;
@@ -73,7 +118,7 @@ static int read_input(const char *path, uint8_t **data, size_t *len)
 		}
 		n += (size_t)r;
 	}
-	if (fd != STDIN_FILENO)
+	if (!is_stdin)
 		close(fd);
 	if (ret < 0) {
 		free(buf);

@@ -12,7 +12,11 @@
 #   - three samples whose counts in nanoseconds each nearly fill an int64
 #     (the total wrapped, and the text report showed 200%): refused, exit 73.
 # A regular file over the 1 GB cap is refused by its size, before a byte is
-# read (a sparse file of 2 GB: it was read whole, 31 s).
+# read (a sparse file of 2 GB: it was read whole, 31 s). A device
+# (/dev/zero: 1 GB read before the cap refused it, 2.8 s) is refused before
+# a byte is read; a FIFO is opened without waiting for its writer (the
+# open blocked for good), read once a writer comes (here 1 s later), and
+# given up 10 s after no byte came; a pipe into -i - is read.
 TEST_TIMEOUT=120
 . "$TESTS_SRCDIR/lib.sh"
 need_cmd python3
@@ -47,4 +51,29 @@ truncate -s 2G "$T/huge.pb" || harness "truncate"
 run_csampler -i "$T/huge.pb" -o "$T/huge.txt"
 assert_eq "a 2 GB file: status" "$CS_STATUS" 73
 assert_eq "a 2 GB file: message" "$(cat "$T/cs.err")" "csampler: the input '$T/huge.pb' is larger than 1024 MB"
+
+run_csampler -i /dev/zero -o "$T/zero.txt"
+assert_eq "/dev/zero: status" "$CS_STATUS" 73
+assert_eq "/dev/zero: message" "$(cat "$T/cs.err")" \
+	"csampler: the input '/dev/zero' is a terminal or character device: name a profile file (e.g. profile.pb.gz), or pipe one into -i -"
+mk inline "$T/small.pb.gz" 3
+mkfifo "$T/in.fifo" || harness "mkfifo"
+(sleep 1; cat "$T/small.pb.gz" >"$T/in.fifo") &
+run_csampler -i "$T/in.fifo" -o "$T/fifo.folded"
+assert_eq "a FIFO whose writer comes 1 s late: status" "$CS_STATUS" 0
+[ -s "$T/fifo.folded" ] || fail "a FIFO whose writer comes 1 s late: nothing written: $(cat "$T/cs.err")"
+started=$(date +%s)
+run_csampler -i "$T/in.fifo" -o "$T/fifo2.folded"
+assert_eq "a FIFO nobody writes: status" "$CS_STATUS" 73
+assert_eq "a FIFO nobody writes: message" "$(cat "$T/cs.err")" \
+	"csampler: nothing came from the input '$T/in.fifo' in 10 s: start what writes it first"
+waited=$(( $(date +%s) - started ))
+[ "$waited" -le 30 ] || fail "a FIFO nobody writes: given up after $waited s"
+# (standard input a FIFO a writer fills: a pipe, as the shell's |, whose
+# subshell would keep run_csampler's status)
+mkfifo "$T/pipe.fifo" || harness "mkfifo"
+cat "$T/small.pb.gz" >"$T/pipe.fifo" &
+run_csampler -i - -o "$T/pipe.folded" <"$T/pipe.fifo"
+assert_eq "standard input a pipe: status" "$CS_STATUS" 0
+cmp -s "$T/fifo.folded" "$T/pipe.folded" || fail "the pipe's profile is not the FIFO's"
 exit 0
