@@ -52,6 +52,16 @@ struct pystack_symbols {
  * the symbol table only) and the evaluation loop. */
 bool pystack_symbols(Elf *elf, Elf_Scn *sym, Elf_Scn *dyn, uint64_t bias,
 		     struct pystack_symbols *out);
+/* Whether the file at PATH may hold a CPython interpreter by its name: a
+ * static python3.x or python2.x, a libpython3.x or libpython2.x. */
+bool pystack_may_be_python(const char *path);
+/* Whether a module (ELF, its symbol table SYM and dynamic table DYN,
+ * loaded at BIAS, from PATH) holds a CPython interpreter: its symbols
+ * (the whole symbol table only of a file named for Python) and the
+ * version its file's name says into OUT. */
+bool pystack_find(Elf *elf, Elf_Scn *sym, Elf_Scn *dyn, uint64_t bias, const char *path,
+		  struct pystack_symbols *out);
+
 /* The version a file's PATH names (python3.8, libpython3.6m.so.1.0,
  * libpython2.7.so): false if none. Before 3.11 the interpreter has no
  * Py_Version, and its file's name is what says its version. */
@@ -95,6 +105,14 @@ struct pystack *pystack_new_reader(pyframes_read_fn read, void *ctx,
 				   const struct pystack_symbols *syms, const struct py_layout *layout,
 				   struct pynames *names, enum pystack_status *status,
 				   unsigned *major, unsigned *minor);
+/* pystack_new of the interpreter pystack_find found in ELF, with its own
+ * debug information's layout where csampler's table of 3.11 or 3.12 does
+ * not fit (its DWARF, else its debug file by build-id, opened by
+ * OPEN_FILE(CTX, PATH) as the target sees it: a descriptor or -1). */
+struct pystack *pystack_open(pid_t pid, const struct pystack_symbols *syms, Elf *elf,
+			     int (*open_file)(void *ctx, const char *path), void *ctx,
+			     struct pynames *names, enum pystack_status *status, unsigned *major,
+			     unsigned *minor);
 void pystack_free(struct pystack *ps);
 enum pystack_layout_source pystack_layout_source(const struct pystack *ps);
 /* Thread TID ended (or is no longer followed): what was kept of it goes.

@@ -15,7 +15,6 @@
 
 #include "array.h"
 #include "gopclntab.h"
-#include "pydwarf.h"
 #include "unwind_internal.h"
 
 /* ---- modules: .eh_frame_hdr tables -------------------------------------- */
@@ -360,82 +359,29 @@ static bool parse_eh_frame_hdr(struct module *m, const uint8_t *hdr, size_t len)
 /* Fill M (key set) from the ELF headers: ELF is the file or the vdso image
  * mapped at M's mapping; IMAGE/IMAGE_LEN the vdso image (NULL for a file,
  * read through FD). */
-/* Whether the file at PATH may hold a CPython interpreter: a static
- * python3.x or python2.x, or a libpython3.x or libpython2.x. */
-static bool may_be_python(const char *path)
+/* A file as the target sees it (pystack_open's OPEN_FILE; CTX the
+ * unwinder). */
+static int open_in_target(void *ctx, const char *path)
 {
-	const char *base = path ? strrchr(path, '/') : NULL;
-	base = base ? base + 1 : path;
-	if (base && strncmp(base, "lib", 3) == 0)
-		base += 3;
-	return base && (strncmp(base, "python3", 7) == 0 || strncmp(base, "python2", 7) == 0);
+	struct unwinder *u = ctx;
+	return procmaps_open_regular(u->pm, path);
 }
 
-/* M's file may hold a CPython interpreter (NAMED_PYTHON: its name says
- * so): check it once (pystack_new), and read its frames from then on if
- * it is one csampler knows. */
-/* The layout of interpreter version MAJOR.MINOR from the debug
- * information of ELF: its own, else its debug file by build-id as the
- * target sees it (/usr/lib/debug/.build-id/XX/REST.debug: Debian's
- * pythonX.Y-dbg installs it). */
-static bool python_dwarf_layout(struct unwinder *u, Elf *elf, unsigned major, unsigned minor,
-				struct py_layout *out)
-{
-	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	bool ok = dw && pydwarf_layout(dw, major, minor, out);
-	if (dw)
-		dwarf_end(dw);
-	const unsigned char *id;
-	ssize_t n = ok ? 0 : dwelf_elf_gnu_build_id(elf, (const void **)&id);
-	if (n < 2 || n > 64)
-		return ok;
-	char path[64 + 2 * 64] = "/usr/lib/debug/.build-id/";
-	size_t k = strlen(path);
-	for (ssize_t i = 0; i < n; i++) {
-		k += (size_t)snprintf(path + k, sizeof path - k, "%02x", id[i]);
-		if (i == 0)
-			path[k++] = '/';
-	}
-	snprintf(path + k, sizeof path - k, ".debug");
-	int fd = procmaps_open_regular(u->pm, path);
-	dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
-	ok = dw && pydwarf_layout(dw, major, minor, out);
-	if (dw)
-		dwarf_end(dw);
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
+/* M's file may hold a CPython interpreter: check it once (pystack_find,
+ * pystack_open), and read its frames from then on if it is one csampler
+ * knows. */
 static void module_load_python(struct unwinder *u, Elf *elf, const struct module_sections *secs,
 			       uint64_t bias, const char *path)
 {
-	bool named_python = may_be_python(path);
 	struct pystack_symbols syms;
-	struct py_layout layout;
-	unsigned major, minor;
-	/* (the whole symbol table only of a file named for Python) */
-	if (!pystack_symbols(elf, named_python ? secs->sym : NULL, secs->dyn, bias, &syms))
+	if (!pystack_find(elf, secs->sym, secs->dyn, bias, path, &syms))
 		return;
-	if (named_python)
-		pystack_name_version(path, &syms.name_major, &syms.name_minor);
 	u->py_found = true;
-	pid_t pid = procmaps_pid(u->pm);
 	struct pynames *names = procmaps_python_names(u->pm);
 	if (!names)
 		return;
-	/* from 3.13 the layout the interpreter publishes; before, csampler's
-	 * table of the version first, checked against the interpreter; its
-	 * debug information where the table does not fit (another build):
-	 * reading it costs 0.1 s of CPU (Debian's python3.11: its debug
-	 * file's sections decompressed), for a layout the table has given on
-	 * every build tried (unwind_python_frames compares them) */
-	u->py = pystack_new(pid, &syms, NULL, names, &u->py_status, &u->py_major, &u->py_minor);
-	if (!u->py && u->py_status == PYSTACK_MISMATCH && pystack_version(pid, &syms, &major, &minor) &&
-	    major == 3 && minor >= 11 && minor < 13 && python_dwarf_layout(u, elf, major, minor, &layout)) {
-		u->py = pystack_new(pid, &syms, &layout, names, &u->py_status, &u->py_major,
-				    &u->py_minor);
-	}
+	u->py = pystack_open(procmaps_pid(u->pm), &syms, elf, open_in_target, u, names, &u->py_status,
+			     &u->py_major, &u->py_minor);
 	if (u->py)
 		pystack_eval_range(u->py, &u->py_eval_start, &u->py_eval_end);
 }
@@ -482,7 +428,7 @@ static void module_load_elf(struct unwinder *u, struct module *m, Elf *elf, int 
 	/* a python3.x or libpython3.x file, or the program itself (the first
 	 * module built: load_program_module), which may embed the interpreter
 	 * (its dynamic symbols then name it: extension modules need them) */
-	if (file && u->python && !u->py_found && (may_be_python(path) || u->nmodules == 0))
+	if (file && u->python && !u->py_found && (pystack_may_be_python(path) || u->nmodules == 0))
 		module_load_python(u, elf, &secs, bias, path);
 	if (!have_eh || eh.p_filesz < 4 || eh.p_filesz > EH_FRAME_HDR_MAX) {
 		if (file)
