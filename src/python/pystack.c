@@ -99,12 +99,10 @@ static void symbols_from(Elf *elf, Elf_Scn *scn, uint64_t bias, struct pystack_s
 			out->runtime = at;
 		else if (strcmp(name, "interp_head") == 0 && !out->runtime)
 			out->runtime = at;
-		else if (strcmp(name, "PyEval_EvalFrameEx") == 0 && s.st_size > 0 && !out->eval_start &&
-			 !other->eval_start) {
+		else if (strcmp(name, "PyEval_EvalFrameEx") == 0 && s.st_size > 0 && !other->eval_start) {
 			other->eval_start = at;   /* (2.7's loop; a wrapper from 3.6) */
 			other->eval_end = at + s.st_size;
-		}
-		else if (strcmp(name, "Py_Version") == 0)
+		} else if (strcmp(name, "Py_Version") == 0)
 			out->version = at;
 		else if (strcmp(name, "PyCode_Type") == 0)
 			out->code_type = at;
@@ -185,6 +183,9 @@ static void add_region(struct pystack *ps, uint64_t start, const uint8_t *bytes,
 
 /* ---- life ------------------------------------------------------------------------ */
 
+/* The version of the interpreter at SYMS (its Py_Version, read through
+ * READ, else its file's name's): false if it has neither or it cannot be
+ * read. */
 static bool version_via(pyframes_read_fn read, void *ctx, const struct pystack_symbols *syms,
 			unsigned *major, unsigned *minor)
 {
@@ -200,12 +201,6 @@ static bool version_via(pyframes_read_fn read, void *ctx, const struct pystack_s
 	*major = (unsigned)(version >> 24) & 0xff;
 	*minor = (unsigned)(version >> 16) & 0xff;
 	return true;
-}
-
-bool pystack_version(pid_t pid, const struct pystack_symbols *syms, unsigned *major,
-		     unsigned *minor)
-{
-	return version_via(read_process, &pid, syms, major, minor);
 }
 
 /* The layout the interpreter at SYMS publishes (3.13+) into *OUT:

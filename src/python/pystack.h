@@ -86,10 +86,6 @@ enum pystack_layout_source {
 struct pystack;
 struct py_layout;
 
-/* The version of process PID's interpreter at SYMS (its Py_Version, else
- * its file's name's): false if it has neither or it cannot be read. */
-bool pystack_version(pid_t pid, const struct pystack_symbols *syms, unsigned *major,
-		     unsigned *minor);
 /* Process PID's interpreter at SYMS, its frames named in NAMES (which
  * must outlive it), laid out as it publishes (3.13+), else as LAYOUT says
  * (its debug information's: pydwarf.h) when that is of its version, else

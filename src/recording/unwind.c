@@ -290,9 +290,7 @@ static void load_program_module(struct unwinder *u)
 		if (!e || !e->current || !e->executable || !e->path || e->path[0] != '/')
 			continue;
 		/* and a CPython library's, whose interpreter a stop reads */
-		const char *base = strrchr(e->path, '/') + 1;
-		if (!program || (u->python && !u->py_found && (strncmp(base, "libpython3", 10) == 0 ||
-								 strncmp(base, "libpython2", 10) == 0)))
+		if (!program || (u->python && !u->py_found && pystack_may_be_python(e->path)))
 			(void)uw_module_for_entry(&c, e);
 		program = true;
 	}

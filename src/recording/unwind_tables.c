@@ -356,9 +356,6 @@ static bool parse_eh_frame_hdr(struct module *m, const uint8_t *hdr, size_t len)
 	return true;
 }
 
-/* Fill M (key set) from the ELF headers: ELF is the file or the vdso image
- * mapped at M's mapping; IMAGE/IMAGE_LEN the vdso image (NULL for a file,
- * read through FD). */
 /* A file as the target sees it (pystack_open's OPEN_FILE; CTX the
  * unwinder). */
 static int open_in_target(void *ctx, const char *path)
@@ -386,6 +383,9 @@ static void module_load_python(struct unwinder *u, Elf *elf, const struct module
 		pystack_eval_range(u->py, &u->py_eval_start, &u->py_eval_end);
 }
 
+/* Fill M (key set) from the ELF headers: ELF is the file or the vdso image
+ * mapped at M's mapping; IMAGE/IMAGE_LEN the vdso image (NULL for a file,
+ * read through FD). */
 static void module_load_elf(struct unwinder *u, struct module *m, Elf *elf, int fd,
 			    const uint8_t *image, size_t image_len, const char *path)
 {

@@ -13,25 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_image.h"
 #include "pyframes.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define IMAGE_BASE 0x10000ull
-
-struct image {
-	const uint8_t *bytes;
-	size_t len;
-};
-
-static int read_image(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	const struct image *im = ctx;
-	if (addr < IMAGE_BASE || addr - IMAGE_BASE > im->len || len > im->len - (addr - IMAGE_BASE))
-		return -1;
-	memcpy(buf, im->bytes + (addr - IMAGE_BASE), len);
-	return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
