@@ -19,19 +19,28 @@
 #define ADDR_TAG_SHIFT 57
 #define ADDR_TAG_MASK (UINT64_C(0x3f) << ADDR_TAG_SHIFT)
 
-/* Bit 56, above any user address too: a Python frame (pynames.h), its id
- * in bits 0-31, never with the activation bit or a tag: looked up as it
- * is. */
-#define ADDR_PYTHON (UINT64_C(1) << 56)
-static inline bool addr_is_python(uint64_t a)
+/* Bit 56, above any user address too: a runtime's frame (runtime.h: a
+ * CPython frame), its runtime's kind in bits 32-39 and its id in the
+ * process's names table of that runtime in bits 0-31, never with the
+ * activation bit or a tag: looked up as it is. */
+#define ADDR_RUNTIME (UINT64_C(1) << 56)
+#define ADDR_RUNTIME_KIND_SHIFT 32
+static inline bool addr_is_runtime(uint64_t a)
 {
-	return (a & (ADDR_PYTHON | ADDR_ACTIVATION | ADDR_TAG_MASK)) == ADDR_PYTHON;
+	return (a & (ADDR_RUNTIME | ADDR_ACTIVATION | ADDR_TAG_MASK)) == ADDR_RUNTIME;
 }
-static inline uint64_t addr_python(uint32_t id) { return ADDR_PYTHON | id; }
-static inline uint32_t addr_python_id(uint64_t a) { return (uint32_t)a; }
+static inline uint64_t addr_runtime(unsigned kind, uint32_t id)
+{
+	return ADDR_RUNTIME | (uint64_t)(kind & 0xff) << ADDR_RUNTIME_KIND_SHIFT | id;
+}
+static inline unsigned addr_runtime_kind(uint64_t a)
+{
+	return (unsigned)(a >> ADDR_RUNTIME_KIND_SHIFT) & 0xff;
+}
+static inline uint32_t addr_runtime_id(uint64_t a) { return (uint32_t)a; }
 
 /* Bits 56-63 all set: a kernel frame (address.h's other marks never set
- * them all: a user address is below 2^56, a Python frame has no activation
+ * them all: a user address is below 2^56, a runtime's frame has no activation
  * bit). Kernel code is in the top 2 GiB on x86-64 (the image, modules, BPF),
  * so its addresses are stored as they are, except that the innermost kernel
  * frame (where the CPU was, looked up as it is) has bit 55 clear; the
@@ -76,7 +85,7 @@ static inline bool addr_is_activation(uint64_t a)
 /* The address to look up in line tables and symbol tables. */
 static inline uint64_t addr_lookup_pc(uint64_t a)
 {
-	return addr_is_activation(a) || addr_is_python(a) ? addr_value(a) : addr_value(a) - 1;
+	return addr_is_activation(a) || addr_is_runtime(a) ? addr_value(a) : addr_value(a) - 1;
 }
 
 #endif

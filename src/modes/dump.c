@@ -34,6 +34,7 @@
 #include "procfs.h"
 #include "error.h"
 #include "procmaps.h"
+#include "runtimes.h"
 #include "session.h"
 #include "symcache.h"
 #include "syscalls.h"
@@ -73,6 +74,15 @@ struct dump_thread {
 	char *kernel_stack;          /* blocked: /proc/TID/stack's text, or NULL */
 	struct unwind_snapshot snap;
 };
+
+/* How a runtime's frame (address.h) is shown where an address would be:
+ * "(python)", into LABEL[LEN]. */
+static const char *runtime_label(uint64_t addr, char *label, size_t len)
+{
+	const struct runtime_ops *ops = runtime_ops_of(addr_runtime_kind(addr));
+	snprintf(label, len, "(%s)", ops ? ops->name : "runtime");
+	return label;
+}
 
 /* Print S escaped, growing *buf as needed (one buffer for the whole dump). */
 static void put_escaped(FILE *out, const char *s, char **buf, size_t *bufsz)
@@ -193,6 +203,7 @@ static unsigned print_address(struct printer *pr, uint64_t addr, unsigned frame_
 	bool found = symcache_lookup(pr->symbols, pr->pid, addr, &r) == 0 && r.found;
 	const struct symbol_module *mod = &r.module;
 	bool have_mod = found && r.has_module && mod->path && mod->path[0];
+	char label[40];
 
 	if (!found) {   /* (and so no module known either) */
 		fprintf(out, "#%-2u 0x%016llx in ??\n", frame_no++,
@@ -201,8 +212,9 @@ static unsigned print_address(struct printer *pr, uint64_t addr, unsigned frame_
 	}
 	for (size_t i = 0; i < r.n; i++) {
 		const struct symbol_frame *f = &r.frames[i];
-		if (addr_is_python(addr))   /* (no address: a Python frame) */
-			fprintf(out, "#%-2u %18s in ", frame_no++, "(python)");
+		if (addr_is_runtime(addr))   /* (no address: a runtime's frame) */
+			fprintf(out, "#%-2u %18s in ", frame_no++,
+				runtime_label(addr, label, sizeof label));
 		else
 			fprintf(out, "#%-2u 0x%016llx in ", frame_no++,
 				(unsigned long long)addr_value(addr));
@@ -222,7 +234,7 @@ static unsigned print_address(struct printer *pr, uint64_t addr, unsigned frame_
 			fputc(' ', out);
 			put_escaped(out, strcmp(mod->path, KSYMS_KERNEL_MAPPING) ? mod->path : "[kernel]",
 				    &pr->buf, &pr->bufsz);
-		} else if (have_mod && !addr_is_python(addr)) {
+		} else if (have_mod && !addr_is_runtime(addr)) {
 			fputs(" [", out);
 			put_escaped(out, mod->path, &pr->buf, &pr->bufsz);
 			fputc(']', out);
@@ -232,32 +244,37 @@ static unsigned print_address(struct printer *pr, uint64_t addr, unsigned frame_
 	return frame_no;
 }
 
-/* The Python frames among ADDRS[DEPTH] as the interpreter prints a
- * traceback: outermost first, the most recent call last. */
-static void print_python(struct printer *pr, const uint64_t *addrs, unsigned depth)
+/* runtime_put_fn: S escaped for the terminal (CTX the printer). */
+static void put_runtime_text(void *ctx, FILE *out, const char *s)
 {
-	bool any = false;
-	for (unsigned i = depth; i-- > 0;) {
-		struct symcache_result r;
-		if (!addr_is_python(addrs[i]) ||
-		    symcache_lookup(pr->symbols, pr->pid, addrs[i], &r) < 0 || r.n == 0)
+	struct printer *pr = ctx;
+	put_escaped(out, s, &pr->buf, &pr->bufsz);
+}
+
+/* The frames of each runtime among ADDRS[DEPTH] as the runtime prints a
+ * traceback (runtime.h: a Python stack, the most recent call last). */
+static void print_runtimes(struct printer *pr, const uint64_t *addrs, unsigned depth)
+{
+	struct runtime_frame *f = depth ? malloc(depth * sizeof *f) : NULL;
+	if (!f)
+		return;
+	for (unsigned k = 0; k < RUNTIME_KINDS; k++) {
+		const struct runtime_ops *ops = runtime_ops_of(k);
+		if (!ops || !ops->traceback)
 			continue;
-		const struct symbol_frame *f = &r.frames[0];
-		if (!any)
-			fputs("Python stack (most recent call last):\n", pr->out);
-		any = true;
-		if (!f->file) {    /* (the mark of a cut chain) */
-			fputs("  ", pr->out);
-			put_escaped(pr->out, f->function, &pr->buf, &pr->bufsz);
-			fputc('\n', pr->out);
-			continue;
+		size_t n = 0;
+		for (unsigned i = depth; i-- > 0;) {   /* (outermost first) */
+			struct symcache_result r;
+			if (!addr_is_runtime(addrs[i]) || addr_runtime_kind(addrs[i]) != k ||
+			    symcache_lookup(pr->symbols, pr->pid, addrs[i], &r) < 0 || r.n == 0)
+				continue;
+			f[n++] = (struct runtime_frame){ .function = r.frames[0].function,
+							 .file = r.frames[0].file,
+							 .line = r.frames[0].line };
 		}
-		fputs("  File \"", pr->out);
-		put_escaped(pr->out, f->file, &pr->buf, &pr->bufsz);
-		fprintf(pr->out, "\", line %d, in ", f->line);
-		put_escaped(pr->out, f->function, &pr->buf, &pr->bufsz);
-		fputc('\n', pr->out);
+		ops->traceback(pr->out, f, n, put_runtime_text, pr);
 	}
+	free(f);
 }
 
 static void print_thread(struct printer *pr, struct unwinder *u, pid_t pid,
@@ -293,7 +310,7 @@ static void print_thread(struct printer *pr, struct unwinder *u, pid_t pid,
 		frame_no = print_address(pr, addrs[i], frame_no);
 	if (r != UNWIND_OK)
 		fprintf(pr->out, "    (unwinding stopped: %s)\n", unwind_result_name(r));
-	print_python(pr, addrs, depth);
+	print_runtimes(pr, addrs, depth);
 }
 
 static void print_process_line(FILE *out, pid_t pid, size_t nthreads, char **buf, size_t *bufsz)

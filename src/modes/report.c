@@ -361,80 +361,12 @@ void report_written(const struct report_config *o, const char *path, enum output
 	fputc('\n', stderr);
 }
 
-/* CPython's notice: how P's frames are read, or why they are not. */
-static void report_python(const struct recorder_notice *n)
-{
-	int pid = (int)n->pid;
-	if (n->kind == RECORDER_NOTICE_PYTHON_KERNEL_COPY)
-		warn("process %d runs CPython: --backend=perf cannot read its Python frames (the "
-		     "kernel's sample does not stop the thread), so its stacks show the interpreter's "
-		     "C functions; use --backend=ptrace to see Python functions", pid);
-	else if (n->python == PYSTACK_ON)
-		warn("process %d runs CPython %u.%u: its Python frames are read, laid out as %s",
-		     pid, n->major, n->minor,
-		     n->layout == PYSTACK_LAYOUT_DWARF ? "its debug information says"
-		     : n->layout == PYSTACK_LAYOUT_INTERPRETER ? "the interpreter publishes (_Py_DebugOffsets)"
-		     : "csampler's table of that version says");
-	else if (n->python == PYSTACK_OLD)
-		warn("process %d runs a CPython older than 3.11 from a file whose name does not say "
-		     "its version (python2.7, libpython3.8.so...): its Python frames are not read, its "
-		     "stacks show the interpreter's C functions", pid);
-	else if (n->python == PYSTACK_FREE_THREADED)
-		warn("process %d runs a free-threaded CPython %u.%u (built without the GIL), whose "
-		     "frames csampler does not read: its stacks show the interpreter's C functions",
-		     pid, n->major, n->minor);
-	else if (n->python == PYSTACK_UNKNOWN_VERSION)
-		warn("process %d runs CPython %u.%u, whose frame layout csampler does not know: its "
-		     "stacks show the interpreter's C functions", pid, n->major, n->minor);
-	else
-		warn("process %d runs CPython %u.%u, but its memory does not match the layout csampler "
-		     "knows (another build?): its Python frames are not read", pid, n->major,
-		     n->minor);
-}
-
-/* Go's notice: where P's runtime layout came from, or why it is not known
- * and what that costs. */
-static void report_go(const struct recorder_notice *n)
-{
-	int pid = (int)n->pid;
-	char release[32] = "";
-	if (n->major)
-		snprintf(release, sizeof release, " %u.%u", n->major, n->minor);
-	const char *cost = "stacks that pass through its system stack (runtime.systemstack, "
-			   "runtime.morestack, runtime.mcall) end there, marked [truncated]; a build "
-			   "with DWARF (without -ldflags=-w) is followed whole";
-	if (n->go == GORUNTIME_DWARF || n->go == GORUNTIME_DWARF_AS_TABLE ||
-	    n->go == GORUNTIME_DWARF_NOT_TABLE)
-		warn("process %d runs Go%s: its goroutines are followed from the system stack, "
-		     "laid out as its debug information says%s", pid, release,
-		     n->go == GORUNTIME_DWARF_AS_TABLE ? ", as csampler's table of that release does"
-		     : n->go == GORUNTIME_DWARF_NOT_TABLE ? " (csampler's table of that release differs)"
-		     : "");
-	else if (n->go == GORUNTIME_TABLE)
-		warn("process %d runs Go%s without debug information: its goroutines are followed "
-		     "from the system stack, laid out as csampler's table of that release says (its "
-		     "code agrees)", pid, release);
-	else if (n->go == GORUNTIME_NO_VERSION)
-		warn("process %d runs Go without debug information and names no release "
-		     "(.go.buildinfo): %s", pid, cost);
-	else if (n->go == GORUNTIME_UNKNOWN_VERSION)
-		warn("process %d runs Go%s without debug information, a release whose runtime "
-		     "layout csampler does not know (1.18 to 1.26): %s", pid, release, cost);
-	else
-		warn("process %d runs Go%s without debug information, and its runtime's code does "
-		     "not match csampler's layout of that release: %s", pid, release, cost);
-}
-
 void report_notice(const struct recorder_notice *n)
 {
 	errno = n->err;   /* (warn_errno says it) */
 	switch (n->kind) {
-	case RECORDER_NOTICE_PYTHON:
-	case RECORDER_NOTICE_PYTHON_KERNEL_COPY:
-		report_python(n);
-		break;
-	case RECORDER_NOTICE_GO:
-		report_go(n);
+	case RECORDER_NOTICE_RUNTIME:
+		warn("process %d %s", (int)n->pid, n->text);
 		break;
 	case RECORDER_NOTICE_UNREADABLE:
 		warn("cannot read the memory of process %d (%s): it is not dumpable (it called "

@@ -629,12 +629,12 @@ static unsigned capture_into(struct pystack *ps, pid_t tid, const uint8_t *stack
 			cut = true;   /* an unreadable code object ends what is known */
 			break;
 		}
-		addrs[k] = addr_python(id);
+		addrs[k] = addr_runtime(RUNTIME_PYTHON, id);
 		loop[k] = ps->frames[i].loop;
 		entry[k++] = ps->frames[i].entry;
 	}
 	if (cut) {
-		addrs[k] = addr_python(ps->cut_id);
+		addrs[k] = addr_runtime(RUNTIME_PYTHON, ps->cut_id);
 		loop[k] = 0;
 		entry[k++] = true;
 	}
@@ -675,7 +675,7 @@ unsigned pystack_splice(const uint64_t *native, const uint64_t *native_sp, unsig
 		uint64_t at = j < npy && py->loop && native_sp ? py->loop[group_end] : 0;
 		bool by_sp = at && n && at >= native_sp[0] && at < frame_end(native_sp, n, n - 1);
 		uint64_t pc = addr_lookup_pc(native[i]);
-		bool loop = j < npy && !addr_is_python(native[i]) &&
+		bool loop = j < npy && !addr_is_runtime(native[i]) &&
 			    (by_sp ? at >= native_sp[i] && at < frame_end(native_sp, n, i)
 				   : pc >= eval_start && pc < eval_end);
 		if (loop) {

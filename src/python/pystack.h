@@ -32,6 +32,7 @@
 
 #include "pyframes.h"
 #include "pynames.h"
+#include "runtime.h"
 
 #define PYSTACK_MAX_FRAMES 512          /* Python frames read per sample */
 #define PYSTACK_CUT_NAME "[python: frames cut]"

@@ -10,7 +10,7 @@
  * layout of the binary's Go release (goruntime_version reads it from
  * .go.buildinfo), used only where goruntime_code_agrees finds the same
  * offsets in the runtime's own code; else nothing is crossed. All three are
- * pure and bounded by their inputs. The reads at a stop are unwind's
+ * pure and bounded by their inputs. The reads at a stop are gostack's
  * (unwind.h); linux/amd64 keeps the running g at -8 from the thread pointer
  * (fs_base) when Go links itself (no cgo). */
 #ifndef CSAMPLER_GORUNTIME_H

@@ -45,7 +45,7 @@
 #include "array.h"
 #include "procfs.h"
 #include "procmaps_internal.h"
-#include "pynames.h"
+#include "runtimes.h"
 
 /* ---- life ----------------------------------------------------------------- */
 
@@ -223,8 +223,9 @@ void procmaps_trim(struct procmaps *pm)
 	free(pm->scratch);
 	release_vdso(pm);
 	free(pm->jit);
-	pynames_free(pm->python);
-	pm->python = NULL;
+	for (unsigned k = 0; k < RUNTIME_KINDS; pm->runtime_names[k++] = NULL)
+		if (pm->runtime_names[k])   /* (made by that kind's names_new) */
+			runtime_ops_of(k)->names_free(pm->runtime_names[k]);
 	pm->files = NULL;
 	pm->all = pm->cur = NULL;
 	pm->maxend = NULL;
@@ -235,16 +236,17 @@ void procmaps_trim(struct procmaps *pm)
 	pm->generation++;
 }
 
-struct pynames *procmaps_python_names(struct procmaps *pm)
+void *procmaps_runtime_names(struct procmaps *pm, unsigned kind)
 {
-	if (!pm->python)
-		pm->python = pynames_new();
-	return pm->python;
+	const struct runtime_ops *ops = runtime_ops_of(kind);
+	if (ops && ops->names_new && !pm->runtime_names[kind])
+		pm->runtime_names[kind] = ops->names_new();
+	return ops ? pm->runtime_names[kind] : NULL;
 }
 
-const struct pynames *procmaps_python(const struct procmaps *pm)
+const void *procmaps_runtime(const struct procmaps *pm, unsigned kind)
 {
-	return pm->python;
+	return kind < RUNTIME_KINDS ? pm->runtime_names[kind] : NULL;
 }
 
 void procmaps_free(struct procmaps *pm)

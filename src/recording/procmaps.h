@@ -149,12 +149,12 @@ size_t procmaps_load_perf_map(struct procmaps *pm);
 /* The JIT symbol covering ADDR, or NULL. */
 const struct procmaps_jit_symbol *procmaps_find_jit(const struct procmaps *pm, uint64_t addr);
 
-/* The names of the process's Python frames (pynames.h: what an
- * addr_python address of it means), made at the first call, kept past
- * its end for the symbols; NULL out of memory. procmaps_python: NULL
- * while none was made. */
-struct pynames;
-struct pynames *procmaps_python_names(struct procmaps *pm);
-const struct pynames *procmaps_python(const struct procmaps *pm);
+/* The names table of the process's frames of runtime KIND (runtime.h:
+ * what an addr_runtime address of it means), made at the first call by
+ * the runtime's names_new, kept past its end for the symbols; NULL out of
+ * memory or for a runtime with none. procmaps_runtime: NULL while none
+ * was made. */
+void *procmaps_runtime_names(struct procmaps *pm, unsigned kind);
+const void *procmaps_runtime(const struct procmaps *pm, unsigned kind);
 
 #endif

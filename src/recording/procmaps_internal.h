@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "procmaps.h"
+#include "runtime.h"
 
 #define PROCMAPS_MAX_ENTRIES (1u << 20)
 #define PROCMAPS_MAX_BYTES ((size_t)256 << 20)
@@ -107,7 +108,7 @@ struct procmaps {
 	struct jit_entry *jit;
 	size_t njit, jitcap;
 	uint64_t jit_seq;
-	struct pynames *python;         /* its Python frames' names, or NULL */
+	void *runtime_names[RUNTIME_KINDS]; /* its runtimes' frames' names, or NULL */
 };
 
 /* PATH opened under ROOT_FD (resolved as if ROOT_FD were /), read-only

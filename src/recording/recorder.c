@@ -13,6 +13,7 @@
 #include "error.h"
 #include "procfs.h"
 #include "recorder.h"
+#include "runtimes.h"
 #include "tempfile.h"
 #include "tidmap.h"
 #include "timeline.h"
@@ -65,8 +66,7 @@ struct recorder {
 	uint64_t pause_hist[PAUSE_BUCKETS];
 	uint64_t pause_count;
 	struct recorder_stats stats;
-	unsigned python_said;           /* the reasons said of CPython frames not read */
-	unsigned go_said;               /* the reasons said of a Go layout not known */
+	unsigned runtime_said[RUNTIME_KINDS]; /* the reasons said of each runtime, once a run */
 };
 
 static unsigned pause_bucket(uint64_t ns)
@@ -587,7 +587,7 @@ void recorder_read_maps(struct recorder *r)
 static void tag_addresses(struct recorder_process *p, uint64_t *addrs, unsigned depth)
 {
 	for (unsigned i = 0; i < depth; i++) {
-		if (addr_is_python(addrs[i]))
+		if (addr_is_runtime(addrs[i]))
 			continue;
 		const struct procmaps_entry *e = procmaps_find(p->maps, addr_lookup_pc(addrs[i]));
 		if (e && e->executable)
@@ -606,47 +606,28 @@ static uint32_t flags_for_result(enum unwind_result res)
 	}
 }
 
-/* What P's CPython interpreter allows, said: that its frames are not read,
- * once a run for each reason (KERNEL_COPY: the perf backend's sample), or
- * with -v how they are read. */
-static void tell_python(struct recorder *r, struct recorder_process *p, bool kernel_copy)
+/* What each runtime found in P allows, said (runtime.h's describe): how
+ * its state is read, with -v once a process; why it is not (or, for the
+ * kernel's samples of KERNEL_COPY, cannot be), once a run for each reason. */
+static void tell_runtimes(struct recorder *r, struct recorder_process *p, bool kernel_copy)
 {
-	struct recorder_notice n = { .kind = RECORDER_NOTICE_PYTHON, .pid = p->pid,
-				     .comm = p->comm };
-	if (!unwind_python(p->unwinder, &n.python, &n.major, &n.minor))
-		return;
-	p->python_told = true;
-	if (kernel_copy && r->cfg.python)
-		n.kind = RECORDER_NOTICE_PYTHON_KERNEL_COPY;
-	if (n.kind == RECORDER_NOTICE_PYTHON && n.python == PYSTACK_ON) {
-		n.layout = unwind_python_layout_source(p->unwinder);
-		if (r->cfg.verbose && !kernel_copy)
-			tell(r, &n);
-		return;
-	}
-	unsigned reason = n.kind == RECORDER_NOTICE_PYTHON ? (unsigned)n.python : 8u;
-	if (r->python_said & (1u << reason))
-		return;
-	r->python_said |= 1u << reason;
-	tell(r, &n);
-}
-
-/* Where P's Go runtime layout came from (with -v), or why it is not known
- * (once a run for each reason); not for the kernel's samples (KERNEL_COPY),
- * which cross no stack with it. */
-static void tell_go(struct recorder *r, struct recorder_process *p, bool kernel_copy)
-{
-	struct recorder_notice n = { .kind = RECORDER_NOTICE_GO, .pid = p->pid, .comm = p->comm };
-	if (!unwind_go(p->unwinder, &n.go, &n.major, &n.minor))
-		return;
-	p->go_told = true;
-	if (kernel_copy)
-		return;
-	if (goruntime_source_known(n.go)) {
-		if (r->cfg.verbose)
-			tell(r, &n);
-	} else if (!(r->go_said & (1u << n.go))) {
-		r->go_said |= 1u << n.go;
+	for (unsigned k = 0; k < RUNTIME_KINDS; k++) {
+		struct runtime_found f;
+		if (p->runtime_told[k] || !unwind_runtime(p->unwinder, k, &f))
+			continue;
+		p->runtime_told[k] = true;
+		char text[512];
+		unsigned reason = 0;
+		enum runtime_say say = runtime_ops_of(k)->describe(&f, kernel_copy, &reason, text,
+								   sizeof text);
+		reason %= 32;
+		if (say == RUNTIME_SAY_NOTHING || (say == RUNTIME_SAY_VERBOSE && !r->cfg.verbose) ||
+		    (say == RUNTIME_SAY_ONCE && (r->runtime_said[k] & (1u << reason))))
+			continue;
+		if (say == RUNTIME_SAY_ONCE)
+			r->runtime_said[k] |= 1u << reason;
+		struct recorder_notice n = { .kind = RECORDER_NOTICE_RUNTIME, .pid = p->pid,
+					     .comm = p->comm, .text = text };
 		tell(r, &n);
 	}
 }
@@ -694,10 +675,7 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 	 * recorder_read_maps) */
 	if (procmaps_code_unloaded(p->maps) && snap->kernel_copy)
 		read_maps_if_due(p);
-	if (!p->python_told)
-		tell_python(r, p, snap->kernel_copy);
-	if (!p->go_told)
-		tell_go(r, p, snap->kernel_copy);
+	tell_runtimes(r, p, snap->kernel_copy);
 	/* the kernel's frames (--backend=perf) above the user stack */
 	unsigned nk = kernel_frames(snap, r->addrs, r->cfg.max_depth / 2);
 	uint64_t *user = r->addrs + nk;
@@ -710,7 +688,7 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 		res = UNWIND_OK;
 		r->stats.fp_continued += count;
 	}
-	if (pystack_frames_count(snap->py))
+	if (unwind_snapshot_runtime_frames(snap, RUNTIME_PYTHON))
 		r->stats.python += count;
 	if (procmaps_has_reuse(p->maps))
 		tag_addresses(p, user, *depth);

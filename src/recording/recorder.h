@@ -32,13 +32,8 @@ struct ksyms;
  * but a CPython interpreter's layout, once a process with -v); report.h
  * words it (report_notice). */
 enum recorder_notice_kind {
-	RECORDER_NOTICE_PYTHON,         /* PID runs CPython: PYTHON says whether its
-	                                 * frames are read (-v: said when they are) */
-	RECORDER_NOTICE_PYTHON_KERNEL_COPY, /* PID runs CPython, but the kernel's
-	                                 * samples (--backend=perf) cannot read them */
-	RECORDER_NOTICE_GO,             /* PID runs Go: GO says where the runtime's
-	                                 * layout came from (-v) or why it is not
-	                                 * known (its goroutines are not crossed to) */
+	RECORDER_NOTICE_RUNTIME,        /* PID runs a runtime (runtime.h): TEXT says
+	                                 * how its state is read (-v), or why not */
 	RECORDER_NOTICE_UNREADABLE,     /* PID (COMM) refuses us its memory (EPERM) */
 	RECORDER_NOTICE_MAPS,           /* PID's mappings cannot be read (ERR; -v) */
 	RECORDER_NOTICE_SPILL,          /* the spill file cannot be written (ERR):
@@ -50,12 +45,7 @@ struct recorder_notice {
 	pid_t pid;
 	const char *comm;
 	int err;                        /* an errno */
-	enum pystack_status python;
-	unsigned major, minor;          /* CPython's version (PYTHON; not when OLD),
-	                                 * Go's release (GO; 0.0: not found) */
-	enum goruntime_source go;
-	enum pystack_layout_source layout; /* where its layout came from (PYTHON,
-	                                    * when ON) */
+	const char *text;               /* (RUNTIME) what follows "process PID " */
 };
 
 struct recorder_config {
@@ -88,8 +78,7 @@ struct recorder_process {
 	uint64_t maps_generation;       /* procmaps_code_generation as last seen at a stop */
 	uint64_t maps_watch_until_ns;   /* it loaded code lately: read at each
 	                                 * stop until then (recorder.c) */
-	bool python_told;               /* what its CPython interpreter allows was said */
-	bool go_told;                   /* and what its Go runtime's layout allows */
+	bool runtime_told[RUNTIME_KINDS]; /* what each runtime found allows was said */
 };
 
 /* What a thread key in the stackmap stands for. */

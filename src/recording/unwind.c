@@ -278,8 +278,8 @@ static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t
 /* ---- public API ------------------------------------------------------------ */
 
 /* Read the program's own code module now (its first executable mapping
- * of a file), before any stop: what a stop must know of it (a Go
- * runtime's layout, for capture_go_switch) is then known at the first. */
+ * of a file), before any stop: what a stop must know of it (the runtimes
+ * in it: a Go runtime's layout) is then known at the first. */
 static void load_program_module(struct unwinder *u)
 {
 	struct unwind_ctx c = { .u = u, .stack_end = UINT64_MAX };
@@ -289,8 +289,8 @@ static void load_program_module(struct unwinder *u)
 		const struct procmaps_entry *e = procmaps_at(u->pm, i);
 		if (!e || !e->current || !e->executable || !e->path || e->path[0] != '/')
 			continue;
-		/* and a CPython library's, whose interpreter a stop reads */
-		if (!program || (u->python && !u->py_found && pystack_may_be_python(e->path)))
+		/* and a runtime's library (libpython3.x), which a stop reads */
+		if (!program || uw_runtime_library(u, e->path))
 			(void)uw_module_for_entry(&c, e);
 		program = true;
 	}
@@ -311,12 +311,13 @@ struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth, bool python
 		return NULL;
 	u->pm = pm;
 	u->max_depth = max_depth;
-	u->go_threads = (struct tidrows)TIDROWS_INIT(sizeof(struct go_thread), GO_THREADS);
-	u->python = python;
+	for (unsigned k = 0; k < RUNTIME_KINDS; k++)
+		if (k != RUNTIME_PYTHON || python)
+			u->runtimes[k].ops = runtime_ops_of(k);
 	u->page_tags = calloc(PAGE_CACHE_SLOTS, sizeof *u->page_tags);
 	u->pages = malloc((size_t)PAGE_CACHE_SLOTS * PAGE_SIZE_CACHED);
-	u->py_native = malloc(max_depth * sizeof *u->py_native);
-	u->py_native_sp = malloc(max_depth * sizeof *u->py_native_sp);
+	u->walk_native = malloc(max_depth * sizeof *u->walk_native);
+	u->walk_sp = malloc(max_depth * sizeof *u->walk_sp);
 	unw_accessors_t accessors = {   /* copied by unw_create_addr_space */
 		.find_proc_info = find_proc_info,
 		.put_unwind_info = put_unwind_info,
@@ -327,11 +328,11 @@ struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth, bool python
 		.resume = resume,
 		.get_proc_name = get_proc_name,
 	};
-	if (u->page_tags && u->pages && u->py_native && u->py_native_sp)
+	if (u->page_tags && u->pages && u->walk_native && u->walk_sp)
 		u->as = unw_create_addr_space(&accessors, 0);
 	if (!u->as) {
-		free(u->py_native);
-		free(u->py_native_sp);
+		free(u->walk_native);
+		free(u->walk_sp);
 		free(u->page_tags);
 		free(u->pages);
 		free(u);
@@ -353,53 +354,12 @@ void unwind_free(struct unwinder *u)
 		uw_module_free(&u->modules[i]);
 	free(u->modules);
 	unw_destroy_addr_space(u->as);
-	pystack_free(u->py);
-	tidrows_free(&u->go_threads);
-	free(u->py_native);
-	free(u->py_native_sp);
+	uw_forget_runtimes(u);
+	free(u->walk_native);
+	free(u->walk_sp);
 	free(u->page_tags);
 	free(u->pages);
 	free(u);
-}
-
-/* Forget the interpreter found (an exec: another program). */
-static void forget_python(struct unwinder *u)
-{
-	pystack_free(u->py);
-	u->py = NULL;
-	u->py_found = false;
-	u->py_status = PYSTACK_ON;
-	u->py_eval_start = u->py_eval_end = 0;
-}
-
-void unwind_forget_thread(struct unwinder *u, pid_t tid)
-{
-	tidrows_forget(&u->go_threads, tid);
-	if (u->py)
-		pystack_forget_thread(u->py, tid);
-}
-
-enum pystack_layout_source unwind_python_layout_source(const struct unwinder *u)
-{
-	return u->py ? pystack_layout_source(u->py) : PYSTACK_LAYOUT_TABLE;
-}
-
-bool unwind_python(const struct unwinder *u, enum pystack_status *status, unsigned *major,
-		   unsigned *minor)
-{
-	*status = u->py_status;
-	*major = u->py_major;
-	*minor = u->py_minor;
-	return u->py_found;
-}
-
-bool unwind_go(const struct unwinder *u, enum goruntime_source *source, unsigned *major,
-	       unsigned *minor)
-{
-	*source = u->go_source;
-	*major = u->go_major;
-	*minor = u->go_minor;
-	return u->go_found;
 }
 
 void unwind_flush(struct unwinder *u)
@@ -411,9 +371,8 @@ void unwind_flush(struct unwinder *u)
 	u->last_module = 0;
 	memset(u->page_tags, 0, PAGE_CACHE_SLOTS * sizeof *u->page_tags);
 	u->generation = procmaps_generation(u->pm);
-	u->go_known = u->go_marked = u->go_found = false;   /* (an exec: another program) */
-	tidrows_free(&u->go_threads);
-	forget_python(u);
+	u->go_marked = false;   /* (an exec: another program) */
+	uw_forget_runtimes(u);
 	load_program_module(u);
 }
 
@@ -451,9 +410,7 @@ int unwind_snapshot_init(struct unwind_snapshot *s, size_t window)
 	}
 	s->stack_mem = malloc(UNWIND_RED_ZONE + window);
 	s->stack = s->stack_mem ? s->stack_mem + UNWIND_RED_ZONE : NULL;
-	s->go_stack = malloc(window);
-	s->py = pystack_frames_new();
-	if (!s->stack || !s->go_stack || !s->py) {
+	if (!s->stack || !uw_snapshot_runtimes_new(s, window)) {
 		unwind_snapshot_fini(s);
 		return -1;
 	}
@@ -463,9 +420,8 @@ int unwind_snapshot_init(struct unwind_snapshot *s, size_t window)
 
 void unwind_snapshot_fini(struct unwind_snapshot *s)
 {
-	free(s->go_stack);
 	free(s->stack_mem);
-	pystack_frames_free(s->py);
+	uw_snapshot_runtimes_free(s);
 	memset(s, 0, sizeof *s);
 }
 
@@ -542,15 +498,6 @@ size_t unwind_widen(struct unwinder *u, const struct unwind_snapshot *s)
 	return w;
 }
 
-/* A CPython thread's Python frames, read while it cannot run. */
-static void capture_python(struct unwinder *u, pid_t tid, struct unwind_snapshot *s)
-{
-	if (u->py && s->py)
-		(void)pystack_capture(u->py, tid, s->stack, s->stack_start, s->stack_len, s->py);
-	else
-		pystack_frames_clear(s->py);
-}
-
 int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct *regs,
 		   struct unwind_snapshot *s)
 {
@@ -558,8 +505,7 @@ int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct 
 	s->sp_pc_only = false;
 	if (copy_stack(u, tid, regs->rsp, s) < 0)
 		return -1;
-	uw_capture_go(u, tid, s);
-	capture_python(u, tid, s);
+	uw_capture_runtimes(u, tid, s);
 	return 0;
 }
 
@@ -570,10 +516,9 @@ int unwind_capture_sp_pc(struct unwinder *u, pid_t tid, uint64_t sp, uint64_t pc
 	s->regs.rsp = sp;
 	s->regs.rip = pc;
 	s->sp_pc_only = true;
-	s->go_switch = s->go_fp = s->go_g0_alone = false;
 	if (copy_stack(u, tid, sp, s) < 0)
 		return -1;
-	capture_python(u, tid, s);
+	uw_capture_runtimes(u, tid, s);
 	return 0;
 }
 
@@ -609,28 +554,13 @@ static bool plausible_caller(struct unwind_ctx *c, uint64_t ip, uint64_t sp, uin
 	return uw_module_for_ip(c, signal_frame ? ip : ip - 1) != NULL;
 }
 
-/* The walk in ADDRS[*DEPTH] (ended with RESULT) with S's Python frames in
- * place of the evaluation loop's (at most MAX in all). */
-static enum unwind_result splice_python(struct unwinder *u, const struct unwind_snapshot *s,
-					uint64_t *addrs, unsigned max, unsigned *depth,
-					enum unwind_result result)
-{
-	unsigned n = *depth < u->max_depth ? *depth : u->max_depth;
-	bool full;
-	memcpy(u->py_native, addrs, n * sizeof *addrs);
-	struct pystack_run py = pystack_frames_run(s->py);
-	*depth = pystack_splice(u->py_native, u->py_native_sp, n, &py, u->py_eval_start,
-				u->py_eval_end, result != UNWIND_OK, addrs, max, &full);
-	return full ? UNWIND_DEPTH : result;
-}
-
 /* Append frame ADDR, whose stack pointer is SP, to the walk ADDRS[*N]
- * (below the unwinder's max_depth). Its sp is kept for the Python splice
+ * (below the unwinder's max_depth). Its sp is kept for a runtime's splice
  * (a process running Python crosses to no goroutine, whose frames the Go
  * steps add without one). */
 static void walk_put(struct unwinder *u, uint64_t *addrs, unsigned *n, uint64_t addr, uint64_t sp)
 {
-	u->py_native_sp[*n] = sp;
+	u->walk_sp[*n] = sp;
 	addrs[(*n)++] = addr;
 }
 
@@ -713,7 +643,7 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 		}
 	}
 	*depth = n;
-	return pystack_frames_count(s->py) ? splice_python(u, s, addrs, max, depth, result) : result;
+	return uw_splice_runtimes(u, s, addrs, max, depth, result);
 }
 
 /* The kernel's call chains hold context marks (PERF_CONTEXT_USER...): the

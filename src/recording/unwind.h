@@ -21,6 +21,7 @@
 #include <sys/user.h>
 
 #include "procmaps.h"
+#include "runtime.h"
 
 enum unwind_result {
 	UNWIND_OK = 0,           /* reached the outermost frame */
@@ -68,33 +69,17 @@ struct unwind_snapshot {
 	bool kernel_returns;     /* every one a return address (a blocked thread's,
 	                          * from /proc/TID/stack); else the first is
 	                          * where the CPU was */
-	/* A Go thread stopped on its system stack (g0) while the goroutine it
-	 * runs waits there for it (runtime.systemstack, runtime.morestack):
-	 * that goroutine's saved sp, pc and bp, the end of its stack, and a
-	 * copy of its stack from that sp (at most the window). Or (go_fp) a
-	 * goroutine that moved its sp off its own stack (a vDSO call, made
-	 * on the system stack; its frame pointers lead back): that stack,
-	 * copied from just under its sp at the call (m.vdsoSP), else from its
-	 * start. */
-	bool go_switch, go_fp;
-	bool go_g0_alone;        /* on the system stack, no goroutine on its m
-	                          * (m.curg nil: the scheduler runs there) */
-	uint64_t go_base_pc, go_base_sp;  /* on the system stack: its g0's saved
-	                          * pc and sp, where mcall and morestack start it
-	                          * afresh (in mstart0, called by mstart); 0: none */
-	uint64_t go_sp, go_pc, go_bp, go_stack_end;
-	uint8_t *go_stack;
-	size_t go_stack_len;
-	/* A CPython thread: its Python frames read at the stop (pystack.h),
-	 * innermost first, which unwind_stack puts in place of the
-	 * evaluation loop's frames. */
-	struct pystack_frames *py;  /* (opaque: pystack's) */
+	/* What each runtime (runtime.h, by kind) read of the thread at the
+	 * stop: its own object (opaque here; a CPython thread's Python
+	 * frames, which unwind_stack puts in place of the evaluation loop's),
+	 * or NULL for a runtime with none. */
+	void *runtime[RUNTIME_KINDS];
 };
 
 struct unwinder;
 
 /* PM must outlive the unwinder. PYTHON: a CPython interpreter found in
- * the process has its Python frames read at each capture (pystack.h), or
+ * the process has its Python frames read at each capture (runtime.h), or
  * (false) its stacks show the interpreter's C functions. NULL with errno
  * on failure. */
 struct unwinder *unwind_new(struct procmaps *pm, unsigned max_depth, bool python);
@@ -123,11 +108,10 @@ void unwind_set_window(struct unwinder *u, size_t window);
 size_t unwind_widen(struct unwinder *u, const struct unwind_snapshot *s);
 void unwind_snapshot_fini(struct unwind_snapshot *s);
 
-/* Copy the registers and the stack window of a stopped thread; for a Go
- * program's thread on its system stack, the goroutine's stack too (a few
- * more reads, only where the runtime's layout is known: goruntime.h); for
- * a CPython thread, its Python frames (a few reads: pystack.h).
- * 0 or -1/errno. */
+/* Copy the registers and the stack window of a stopped thread, and what
+ * each runtime found in the process reads of it (runtime.h: a few reads;
+ * a Go thread on its system stack, the goroutine's stack; a CPython
+ * thread, its Python frames). 0 or -1/errno. */
 int unwind_capture(struct unwinder *u, pid_t tid, const struct user_regs_struct *regs,
 		   struct unwind_snapshot *s);
 
@@ -162,22 +146,17 @@ void unwind_flush(struct unwinder *u);
  * and its room is made again for another thread. */
 void unwind_forget_thread(struct unwinder *u, pid_t tid);
 
-/* Whether U found a CPython interpreter in its process, and what became of
- * reading its frames (pystack_status; *MAJOR, *MINOR its version when
- * read). false while none was found. */
-#include "pystack.h"
-bool unwind_python(const struct unwinder *u, enum pystack_status *status, unsigned *major,
-		   unsigned *minor);
-/* Where the layout the frames of U's interpreter are read with came from
- * (while they are read). */
-enum pystack_layout_source unwind_python_layout_source(const struct unwinder *u);
+/* Whether U found runtime KIND (runtime.h) in its process, and what it
+ * found (*OUT: whether its state is read, its version); false while none
+ * was found (or KIND is not read: --no-python). */
+bool unwind_runtime(const struct unwinder *u, unsigned kind, struct runtime_found *out);
 
-/* Whether U read a Go runtime's layout (its first Go module's), and where
- * it came from or why it is not known (*SOURCE; *MAJOR.*MINOR its release,
- * 0.0 where none was found). false while no Go module was read. */
-#include "goruntime.h"
-bool unwind_go(const struct unwinder *u, enum goruntime_source *source, unsigned *major,
-	       unsigned *minor);
+/* How many frames runtime KIND read into S at its capture (0: none, or a
+ * copy the kernel made). */
+unsigned unwind_snapshot_runtime_frames(const struct unwind_snapshot *s, unsigned kind);
+/* S holds nothing any runtime read (a copy the kernel made, which no
+ * runtime reads: the thread was not stopped). */
+void unwind_snapshot_clear_runtimes(struct unwind_snapshot *s);
 
 const char *unwind_result_name(enum unwind_result r);
 

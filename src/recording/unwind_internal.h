@@ -2,7 +2,8 @@
  * is). unwind.c reads the target's memory through a page cache, gives
  * libunwind its accessors and walks the stack; unwind_tables.c finds the
  * module of an address, its .eh_frame_hdr search table and its Go marks;
- * unwind_fp.c steps where there is no CFI; unwind_go.c walks Go as Go's
+ * unwind_fp.c steps where there is no CFI; unwind_runtimes.c gives each
+ * runtime (runtime.h) its turn; unwind_go.c walks Go as Go's
  * traceback does. Each function is documented where it is defined or
  * declared here. */
 #ifndef CSAMPLER_UNWIND_INTERNAL_H
@@ -12,16 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "goruntime.h"
+#include "gostack.h"
 #include "procmaps.h"
-#include "pystack.h"
+#include "runtimes.h"
 #include "tidmap.h"
 #include "unwind.h"
-
-struct go_thread {
-	pid_t tid;               /* 0: not read yet */
-	uint64_t g0_lo, g0_hi;
-};
 
 #define PAGE_SIZE_CACHED 4096u
 #define PAGE_CACHE_SLOTS 1024u              /* 4 MiB of immutable pages */
@@ -30,7 +26,6 @@ struct go_thread {
 #define MODULES_MAX 4096u
 #define REFRESH_INTERVAL_NS 50000000ull     /* at most one maps reread per 50 ms */
 #define FP_FRAME_MAX (1u << 20)             /* a frame-pointer step spans at most 1 MiB */
-#define GO_THREADS 65536u                   /* Go threads' system stacks remembered */
 
 /* One executable mapping with what find_proc_info needs. */
 struct module {
@@ -76,24 +71,15 @@ struct unwinder {
 	size_t last_module;
 
 	bool go_marked;          /* a module has Go marks: walks look for them */
-	bool go_found;           /* a Go module was read for its layout: */
-	enum goruntime_source go_source;   /* from where, or why it is not known */
-	unsigned go_major, go_minor;       /* its release (0.0: not found) */
-	bool go_known;           /* go: the Go runtime's layout, from the */
-	struct goruntime_layout go;   /* first Go module (module_load_go_layout) */
-	/* each Go thread's system stack (its g0's, fixed for its m), by tid
-	 * (struct go_thread rows, at most GO_THREADS): a stop elsewhere (and
-	 * not in the vDSO) reads nothing of the runtime (capture_go_switch) */
-	struct tidrows go_threads;
-
-	bool python;             /* read a CPython interpreter's frames */
-	bool py_found;           /* a module had the interpreter's symbols */
-	enum pystack_status py_status;
-	unsigned py_major, py_minor;
-	struct pystack *py;      /* its frames' reader, when PYSTACK_ON */
-	uint64_t py_eval_start, py_eval_end;
-	uint64_t *py_native;     /* max_depth: a walk before the splice */
-	uint64_t *py_native_sp;  /* max_depth: each frame's stack pointer in it */
+	/* each runtime's (runtime.h, by kind): its table (NULL: not read),
+	 * what its open found, and its state while threads are read */
+	struct {
+		const struct runtime_ops *ops;
+		struct runtime_found found;
+		void *state;
+	} runtimes[RUNTIME_KINDS];
+	uint64_t *walk_native;   /* max_depth: a walk before a splice */
+	uint64_t *walk_sp;       /* max_depth: each frame's stack pointer in it */
 
 	uint64_t *page_tags;     /* page address + 1 (0: empty) */
 	uint8_t *pages;          /* PAGE_CACHE_SLOTS * PAGE_SIZE_CACHED */
@@ -153,6 +139,22 @@ bool uw_frame_record_scan(struct unwind_ctx *c, uint64_t sp, uint64_t start);
  * false if none. */
 bool uw_find_return_to(struct unwind_ctx *c, uint64_t *sp, uint64_t span, uint64_t start,
 		       uint64_t *ret);
+/* unwind_runtimes.c. Each runtime's object in snapshot S (WINDOW: its
+ * stack copies' size): false out of memory (unwind_snapshot_fini frees). */
+bool uw_snapshot_runtimes_new(struct unwind_snapshot *s, size_t window);
+void uw_snapshot_runtimes_free(struct unwind_snapshot *s);
+/* Close every runtime U opened and forget what it found (an exec). */
+void uw_forget_runtimes(struct unwinder *u);
+/* Whether PATH may hold a runtime U reads and has not found yet. */
+bool uw_runtime_library(const struct unwinder *u, const char *path);
+/* What each runtime found reads of stopped thread TID into S (copied). */
+void uw_capture_runtimes(struct unwinder *u, pid_t tid, struct unwind_snapshot *s);
+/* The walk ADDRS[*DEPTH] (ended with RESULT) with what each runtime read
+ * into S put in place (at most MAX in all); the walk's result. */
+enum unwind_result uw_splice_runtimes(struct unwinder *u, const struct unwind_snapshot *s,
+				      uint64_t *addrs, unsigned max, unsigned *depth,
+				      enum unwind_result result);
+
 /* The Go mark of the function holding IP, or NULL. */
 const struct go_mark *uw_go_mark(struct unwind_ctx *c, uint64_t ip);
 
@@ -160,9 +162,6 @@ const struct go_mark *uw_go_mark(struct unwind_ctx *c, uint64_t ip);
  * target's memory as of the walk's snapshot (LEN <= a page). */
 bool uw_read_target(struct unwind_ctx *c, uint64_t addr, void *buf, size_t len);
 
-/* unwind_go.c. At a stop of TID copied into S: the goroutine stack its walk
- * will need (S's go_* fields). */
-void uw_capture_go(struct unwinder *u, pid_t tid, struct unwind_snapshot *s);
 /* The walk's step at a frame (see unwind_go.c). */
 enum uw_go_step { UW_GO_NONE, UW_GO_END, UW_GO_CROSSED, UW_GO_FAILED };
 enum uw_go_step uw_go_frame(struct unwind_ctx *c, unw_cursor_t *cur, uint64_t lookup, bool leaf,

@@ -15,6 +15,7 @@
 
 #include "array.h"
 #include "gopclntab.h"
+#include "gostack.h"
 #include "unwind_internal.h"
 
 /* ---- modules: .eh_frame_hdr tables -------------------------------------- */
@@ -104,82 +105,10 @@ static bool module_find_sections(Elf *elf, struct module_sections *out)
 	return true;
 }
 
-/* Whether a Go function's NAME (LEN bytes) is WANT, with or without the
- * ".abi0" of an assembly function's symbol. */
-static bool go_name_is(const char *name, size_t len, const char *want)
-{
-	size_t n = strlen(want);
-	return len >= n && memcmp(name, want, n) == 0 &&
-	       (len == n || (len == n + 5 && memcmp(name + n, ".abi0", 5) == 0));
-}
-
-/* The bytes of ELF's file at [START, END) of its loaded addresses (within
- * SCN, a section), or NULL; at most GO_CODE_MAX of them. */
-#define GO_CODE_MAX 4096u
-static const uint8_t *elf_bytes_at(Elf *elf, Elf_Scn *scn, uint64_t start, uint64_t end,
-				   size_t *len)
-{
-	GElf_Shdr sh;
-	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || start < sh.sh_addr ||
-	    end <= start || end - start > GO_CODE_MAX || end - sh.sh_addr > sh.sh_size)
-		return NULL;
-	Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)(sh.sh_offset + (start - sh.sh_addr)),
-					   (size_t)(end - start), ELF_T_BYTE);
-	*len = d && d->d_buf ? d->d_size : 0;
-	return *len ? d->d_buf : NULL;
-}
-
-/* The Go runtime's layout for U, from the module's DWARF (ELF), else from
- * csampler's table of its release (SECS' .go.buildinfo) where the code of
- * runtime.systemstack and gosave_systemstack_switch (CODE: their entry and
- * end in the file, 0 where not found) agrees; where it came from, or why it
- * is not known, kept for the user (unwind_go). */
-#define GO_BUILDINFO_MAX 65536u
-static void module_load_go_layout(struct unwinder *u, Elf *elf, const struct module_sections *secs,
-				  const uint64_t code[4])
-{
-	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	u->go_known = goruntime_layout_read(dw, &u->go);
-	if (dw)
-		dwarf_end(dw);
-	u->go_found = true;
-	u->go_major = u->go_minor = 0;
-	GElf_Shdr sh;
-	Elf_Data *info = secs->go_info && gelf_getshdr(secs->go_info, &sh) && sh.sh_type == SHT_PROGBITS
-			 ? elf_getdata_rawchunk(elf, (int64_t)sh.sh_offset,
-						sh.sh_size < GO_BUILDINFO_MAX ? (size_t)sh.sh_size
-									      : GO_BUILDINFO_MAX, ELF_T_BYTE)
-			 : NULL;
-	bool version = info && info->d_buf &&
-		       goruntime_version(info->d_buf, info->d_size, &u->go_major, &u->go_minor);
-	size_t ss_len = 0, save_len = 0;
-	const uint8_t *ss = elf_bytes_at(elf, secs->text_scn, code[0], code[1], &ss_len);
-	const uint8_t *save = elf_bytes_at(elf, secs->text_scn, code[2], code[3], &save_len);
-	struct goruntime_layout table;
-	bool in_table = version && goruntime_layout_of_version(u->go_major, u->go_minor, &table);
-	if (u->go_known && in_table)
-		u->go_source = goruntime_layout_same(&u->go, &table) ? GORUNTIME_DWARF_AS_TABLE
-								     : GORUNTIME_DWARF_NOT_TABLE;
-	else if (u->go_known)
-		u->go_source = GORUNTIME_DWARF;
-	else if (!version)
-		u->go_source = GORUNTIME_NO_VERSION;
-	else if (!in_table)
-		u->go_source = GORUNTIME_UNKNOWN_VERSION;
-	else if (!ss || !save || !goruntime_code_agrees(&table, ss, ss_len, save, save_len))
-		u->go_source = GORUNTIME_CODE_DIFFERS;
-	else {
-		u->go_source = GORUNTIME_TABLE;
-		u->go = table;
-		u->go_known = true;
-	}
-}
-
 /* Go's marked functions (struct go_mark) in the function table of M (in
- * SECS), BIAS added; and, for the first Go module of U, the runtime's
- * layout (the stack crossings need it: module_load_go_layout). */
+ * SECS), BIAS added. */
 #define GO_MARKS_MAX 32u
-static void module_load_go_marks(struct unwinder *u, struct module *m, Elf *elf,
+static void module_load_go_marks(struct unwinder *u, struct module *m,
 				 const struct module_sections *secs, uint64_t bias)
 {
 	struct gopclntab go;
@@ -188,32 +117,20 @@ static void module_load_go_marks(struct unwinder *u, struct module *m, Elf *elf,
 		return;
 	struct go_mark marks[GO_MARKS_MAX];
 	size_t n = 0;
-	uint64_t code[4] = { 0 };   /* systemstack's and gosave_systemstack_switch's */
 	for (uint64_t i = 0; i < go.nfunc && i < FUNCS_MAX && n < GO_MARKS_MAX; i++) {
 		struct gopclntab_entry e;
 		if (!gopclntab_function(&go, i, &e))
 			continue;
 		enum go_mark_kind kind;
-		/* (a file-local assembly function: no package in its name,
-		 * as long as Go has had it; with one, should that change) */
-		if (go_name_is(e.name, e.name_len, "gosave_systemstack_switch") ||
-		    go_name_is(e.name, e.name_len, "runtime.gosave_systemstack_switch")) {
-			code[2] = e.entry;
-			code[3] = e.end;
-			continue;
-		}
-		if (go_name_is(e.name, e.name_len, "runtime.sigtramp"))
+		if (gostack_name_is(e.name, e.name_len, "runtime.sigtramp"))
 			kind = GO_SIGNAL;
 		else if (e.flag & GOPCLNTAB_FLAG_TOPFRAME)
 			kind = GO_ROOT;
-		else if (go_name_is(e.name, e.name_len, "runtime.mcall"))
+		else if (gostack_name_is(e.name, e.name_len, "runtime.mcall"))
 			kind = GO_MCALL;
-		else if (go_name_is(e.name, e.name_len, "runtime.systemstack")) {
+		else if (gostack_name_is(e.name, e.name_len, "runtime.systemstack"))
 			kind = GO_SYSTEMSTACK;
-			code[0] = e.entry;
-			code[1] = e.end;
-		}
-		else if (go_name_is(e.name, e.name_len, "runtime.morestack"))
+		else if (gostack_name_is(e.name, e.name_len, "runtime.morestack"))
 			kind = GO_MORESTACK;
 		else
 			continue;
@@ -227,8 +144,6 @@ static void module_load_go_marks(struct unwinder *u, struct module *m, Elf *elf,
 		m->ngo_marks = n;
 		u->go_marked = true;
 	}
-	if (!u->go_found)
-		module_load_go_layout(u, elf, secs, code);
 }
 
 const struct go_mark *uw_go_mark(struct unwind_ctx *c, uint64_t ip)
@@ -356,7 +271,7 @@ static bool parse_eh_frame_hdr(struct module *m, const uint8_t *hdr, size_t len)
 	return true;
 }
 
-/* A file as the target sees it (pystack_open's OPEN_FILE; CTX the
+/* A file as the target sees it (runtime_module's open_file; CTX the
  * unwinder). */
 static int open_in_target(void *ctx, const char *path)
 {
@@ -364,23 +279,31 @@ static int open_in_target(void *ctx, const char *path)
 	return procmaps_open_regular(u->pm, path);
 }
 
-/* M's file may hold a CPython interpreter: check it once (pystack_find,
- * pystack_open), and read its frames from then on if it is one csampler
- * knows. */
-static void module_load_python(struct unwinder *u, Elf *elf, const struct module_sections *secs,
-			       uint64_t bias, const char *path)
+/* The process's names table of runtime KIND (runtime_module's names). */
+static void *names_in_target(void *ctx, unsigned kind)
 {
-	struct pystack_symbols syms;
-	if (!pystack_find(elf, secs->sym, secs->dyn, bias, path, &syms))
-		return;
-	u->py_found = true;
-	struct pynames *names = procmaps_python_names(u->pm);
-	if (!names)
-		return;
-	u->py = pystack_open(procmaps_pid(u->pm), &syms, elf, open_in_target, u, names, &u->py_status,
-			     &u->py_major, &u->py_minor);
-	if (u->py)
-		pystack_eval_range(u->py, &u->py_eval_start, &u->py_eval_end);
+	struct unwinder *u = ctx;
+	return procmaps_runtime_names(u->pm, kind);
+}
+
+/* M's file (ELF, SECS, at BIAS, from PATH) may hold a runtime U reads and
+ * has not found yet: each such runtime's open looks (runtime.h), once a
+ * process, and its state is read from then on where it can be. */
+static void module_open_runtimes(struct unwinder *u, Elf *elf, const struct module_sections *secs,
+				 uint64_t bias, const char *path)
+{
+	for (unsigned k = 0; k < RUNTIME_KINDS; k++) {
+		const struct runtime_ops *ops = u->runtimes[k].ops;
+		if (!ops || u->runtimes[k].found.found)
+			continue;
+		struct runtime_module m = {
+			.pid = procmaps_pid(u->pm), .elf = elf, .sym = secs->sym, .dyn = secs->dyn,
+			.text = secs->text_scn, .text_addr = secs->text, .go = secs->go,
+			.go_info = secs->go_info, .bias = bias, .path = path, .program = u->nmodules == 0,
+			.open_file = open_in_target, .names = names_in_target, .ctx = u,
+		};
+		u->runtimes[k].state = ops->open(&m, &u->runtimes[k].found);
+	}
 }
 
 /* Fill M (key set) from the ELF headers: ELF is the file or the vdso image
@@ -424,12 +347,10 @@ static void module_load_elf(struct unwinder *u, struct module *m, Elf *elf, int 
 	struct module_sections secs;
 	bool file = !image && module_find_sections(elf, &secs);
 	if (file && secs.go)
-		module_load_go_marks(u, m, elf, &secs, bias);
-	/* a python3.x or libpython3.x file, or the program itself (the first
-	 * module built: load_program_module), which may embed the interpreter
-	 * (its dynamic symbols then name it: extension modules need them) */
-	if (file && u->python && !u->py_found && (pystack_may_be_python(path) || u->nmodules == 0))
-		module_load_python(u, elf, &secs, bias, path);
+		module_load_go_marks(u, m, &secs, bias);
+	/* (the program itself is the first module built: load_program_module) */
+	if (file)
+		module_open_runtimes(u, elf, &secs, bias, path);
 	if (!have_eh || eh.p_filesz < 4 || eh.p_filesz > EH_FRAME_HDR_MAX) {
 		if (file)
 			module_load_funcs(m, &secs, bias);

@@ -356,8 +356,8 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 	s->window_cut = v->stack_valid == v->stack_size;
 	s->kernel_copy = true;
 	s->sp_pc_only = false;
-	s->go_switch = s->go_fp = s->go_g0_alone = false;   /* (the kernel's copy: the
-	                                                     * stack in use only) */
+	unwind_snapshot_clear_runtimes(s);   /* (the kernel's copy: the stack in
+	                                      * use only, no runtime read) */
 	const uint64_t *addrs;
 	unsigned depth;
 	uint32_t flags;

@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "address.h"
-#include "pynames.h"
+#include "runtimes.h"
 
 /* ---- string interning ------------------------------------------------------ */
 
@@ -505,23 +505,30 @@ static size_t jit_frame(struct symbolizer *s, uint64_t pc, struct symbol_frame *
 	return 1;
 }
 
-/* A Python frame (address.h's addr_python): named when it was sampled
- * (pynames.h), its function the code object's qualified name. */
-static size_t python_frame(struct symbolizer *s, uint64_t pc, struct symbol_frame *f)
+/* A runtime's frame (address.h's addr_runtime: a Python frame), named
+ * when it was sampled (runtime.h's frame_name), its function as the runtime
+ * names it (a Python code object's qualified name). */
+static size_t runtime_frame(struct symbolizer *s, uint64_t pc, struct symbol_frame *f)
 {
-	const struct pyname *p = pynames_get(procmaps_python(s->pm), addr_python_id(pc));
+	unsigned kind = addr_runtime_kind(pc);
+	const struct runtime_ops *ops = runtime_ops_of(kind);
+	const void *names = procmaps_runtime(s->pm, kind);
+	struct runtime_frame rf;
+	bool named = ops && ops->frame_name && names && ops->frame_name(names, addr_runtime_id(pc), &rf);
 	memset(f, 0, sizeof *f);
-	const char *name = sym_intern(&s->strings, p ? p->qualname : "[python: unknown frame]");
-	const char *file = p && p->filename[0] ? sym_intern(&s->strings, p->filename) : NULL;
-	f->function = name ? name : "[python]";
+	char unknown[64];
+	snprintf(unknown, sizeof unknown, "[%s: unknown frame]", ops ? ops->name : "runtime");
+	const char *name = sym_intern(&s->strings, named ? rf.function : unknown);
+	const char *file = named && rf.file ? sym_intern(&s->strings, rf.file) : NULL;
+	f->function = name ? name : "[runtime]";
 	/* no system name: a pprof reader that finds one equal to the name
 	 * takes it for a C++ name to simplify, and makes <module>, <lambda>
 	 * and <listcomp> empty (go tool pprof printed [[python]]) */
 	f->system_name = "";
 	f->file = file;
-	f->line = p ? p->line : 0;
-	f->decl_line = p ? p->first_line : 0;
-	f->resolved = p != NULL;
+	f->line = named ? rf.line : 0;
+	f->decl_line = named ? rf.first_line : 0;
+	f->resolved = named;
 	return 1;
 }
 
@@ -530,9 +537,9 @@ static size_t python_frame(struct symbolizer *s, uint64_t pc, struct symbol_fram
 static size_t compute_frames(struct symbolizer *s, uint64_t pc, unsigned tag,
 			     struct symbol_frame *out, bool *cacheable)
 {
-	if (addr_is_python(pc)) {
+	if (addr_is_runtime(pc)) {
 		*cacheable = true;
-		return python_frame(s, pc, out);
+		return runtime_frame(s, pc, out);
 	}
 	const struct procmaps_entry *e = procmaps_find_tagged(s->pm, pc, tag);
 	*cacheable = true;
@@ -642,10 +649,15 @@ size_t symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_fram
 bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module *out)
 {
 	uint64_t pc = addr_lookup_pc(addr);
-	if (addr_is_python(pc)) {
-		/* Python's frames: a mapping of their own, no file */
-		*out = (struct symbol_module){ .path = SYMBOLIZE_PYTHON_MAPPING, .start = ADDR_PYTHON,
-					       .limit = ADDR_PYTHON + (UINT64_C(1) << 32) };
+	if (addr_is_runtime(pc)) {
+		/* a runtime's frames: a mapping of their own, "[NAME]", no file */
+		const struct runtime_ops *ops = runtime_ops_of(addr_runtime_kind(pc));
+		char path[64];
+		snprintf(path, sizeof path, "[%s]", ops ? ops->name : "runtime");
+		const char *interned = sym_intern(&s->strings, path);
+		uint64_t start = addr_runtime(addr_runtime_kind(pc), 0);
+		*out = (struct symbol_module){ .path = interned ? interned : "[runtime]",
+					       .start = start, .limit = start + (UINT64_C(1) << 32) };
 		return true;
 	}
 	const struct procmaps_entry *e = procmaps_find_tagged(s->pm, pc, addr_tag(addr));

@@ -38,8 +38,10 @@ struct symbol_frame {
 	bool resolved;           /* a real symbol name (not module+0xOFF) */
 };
 
-/* The mapping of Python frames (address.h's addr_python), which no file
- * holds: [ADDR_PYTHON, ADDR_PYTHON + 2^32). */
+/* The mapping of Python frames (address.h's addr_runtime of
+ * RUNTIME_PYTHON, whose table's name is "python"), which no file holds:
+ * each runtime's frames are in "[NAME]", 2^32 addresses from
+ * addr_runtime(kind, 0). */
 #define SYMBOLIZE_PYTHON_MAPPING "[python]"
 
 /* Where an address lives, for pprof's Mapping. */

@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (n > PYSTACK_MAX_FRAMES || n != run.n)
 			abort();
 		for (unsigned i = 0; i < n; i++)
-			if (!addr_is_python(run.addrs[i]))
+			if (!addr_is_runtime(run.addrs[i]))
 				abort();
 		uint64_t native[6] = { 0x1101, 0x5101, 0x2101, 0x5101, 0x5101, 0x3101 };
 		uint64_t sp[6] = { IMAGE_BASE, IMAGE_BASE + size / 5, IMAGE_BASE + 2 * (size / 5),

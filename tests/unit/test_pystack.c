@@ -29,7 +29,7 @@
 #define C2 0x2101u
 #define C3 0x3101u
 #define MAIN 0x4101u
-#define P(i) addr_python(i)
+#define P(i) addr_runtime(RUNTIME_PYTHON, i)
 
 static unsigned splice(const uint64_t *native, unsigned n, const uint64_t *py, const bool *entry,
 		       unsigned npy, bool walk_cut, uint64_t *out, unsigned max, bool *full)
@@ -147,19 +147,19 @@ static void test_bounded(void **state)
 static void test_python_address_not_a_loop(void **state)
 {
 	(void)state;
-	uint64_t native[] = { addr_python(EVAL), MAIN };
+	uint64_t native[] = { addr_runtime(RUNTIME_PYTHON, EVAL), MAIN };
 	uint64_t py[] = { P(7) };
 	bool entry[] = { true };
 	uint64_t out[4];
 	bool full;
 	unsigned n = splice(native, 2, py, entry, 1, false, out, 4, &full);
-	uint64_t want[] = { addr_python(EVAL), MAIN };
+	uint64_t want[] = { addr_runtime(RUNTIME_PYTHON, EVAL), MAIN };
 	expect(out, n, want, 2);
-	assert_true(addr_is_python(P(0)));
-	assert_false(addr_is_python(P(0) | ADDR_ACTIVATION));
-	assert_false(addr_is_python(0x7fffffffffffull));
+	assert_true(addr_is_runtime(P(0)));
+	assert_false(addr_is_runtime(P(0) | ADDR_ACTIVATION));
+	assert_false(addr_is_runtime(0x7fffffffffffull));
 	assert_int_equal(addr_lookup_pc(P(5)), P(5));
-	assert_int_equal(addr_python_id(P(5)), 5);
+	assert_int_equal(addr_runtime_id(P(5)), 5);
 }
 
 static void test_pynames(void **state)

@@ -1,0 +1,377 @@
+/* gostack: see gostack.h. */
+#include "config.h"
+
+#include <elfutils/libdw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "gopclntab.h"
+#include "goruntime.h"
+#include "gostack.h"
+#include "procfs.h"
+#include "tidmap.h"
+
+/* The largest goroutine stack believed (Go's limit is 1 GB). */
+#define GO_STACK_MAX (1ull << 30)
+#define GO_THREADS 65536u          /* Go threads' system stacks remembered */
+#define GO_FUNCS_MAX 1000000u      /* functions looked at for the two below */
+#define GO_CODE_MAX 4096u          /* bytes of a function's code compared */
+#define GO_BUILDINFO_MAX 65536u
+
+/* A Go thread's system stack (its g0's, fixed for its m). */
+struct go_thread {
+	pid_t tid;               /* 0: not read yet */
+	uint64_t g0_lo, g0_hi;
+};
+
+/* A Go runtime whose layout is known. */
+struct gostack {
+	struct goruntime_layout layout;
+	/* each Go thread's system stack, by tid (struct go_thread rows, at
+	 * most GO_THREADS): a stop elsewhere (and not in the vDSO) reads
+	 * nothing of the runtime */
+	struct tidrows threads;
+};
+
+bool gostack_name_is(const char *name, size_t len, const char *want)
+{
+	size_t n = strlen(want);
+	return len >= n && memcmp(name, want, n) == 0 &&
+	       (len == n || (len == n + 5 && memcmp(name + n, ".abi0", 5) == 0));
+}
+
+/* The bytes of ELF's file at [START, END) of its loaded addresses (within
+ * SCN, a section), or NULL; at most GO_CODE_MAX of them. */
+static const uint8_t *elf_bytes_at(Elf *elf, Elf_Scn *scn, uint64_t start, uint64_t end,
+				   size_t *len)
+{
+	GElf_Shdr sh;
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || start < sh.sh_addr ||
+	    end <= start || end - start > GO_CODE_MAX || end - sh.sh_addr > sh.sh_size)
+		return NULL;
+	Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)(sh.sh_offset + (start - sh.sh_addr)),
+					   (size_t)(end - start), ELF_T_BYTE);
+	*len = d && d->d_buf ? d->d_size : 0;
+	return *len ? d->d_buf : NULL;
+}
+
+/* The code of runtime.systemstack (CODE[0], CODE[1]: its entry and end in
+ * the file) and of gosave_systemstack_switch (CODE[2], CODE[3]) in M's
+ * function table; 0 where not found. */
+static void find_switch_code(const struct runtime_module *m, uint64_t code[4])
+{
+	struct gopclntab go;
+	Elf_Data *d = elf_getdata(m->go, NULL);
+	if (!d || !d->d_buf || !gopclntab_parse(&go, d->d_buf, d->d_size, m->text_addr))
+		return;
+	for (uint64_t i = 0; i < go.nfunc && i < GO_FUNCS_MAX && !(code[0] && code[2]); i++) {
+		struct gopclntab_entry e;
+		if (!gopclntab_function(&go, i, &e))
+			continue;
+		/* (a file-local assembly function: no package in its name,
+		 * as long as Go has had it; with one, should that change) */
+		if (gostack_name_is(e.name, e.name_len, "gosave_systemstack_switch") ||
+		    gostack_name_is(e.name, e.name_len, "runtime.gosave_systemstack_switch")) {
+			code[2] = e.entry;
+			code[3] = e.end;
+		} else if (gostack_name_is(e.name, e.name_len, "runtime.systemstack")) {
+			code[0] = e.entry;
+			code[1] = e.end;
+		}
+	}
+}
+
+/* The Go runtime's layout, from the module's DWARF, else from csampler's
+ * table of its release (its .go.buildinfo) where the code of
+ * runtime.systemstack and gosave_systemstack_switch agrees; where it came
+ * from, or why it is not known, into F. */
+static void *go_open(const struct runtime_module *m, struct runtime_found *f)
+{
+	struct gopclntab go;
+	Elf_Data *d = m->go ? elf_getdata(m->go, NULL) : NULL;
+	if (!d || !d->d_buf || !gopclntab_parse(&go, d->d_buf, d->d_size, m->text_addr))
+		return NULL;
+	f->found = true;
+	struct goruntime_layout dwarf, table;
+	Dwarf *dw = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
+	bool known = goruntime_layout_read(dw, &dwarf);
+	if (dw)
+		dwarf_end(dw);
+	GElf_Shdr sh;
+	Elf_Data *info = m->go_info && gelf_getshdr(m->go_info, &sh) && sh.sh_type == SHT_PROGBITS
+			 ? elf_getdata_rawchunk(m->elf, (int64_t)sh.sh_offset,
+						sh.sh_size < GO_BUILDINFO_MAX ? (size_t)sh.sh_size
+									      : GO_BUILDINFO_MAX, ELF_T_BYTE)
+			 : NULL;
+	bool version = info && info->d_buf &&
+		       goruntime_version(info->d_buf, info->d_size, &f->major, &f->minor);
+	bool in_table = version && goruntime_layout_of_version(f->major, f->minor, &table);
+	if (known && in_table)
+		f->source = goruntime_layout_same(&dwarf, &table) ? GORUNTIME_DWARF_AS_TABLE
+								  : GORUNTIME_DWARF_NOT_TABLE;
+	else if (known)
+		f->source = GORUNTIME_DWARF;
+	else if (!version)
+		f->source = GORUNTIME_NO_VERSION;
+	else if (!in_table)
+		f->source = GORUNTIME_UNKNOWN_VERSION;
+	else {
+		uint64_t code[4] = { 0 };
+		find_switch_code(m, code);
+		size_t ss_len = 0, save_len = 0;
+		const uint8_t *ss = elf_bytes_at(m->elf, m->text, code[0], code[1], &ss_len);
+		const uint8_t *save = elf_bytes_at(m->elf, m->text, code[2], code[3], &save_len);
+		if (!ss || !save || !goruntime_code_agrees(&table, ss, ss_len, save, save_len))
+			f->source = GORUNTIME_CODE_DIFFERS;
+		else {
+			f->source = GORUNTIME_TABLE;
+			dwarf = table;
+			known = true;
+		}
+	}
+	struct gostack *g = known ? calloc(1, sizeof *g) : NULL;
+	if (g) {
+		g->layout = dwarf;
+		g->threads = (struct tidrows)TIDROWS_INIT(sizeof(struct go_thread), GO_THREADS);
+	}
+	return g;
+}
+
+static void go_close(void *p)
+{
+	struct gostack *g = p;
+	if (g)
+		tidrows_free(&g->threads);
+	free(g);
+}
+
+static void go_forget_thread(void *p, pid_t tid)
+{
+	struct gostack *g = p;
+	tidrows_forget(&g->threads, tid);
+}
+
+static void *go_frames_new(size_t window)
+{
+	struct go_capture *c = calloc(1, sizeof *c);
+	if (c && (c->stack = malloc(window ? window : 1)) == NULL) {
+		free(c);
+		return NULL;
+	}
+	if (c)
+		c->window = window;
+	return c;
+}
+
+static void go_frames_free(void *p)
+{
+	struct go_capture *c = p;
+	if (c)
+		free(c->stack);
+	free(c);
+}
+
+static void go_frames_clear(void *p)
+{
+	struct go_capture *c = p;
+	if (!c)
+		return;
+	c->switched = c->fp = c->g0_alone = false;
+	c->stack_len = 0;
+	c->base_pc = c->base_sp = 0;
+}
+
+static unsigned go_frames_count(const void *p)
+{
+	const struct go_capture *c = p;
+	return c && (c->switched || c->fp || c->g0_alone || c->base_pc);
+}
+
+/* Copy the goroutine stack [SP, min(HI, SP + the window)) of TID into C. */
+static bool copy_go_stack(pid_t tid, uint64_t sp, uint64_t hi, struct go_capture *c)
+{
+	if (sp == 0 || (sp & 7) != 0 || sp >= hi || hi - sp > GO_STACK_MAX)
+		return false;
+	size_t len = hi - sp < c->window ? (size_t)(hi - sp) : c->window;
+	ssize_t n = procfs_read_memory(tid, sp, c->stack, len);
+	if (n < 16)
+		return false;
+	c->stack_len = (size_t)n;
+	c->stack_end = hi;
+	return true;
+}
+
+/* Off the system stack, goroutine G (its stack [LO, HI)) of a thread
+ * stopped at SP is in a vDSO call when SP is off its stack (VDSO_SP: its
+ * sp at the call; the caller's frame record lies just under it): its
+ * stack is copied. */
+static void capture_vdso_call(pid_t tid, uint64_t sp, uint64_t lo, uint64_t hi, uint64_t vdso_sp,
+			      struct go_capture *c)
+{
+	uint64_t from = vdso_sp >= lo && vdso_sp < hi
+			? vdso_sp - (vdso_sp - lo < 256 ? vdso_sp - lo : 256) : lo;
+	if (lo < hi && (sp < lo || sp >= hi) && copy_go_stack(tid, from, hi, c)) {
+		c->sp = c->bp = from;
+		c->pc = 0;
+		c->fp = true;
+	}
+}
+
+/* On the system stack (GB: its g0's first bytes, stack end HI, stopped at
+ * SP): g0's saved base, and the goroutine CURG of the same m M that waits
+ * there, its saved registers and stack. */
+static void capture_system_stack(const struct goruntime_layout *l, pid_t tid, const uint8_t *gb,
+				 uint64_t sp, uint64_t hi, uint64_t m, uint64_t g0, uint64_t curg,
+				 struct go_capture *c)
+{
+	c->g0_alone = curg == 0;
+	uint64_t base_pc, base_sp;
+	memcpy(&base_pc, gb + l->g_sched_pc, 8);
+	memcpy(&base_sp, gb + l->g_sched_sp, 8);
+	if (base_pc != 0 && base_sp > sp && base_sp < hi && (base_sp & 7) == 0) {
+		c->base_pc = base_pc;
+		c->base_sp = base_sp;
+	}
+	uint8_t cg[GORUNTIME_G_READ];
+	if (curg == 0 || curg == g0 || curg + GORUNTIME_G_READ < curg ||
+	    !procfs_read_memory_all(tid, curg, cg, sizeof cg))
+		return;
+	uint64_t cm, gsp, gpc, gbp, ghi;
+	memcpy(&cm, cg + l->g_m, 8);
+	memcpy(&gsp, cg + l->g_sched_sp, 8);
+	memcpy(&gpc, cg + l->g_sched_pc, 8);
+	memcpy(&gbp, cg + l->g_sched_bp, 8);
+	memcpy(&ghi, cg + l->g_stack_hi, 8);
+	if (cm != m || gpc == 0 || !copy_go_stack(tid, gsp, ghi, c))
+		return;
+	c->sp = gsp;
+	c->pc = gpc;
+	c->bp = gbp;
+	c->switched = true;
+}
+
+/* T is a stopped thread: if it runs Go (its g is at fs_base - 8, its g's
+ * m has that thread's g0) and its walk will need a goroutine's stack
+ * besides the one in use, copy it into C:
+ *   - on the system stack (g is g0) while a goroutine of its m waits
+ *     there (m.curg, whose m is this one, with a saved sp below its
+ *     stack's end): that goroutine's saved registers and stack;
+ *   - on a goroutine whose sp is off its stack while rbp is on it (a vDSO
+ *     call runs on the system stack): that stack from rbp.
+ * Nothing read is trusted: any value out of line leaves C without. */
+static unsigned go_capture(void *p, const struct runtime_stop *t, void *frames)
+{
+	struct gostack *gs = p;
+	struct go_capture *c = frames;
+	go_frames_clear(c);
+	if (t->sp_pc_only || t->regs->fs_base < 64)
+		return 0;
+	pid_t tid = t->tid;
+	/* a thread seen before, stopped off its system stack and not in the
+	 * vDSO, runs a goroutine on that goroutine's stack: nothing to read */
+	bool made;
+	struct go_thread none = { 0 }, *gt = tidrows_get(&gs->threads, tid, true, &made);
+	if (!gt)
+		gt = &none;     /* (no room: read at each stop) */
+	uint64_t sp = t->regs->rsp, rip = t->regs->rip;
+	bool in_vdso = t->vdso_len && rip >= t->vdso_start && rip - t->vdso_start < t->vdso_len;
+	if (gt->tid == tid && !in_vdso && (sp < gt->g0_lo || sp >= gt->g0_hi))
+		return 0;
+	const struct goruntime_layout *l = &gs->layout;
+	uint64_t g, m, g0 = 0, curg = 0, lo, hi;
+	uint8_t gb[GORUNTIME_G_READ];
+	if (!procfs_read_memory_all(tid, t->regs->fs_base + (uint64_t)(int64_t)GORUNTIME_TLS_G, &g,
+				    sizeof g) ||
+	    g == 0 || g + GORUNTIME_G_READ < g || !procfs_read_memory_all(tid, g, gb, sizeof gb))
+		return 0;
+	memcpy(&m, gb + l->g_m, 8);
+	memcpy(&lo, gb + l->g_stack_lo, 8);
+	memcpy(&hi, gb + l->g_stack_hi, 8);
+	if (m == 0 || m + l->m_curg + 8 < m)
+		return 0;
+	uint64_t vdso_sp = 0;
+	struct iovec local[3] = { { &g0, sizeof g0 }, { &curg, sizeof curg },
+				  { &vdso_sp, sizeof vdso_sp } };
+	struct iovec remote[3] = { { (void *)(uintptr_t)(m + l->m_g0), 8 },
+				   { (void *)(uintptr_t)(m + l->m_curg), 8 },
+				   { (void *)(uintptr_t)(m + l->m_vdso_sp), 8 } };
+	int nv = l->m_vdso_sp && m + l->m_vdso_sp + 8 > m ? 3 : 2;
+	if (process_vm_readv(tid, local, (unsigned long)nv, remote, (unsigned long)nv, 0) != 8 * nv)
+		return 0;
+	/* remember its system stack: g's if it is g0, else g0's (read once) */
+	uint64_t g0_stack[2] = { lo, hi };
+	if (g0 != 0 && (g == g0 || (gt->tid != tid && g0 + l->g_stack_hi + 8 > g0 &&
+				    procfs_read_memory_all(tid, g0 + l->g_stack_lo, &g0_stack[0], 8) &&
+				    procfs_read_memory_all(tid, g0 + l->g_stack_hi, &g0_stack[1], 8))))
+		*gt = (struct go_thread){ .tid = tid, .g0_lo = g0_stack[0], .g0_hi = g0_stack[1] };
+	if (g != g0) {
+		if (g0 != 0)
+			capture_vdso_call(tid, sp, lo, hi, vdso_sp, c);
+	} else {
+		capture_system_stack(l, tid, gb, sp, hi, m, g0, curg, c);
+	}
+	return go_frames_count(c);
+}
+
+/* Where the layout came from (with -v), or why it is not known and what
+ * that costs (once a run for each reason); nothing of the kernel's
+ * samples, which cross no stack with it. */
+static enum runtime_say go_describe(const struct runtime_found *f, bool kernel_copy,
+				    unsigned *reason, char *text, size_t len)
+{
+	char release[32] = "";
+	*reason = f->source;
+	if (kernel_copy)
+		return RUNTIME_SAY_NOTHING;
+	if (f->major)
+		snprintf(release, sizeof release, " %u.%u", f->major, f->minor);
+	const char *cost = "stacks that pass through its system stack (runtime.systemstack, "
+			   "runtime.morestack, runtime.mcall) end there, marked [truncated]; a build "
+			   "with DWARF (without -ldflags=-w) is followed whole";
+	switch ((enum goruntime_source)f->source) {
+	case GORUNTIME_DWARF:
+	case GORUNTIME_DWARF_AS_TABLE:
+	case GORUNTIME_DWARF_NOT_TABLE:
+		snprintf(text, len, "runs Go%s: its goroutines are followed from the system stack, "
+			 "laid out as its debug information says%s", release,
+			 f->source == GORUNTIME_DWARF_AS_TABLE
+			 ? ", as csampler's table of that release does"
+			 : f->source == GORUNTIME_DWARF_NOT_TABLE
+			 ? " (csampler's table of that release differs)" : "");
+		return RUNTIME_SAY_VERBOSE;
+	case GORUNTIME_TABLE:
+		snprintf(text, len, "runs Go%s without debug information: its goroutines are "
+			 "followed from the system stack, laid out as csampler's table of that "
+			 "release says (its code agrees)", release);
+		return RUNTIME_SAY_VERBOSE;
+	case GORUNTIME_NO_VERSION:
+		snprintf(text, len, "runs Go without debug information and names no release "
+			 "(.go.buildinfo): %s", cost);
+		break;
+	case GORUNTIME_UNKNOWN_VERSION:
+		snprintf(text, len, "runs Go%s without debug information, a release whose runtime "
+			 "layout csampler does not know (1.18 to 1.26): %s", release, cost);
+		break;
+	case GORUNTIME_CODE_DIFFERS:
+	default:
+		snprintf(text, len, "runs Go%s without debug information, and its runtime's code "
+			 "does not match csampler's layout of that release: %s", release, cost);
+		break;
+	}
+	return RUNTIME_SAY_ONCE;
+}
+
+const struct runtime_ops gostack_ops = {
+	.name = "go",
+	.open = go_open,
+	.close = go_close,
+	.forget_thread = go_forget_thread,
+	.frames_new = go_frames_new,
+	.frames_free = go_frames_free,
+	.frames_clear = go_frames_clear,
+	.frames_count = go_frames_count,
+	.capture = go_capture,
+	.describe = go_describe,
+};
