@@ -1,0 +1,60 @@
+#!/bin/sh
+# cpuplace: where csampler runs against where its target runs, and what
+# that does to the split (issue 44, row 2: skid into the next call). The
+# target is tests/progs/pingpong's epoll mode (a server and a client that
+# wake each other ~20 us apart, each phase's CPU counted by its own
+# CLOCK_THREAD_CPUTIME_ID); csampler attaches at RATE Hz, and each phase's
+# share of the samples is printed beside its share of the fixture's own
+# account. Placements (taskset): "local" (csampler and the target on one
+# CPU: every interrupt is csampler's tick taking the CPU from the thread
+# it samples), "remote" (the target on CPU 1, csampler on CPU 0: every
+# interrupt crosses CPUs), "free" (the scheduler's choice, as users run
+# it), and "perf" (--backend=perf, free: the kernel samples on the
+# thread's own CPU). Each placement REPS times, interleaved; prints the
+# largest difference of a phase (points) per run.
+# usage: bench/ab/cpuplace.sh [CSAMPLER [PROGS]] (as root, 2+ CPUs); REPS
+# (3), RATE (999), SECONDS (4).
+set -eu
+CS=${1:-build/src/csampler}
+PROGS=${2:-$(dirname "$CS")/../tests/progs}
+REPS=${REPS:-3}
+RATE=${RATE:-999}
+SECS=${SECONDS_RUN:-4}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+one() {
+	name=$1 pcpu=$2 ccpu=$3
+	shift 3
+	taskset -c "$pcpu" "$PROGS/pingpong" epoll "$SECS" wait > "$T/own" 2>&1 &
+	pp=$!
+	sleep 0.3
+	taskset -c "$ccpu" "$CS" -q "$@" --threads -F "$RATE" -d $((SECS + 1)) -o "$T/out.folded" \
+		-p "$pp" 2> "$T/err" &
+	cs=$!
+	sleep 0.5
+	kill -USR2 "$pp"
+	wait "$pp" || true
+	wait "$cs" || true
+	awk -v name="$name" '
+	FNR == NR { if ($1 == "phase") own[$2] = $3; if ($1 == "total") tot = $2; next }
+	{ n = $NF; $NF = ""; k = split($0, fr, ";"); ph = ""
+	  for (i = 1; i <= k; i++) { f = fr[i]; gsub(/ /, "", f); if (f in own) ph = f }
+	  if (ph != "") got[ph] += n; all += n }
+	END {
+		worst = 0; line = ""
+		for (p in own) {
+			d = (all ? 100 * got[p] / all : 0) - 100 * own[p] / tot
+			if (d < 0 ? -d > worst : d > worst) { worst = d < 0 ? -d : d; wp = p }
+			line = line sprintf(" %s %.1f/%.1f", p, all ? 100 * got[p] / all : 0,
+					    100 * own[p] / tot)
+		}
+		printf "%-7s worst %5.1f pts (%s);%s\n", name, worst, wp, line
+	}' "$T/own" "$T/out.folded"
+}
+echo "phase samples%/own% per run"
+for rep in $(seq 1 "$REPS"); do
+	one local 1 1
+	one remote 1 0
+	one free 0,1 0,1
+	one perf 0,1 0,1 --backend=perf
+done
