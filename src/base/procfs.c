@@ -58,6 +58,7 @@ bool procfs_parse_stat(const char *buf, struct procfs_stat *out)
 	out->flags = 0;
 	out->cpu = -1;
 	out->ppid = 0;
+	out->utime = out->stime = 0;
 	/* fields 4.. follow the state, one space before each */
 	const char *p = close_paren + 3;
 	for (int field = 4; field <= 39; field++) {
@@ -82,6 +83,10 @@ bool procfs_parse_stat(const char *buf, struct procfs_stat *out)
 			out->ppid = (pid_t)v;
 		if (field == 9 && *start != '-')
 			out->flags = v;
+		if (field == 14 && *start != '-')
+			out->utime = v;
+		if (field == 15 && *start != '-')
+			out->stime = v;
 		if (field == 39 && *start != '-' && v <= INT_MAX && (*p == ' ' || *p == '\n' || !*p))
 			out->cpu = (int)v;
 	}

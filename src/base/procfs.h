@@ -13,7 +13,7 @@
  * up to a NUL: "pid (comm) S f4 f5 ...". The comm runs from the first '('
  * to the last ')' (it may hold anything, parentheses and spaces included)
  * and is cut to fit COMM_SIZE with a NUL. The state letter must follow the
- * ") ". ppid is field 4, flags field 9, cpu field 39 (the CPU the thread last ran on), -1 when the line
+ * ") ". ppid is field 4, flags field 9, utime and stime fields 14 and 15, cpu field 39 (the CPU the thread last ran on), -1 when the line
  * is shorter or that field is not a number. false on a line without comm
  * and state (OUT is then unspecified).
  *
@@ -34,6 +34,8 @@ struct procfs_stat {
 	pid_t ppid;           /* field 4, the parent's pid; 0 when absent */
 	unsigned long flags;  /* field 9 (PF_*); 0 when absent */
 	int cpu;              /* field 39, or -1 */
+	uint64_t utime, stime; /* fields 14, 15: clock ticks in user code and in
+	                        * the kernel; 0 when absent */
 };
 
 ssize_t procfs_pread_text(int fd, char *buf, size_t size);

@@ -71,7 +71,7 @@ struct backend_config {
  * sampler_stats or perf_sampler.h's perf_sampler_stats, copied), which only
  * the kind's -v line reads. Every word is a count, so the sessions of a run
  * add up word by word. */
-#define BACKEND_OWN_WORDS 16
+#define BACKEND_OWN_WORDS 24
 struct backend_stats {
 	union {
 		struct {
@@ -83,9 +83,14 @@ struct backend_stats {
 			                         * while sampled */
 			uint64_t switches;      /* times the threads got a CPU, less those
 			                         * csampler's own stops made */
+			/* a backend that stops threads: its samples stopped at a
+			 * system call's exit and in user code, and the kernel's
+			 * account of the threads' time in user code and in the
+			 * kernel over the same reads (clock ticks); 0 for others */
+			uint64_t stops_call, stops_user, user_ticks, kernel_ticks;
 			uint64_t own[BACKEND_OWN_WORDS];
 		};
-		uint64_t words[5 + BACKEND_OWN_WORDS];
+		uint64_t words[9 + BACKEND_OWN_WORDS];
 	};
 };
 _Static_assert(sizeof(struct backend_stats) == sizeof(((struct backend_stats *)0)->words),

@@ -48,7 +48,8 @@ static void ptrace_get_stats(const void *impl, struct backend_stats *out)
 	sampler_get_stats(impl, &ss);
 	*out = (struct backend_stats){
 		.ticks = ss.ticks, .threads_seen = ss.threads_seen, .waited_ns = ss.waited_ns,
-		.switches = ss.switches,
+		.switches = ss.switches, .stops_call = ss.stops_call, .stops_user = ss.stops_user,
+		.user_ticks = ss.user_ticks, .kernel_ticks = ss.kernel_ticks,
 	};
 	memcpy(out->own, &ss, sizeof ss);
 }
@@ -67,7 +68,8 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		"unwind stops: %s, %llu truncated, %llu sampled late, %llu dropped at wake-ups, "
 		"%llu dropped waiting for a CPU, %llu switches, %.2f s waited for a CPU, "
 		"pause p50 %.1f us p99 %.1f us%s, %llu not stopped (threads with child processes), "
-		"thread keys %llu held of %llu made, %llu periods taken\n",
+		"stops at a call's exit: %llu of %llu taken on csampler's CPU, %llu of %llu from "
+		"another, thread keys %llu held of %llu made, %llu periods taken\n",
 		(unsigned long long)rs->samples, (unsigned long long)ss.threads_seen,
 		(unsigned long long)ss.ticks_missed, unwind_stops,
 		(unsigned long long)rs->truncated, (unsigned long long)ss.late,
@@ -75,6 +77,9 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		(unsigned long long)ss.switches, (double)ss.waited_ns / 1e9,
 		(double)rs->pause_p50_ns / 1e3,
 		(double)rs->pause_p99_ns / 1e3, grown, (unsigned long long)ss.not_stopped,
+		(unsigned long long)ss.local_call, (unsigned long long)(ss.local_call + ss.local_user),
+		(unsigned long long)ss.remote_call,
+		(unsigned long long)(ss.remote_call + ss.remote_user),
 		(unsigned long long)rs->keys_held,
 		(unsigned long long)rs->keys_made, (unsigned long long)taken);
 }

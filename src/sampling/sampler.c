@@ -317,6 +317,20 @@ static enum stop_verdict judge_stop(const struct sampler *s, struct thread_state
 	return arrived ? STOP_WAKING : STOP_KEEP;
 }
 
+/* A stop of T kept, with registers R, taken in the round (INDEX of
+ * chosen[]): counted by where it was and where it came (stats.local_*,
+ * remote_*: report.h's note compares them). */
+static void count_kept_place(struct sampler *s, size_t index, const struct user_regs_struct *r)
+{
+	const struct thread_state *t = s->chosen[index];
+	bool at_call = (long)r->orig_rax >= 0;
+	++*(at_call ? &s->stats.stops_call : &s->stats.stops_user);
+	if (t->intr_our_cpu == TICK_CPU_TAKEN)
+		++*(at_call ? &s->stats.local_call : &s->stats.local_user);
+	else if (index < s->round_base + s->round_nspin)   /* (on another CPU at its read) */
+		++*(at_call ? &s->stats.remote_call : &s->stats.remote_user);
+}
+
 /* Count the verdict V on a stop; whether to sample it. */
 static bool keep_stop(struct sampler *s, enum stop_verdict v)
 {
@@ -395,6 +409,8 @@ static void capture_thread(void *ctx, size_t index, pid_t tid, const struct user
 	if (!s->cfg.idle && !keep_stop(s, judge_stop(s, s->chosen[i], regs, seen))) {
 		s->round_dropped++;
 	} else {
+		if (!s->cfg.idle)
+			count_kept_place(s, i, regs);
 		s->captured[i] = recorder_capture(s->rec, thread_id(s, s->chosen[i])->proc, tid, regs,
 						  &s->snaps[i]) == 0;
 	}
@@ -425,28 +441,6 @@ static void record_round_pause(struct sampler *s, struct thread_state *t)
 		from += after < t->seen_ns - s->round_start_ns ? after : t->seen_ns - s->round_start_ns;
 	}
 	recorder_record_pause(s->rec, from, t->done_ns);
-}
-
-
-/* A random subset of chosen[0, n): each kept with probability 1/w, w the
- * smallest integer that keeps the expected number within MAX; those kept
- * are moved to the front. Returns how many; *W is w. The number kept is
- * random: it is cut at SUBSET_HARD_MAX x MAX (the room made for a round),
- * which a binomial of mean MAX passes about never. */
-static size_t take_subset(struct sampler *s, size_t n, size_t max, unsigned *w)
-{
-	*w = 1;
-	if (n <= max)
-		return n;
-	*w = (unsigned)((n + max - 1) / max);
-	size_t kept = 0;
-	for (size_t i = 0; i < n && kept < SUBSET_HARD_MAX * max; i++)
-		if (clock_xorshift64(&s->rng) % *w == 0) {
-			struct thread_state *t = s->chosen[i];
-			s->chosen[i] = s->chosen[kept];
-			s->chosen[kept++] = t;
-		}
-	return kept;
 }
 
 /* On-CPU mode: of the candidates chosen[0, n), move those that run now
@@ -766,9 +760,9 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 	 * name). A stop that shows the thread was not on a CPU at the tick (see
 	 * judge_stop) is not counted. */
 	unsigned w_examined, w_running;
-	size_t scan = take_subset(s, nchosen, MAX_EXAMINED, &w_examined);
+	size_t scan = threads_take_subset(s, nchosen, MAX_EXAMINED, &w_examined);
 	size_t nrun = find_running(s, scan);
-	nrun = take_subset(s, nrun, s->max_per_tick, &w_running);
+	nrun = threads_take_subset(s, nrun, s->max_per_tick, &w_running);
 	/* (Periods that passed without a tick, csampler given no CPU in time,
 	 * are not put on this tick's samples: every thread's total is the
 	 * kernel's account of its CPU, long-lived ones each, short-lived ones

@@ -65,6 +65,17 @@ struct sampler_stats {
 	                                 * counted (see sampler.c) */
 	uint64_t not_stopped;           /* samples of threads not stopped, counted
 	                                 * without a stack (target_thread_stoppable) */
+	/* on-CPU stops kept, by where they were and where they came: the
+	 * thread csampler's tick took its CPU from (local: it stops where it
+	 * was at the tick), and a thread on another CPU (remote: the
+	 * interrupt reaches it tens of microseconds later); at a system
+	 * call's exit, or in user code */
+	uint64_t local_call, local_user, remote_call, remote_user;
+	uint64_t stops_call, stops_user;   /* all of them (on-CPU) */
+	uint64_t user_ticks, kernel_ticks; /* the kernel's account of the threads'
+	                                 * time in user code and in the kernel
+	                                 * (stat's utime, stime) between their first
+	                                 * and last stat reads, in clock ticks */
 };
 
 struct sampler;

@@ -52,6 +52,9 @@ struct thread_state {
 	uint64_t own_stops;           /* our stops of it since (each one is a switch
 	                               * out and an arrival: not the target's own) */
 	uint64_t late_until_ns;       /* a late stop is expected until then */
+	uint64_t utime, stime;        /* clock ticks in user code and in the kernel,
+	                               * as of its last stat read (times_read) */
+	bool times_read;
 	bool idle;                    /* did not run at its last read, nor was running */
 	unsigned level;               /* its next read was drawn with p = 2^-level */
 	bool woke;                    /* it ran while we sampled (level grows by one) */
@@ -99,6 +102,10 @@ struct thread_state {
  * threads at 999 Hz slowed by 18% instead of 7%. */
 #define MAX_EXAMINED 64u
 #define SUBSET_HARD_MAX 4u
+/* A random subset of chosen[0, n), moved to the front, each thread kept
+ * with probability 1 / *W (the smallest w that keeps the expected number
+ * within MAX): how many. */
+size_t threads_take_subset(struct sampler *s, size_t n, size_t max, unsigned *w);
 
 /* Descriptors left to everything but the threads' /proc files (mappings,
  * the spill file, symbolizing and writing start after those are closed). */

@@ -526,6 +526,13 @@ bool threads_read_stat(struct sampler *s, struct thread_state *t, char *state)
 		return false;
 	*state = st.state;
 	t->cpu = st.cpu;
+	if (t->times_read && st.utime >= t->utime && st.stime >= t->stime) {
+		s->stats.user_ticks += st.utime - t->utime;
+		s->stats.kernel_ticks += st.stime - t->stime;
+	}
+	t->utime = st.utime;
+	t->stime = st.stime;
+	t->times_read = true;
 	recorder_name_thread(s->rec, slot_of(s, t), st.comm);
 	return true;
 }
@@ -634,4 +641,25 @@ void threads_read_kernel_stack(struct sampler *s, const struct recorder_followed
 	}
 	snap->kernel_n = recorder_kernel_stack(s->rec, text, strlen(text), s->blocked_kernel,
 					       SAMPLER_KERNEL_MAX);
+}
+
+/* A random subset of chosen[0, n): each kept with probability 1/w, w the
+ * smallest integer that keeps the expected number within MAX; those kept
+ * are moved to the front. Returns how many; *W is w. The number kept is
+ * random: it is cut at SUBSET_HARD_MAX x MAX (the room made for a round),
+ * which a binomial of mean MAX passes about never. */
+size_t threads_take_subset(struct sampler *s, size_t n, size_t max, unsigned *w)
+{
+	*w = 1;
+	if (n <= max)
+		return n;
+	*w = (unsigned)((n + max - 1) / max);
+	size_t kept = 0;
+	for (size_t i = 0; i < n && kept < SUBSET_HARD_MAX * max; i++)
+		if (clock_xorshift64(&s->rng) % *w == 0) {
+			struct thread_state *t = s->chosen[i];
+			s->chosen[i] = s->chosen[kept];
+			s->chosen[kept++] = t;
+		}
+	return kept;
 }

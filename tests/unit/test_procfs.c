@@ -59,6 +59,15 @@ static void test_fields(void **state)
 	assert_int_equal(st.cpu, 1);
 	assert_int_equal(st.flags, 4194560);
 	assert_int_equal(st.ppid, 1);
+	assert_int_equal(st.utime, 5);
+	assert_int_equal(st.stime, 6);
+	/* a line cut before them: 0, as flags and ppid past its end */
+	assert_true(procfs_parse_stat("12 (x) R 1 2 3 4 5 6 7 8 9 10", &st));
+	assert_int_equal(st.utime, 0);
+	assert_int_equal(st.stime, 0);
+	assert_true(procfs_parse_stat("12 (x) R 1 2 3 4 5 6 7 8 9 10 42 -3", &st));
+	assert_int_equal(st.utime, 42);
+	assert_int_equal(st.stime, 0);                 /* (not a count) */
 }
 
 static void test_hostile_comm(void **state)
