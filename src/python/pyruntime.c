@@ -132,9 +132,10 @@ static enum runtime_say py_describe(const struct runtime_found *f, bool kernel_c
 			 : "csampler's table of that version says");
 		return RUNTIME_SAY_VERBOSE;
 	case PYSTACK_OLD:
-		snprintf(text, len, "runs a CPython older than 3.11 from a file whose name does not "
-			 "say its version (python2.7, libpython3.8.so...): its Python frames are not "
-			 "read, its stacks show the interpreter's C functions");
+		snprintf(text, len, "runs a CPython older than 3.11 whose version neither its file's "
+			 "name (python2.7, libpython3.8.so...) nor its memory says (a program that "
+			 "embeds it says it once the interpreter started: attach then): its Python "
+			 "frames are not read, its stacks show the interpreter's C functions");
 		break;
 	case PYSTACK_FREE_THREADED:
 		snprintf(text, len, "runs a free-threaded CPython %u.%u (built without the GIL), whose "

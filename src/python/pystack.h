@@ -47,6 +47,11 @@ struct pystack_symbols {
 	uint64_t code_type;             /* PyCode_Type */
 	uint64_t eval_start, eval_end;  /* _PyEval_EvalFrameDefault (2.7:
 	                                 * PyEval_EvalFrameEx) */
+	/* a file not named for Python (a program that embeds it), before
+	 * 3.11: its .bss, which holds Py_GetVersion's text once the
+	 * interpreter started (pystack_version_text); else 0 */
+	uint64_t bss_start;
+	size_t bss_len;
 };
 /* The interpreter's symbols in the symbol table SYM or dynamic table DYN
  * of ELF; false unless it has _PyRuntime (or interp_head, a local symbol:
@@ -62,6 +67,13 @@ bool pystack_may_be_python(const char *path);
  * version its file's name says into OUT. */
 bool pystack_find(Elf *elf, Elf_Scn *sym, Elf_Scn *dyn, uint64_t bias, const char *path,
 		  struct pystack_symbols *out);
+
+/* The version in the text Py_GetVersion made ("3.8.18 (default, ...",
+ * at the start of a string) among LEN bytes at BUF: false unless every
+ * such text there names the same MAJOR.MINOR (2.7, or 3.x). Before 3.11
+ * an interpreter a program embeds has no Py_Version, and this text, in
+ * its .bss once the interpreter started, is what says its version. */
+bool pystack_version_text(const uint8_t *buf, size_t len, unsigned *major, unsigned *minor);
 
 /* The version a file's PATH names (python3.8, libpython3.6m.so.1.0,
  * libpython2.7.so): false if none. Before 3.11 the interpreter has no

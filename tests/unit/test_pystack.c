@@ -448,6 +448,49 @@ static void test_name_version(void **state)
 	assert_false(pystack_name_version(NULL, &major, &minor));
 }
 
+/* Py_GetVersion's text in a .bss: at a string's start, one version. */
+static bool version_in(const char *bytes, size_t len, unsigned *major, unsigned *minor)
+{
+	return pystack_version_text((const uint8_t *)bytes, len, major, minor);
+}
+
+static void test_version_text(void **state)
+{
+	(void)state;
+	unsigned ma = 0, mi = 0;
+	static const char v38[] = "3.8.18 (default, May  9 2026, 07:33:04) \n[GCC 12.2.0]";
+	assert_true(version_in(v38, sizeof v38 - 1, &ma, &mi));
+	assert_int_equal(ma, 3);
+	assert_int_equal(mi, 8);
+	static const char after[] = "\x01\x02\0\0002.7.18 (default, Jan 1)\0\0";
+	assert_true(version_in(after, sizeof after - 1, &ma, &mi));
+	assert_int_equal(ma, 2);
+	assert_int_equal(mi, 7);
+	static const char rc[] = "\0003.10.0rc2+ (heads/3.10:abc)";
+	assert_true(version_in(rc, sizeof rc - 1, &ma, &mi));
+	assert_int_equal(mi, 10);
+	/* the same version twice: one */
+	static const char twice[] = "3.9.1 (a)\0003.9.1 (a)";
+	assert_true(version_in(twice, sizeof twice - 1, &ma, &mi));
+	assert_int_equal(mi, 9);
+	/* not at a string's start, not followed by " (", another major, two
+	 * versions, cut short, three digits: none */
+	static const char inside[] = "x3.8.18 (default)";
+	assert_false(version_in(inside, sizeof inside - 1, &ma, &mi));
+	static const char bare[] = "3.8.18\0lib/python3.8";
+	assert_false(version_in(bare, sizeof bare - 1, &ma, &mi));
+	static const char two_six[] = "2.6.9 (r269)";
+	assert_false(version_in(two_six, sizeof two_six - 1, &ma, &mi));
+	static const char both[] = "3.8.1 (a)\0003.9.1 (b)";
+	assert_false(version_in(both, sizeof both - 1, &ma, &mi));
+	static const char cut[] = "3.8.18 ";
+	assert_false(version_in(cut, sizeof cut - 1, &ma, &mi));
+	assert_false(version_in("3.8.", 4, &ma, &mi));
+	static const char wide[] = "3.123.1 (x)";
+	assert_false(version_in(wide, sizeof wide - 1, &ma, &mi));
+	assert_false(version_in("", 0, &ma, &mi));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_splice_by_stack_frame),
 		cmocka_unit_test(test_pydebug_layout),
 		cmocka_unit_test(test_name_version),
+		cmocka_unit_test(test_version_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
