@@ -124,14 +124,16 @@ static void report_empty(const struct report_config *o, pid_t pid, const struct 
  * socket 69.2% for 54.1%, epoll 80.2% for 76.3% (its error is between
  * calls: the switch note below), a busy loop 0 for 0. */
 #define SKID_NOTE_POINTS 5.0
-#define SKID_NOTE_MIN 100u
+#define SKID_NOTE_MIN_STOPS 100u
+#define SKID_NOTE_MIN_TICKS 20u    /* (0.2 s of CPU at USER_HZ 100: a thread
+                                    * sharing its CPU for 2 s had 88 ticks) */
 
 /* Whether stops at a call's exit outnumber the kernel's time there beyond
  * chance (see SKID_NOTE_POINTS): their two shares, in percent. */
 static bool skid_into_calls(const struct backend_stats *st, double *calls, double *kernel)
 {
 	uint64_t n = st->stops_call + st->stops_user, k = st->user_ticks + st->kernel_ticks;
-	if (n < SKID_NOTE_MIN || k < SKID_NOTE_MIN)
+	if (n < SKID_NOTE_MIN_STOPS || k < SKID_NOTE_MIN_TICKS)
 		return false;
 	double pc = (double)st->stops_call / (double)n, pk = (double)st->kernel_ticks / (double)k;
 	double se = sqrt(pc * (1 - pc) / (double)n + pk * (1 - pk) / (double)k);

@@ -49,7 +49,7 @@ note "calls: $calls% of the stops at a call's exit; the kernel's share $kernel% 
 # the note's kernel share is the kernel's (over csampler's reads, a
 # little shorter than ours)
 d=$((kernel - here)); [ "$d" -lt 0 ] && d=$((-d))
-[ "$d" -le 10 ] || fail "calls: the note's kernel share $kernel%, the kernel's read here $here%"
+[ "$d" -le 15 ] || fail "calls: the note's kernel share $kernel%, the kernel's read here $here%"
 wait "$pid" 2>/dev/null
 
 # with the kernel's samples (root): no stops, no such note
