@@ -133,6 +133,12 @@ void backend_note_missed(struct backend *b, uint64_t missed)
 	b->ops->note_missed(b->impl, missed);
 }
 
+void backend_end_ticks(struct backend *b)
+{
+	if (b && b->ops->end_ticks)
+		b->ops->end_ticks(b->impl);
+}
+
 void backend_close_threads(struct backend *b)
 {
 	b->ops->close_threads(b->impl);

@@ -88,9 +88,13 @@ struct backend_stats {
 			 * account of the threads' time in user code and in the
 			 * kernel over the same reads (clock ticks); 0 for others */
 			uint64_t stops_call, stops_user, user_ticks, kernel_ticks;
+			/* of those stops, the ones of threads the tick took a CPU
+			 * from (csampler's own, or a holder's): each stopped where
+			 * it was at the tick */
+			uint64_t stops_taken;
 			uint64_t own[BACKEND_OWN_WORDS];
 		};
-		uint64_t words[9 + BACKEND_OWN_WORDS];
+		uint64_t words[10 + BACKEND_OWN_WORDS];
 	};
 };
 _Static_assert(sizeof(struct backend_stats) == sizeof(((struct backend_stats *)0)->words),
@@ -124,6 +128,10 @@ int backend_tick(struct backend *b, uint64_t tick_ns, uint64_t next_tick_ns);
 unsigned backend_tick_rate(const struct backend *b, unsigned rate);
 /* Ticks skipped because a tick overran. */
 void backend_note_missed(struct backend *b, uint64_t missed);
+/* The last tick was taken: give back what the ticks held (the ptrace
+ * backend's CPU holders, and the pinning of the calling thread), before
+ * the sampling thread leaves real-time priority. */
+void backend_end_ticks(struct backend *b);
 /* Sampling is over: what is pending is counted, the threads' files or
  * events closed. No tick after this. */
 void backend_close_threads(struct backend *b);

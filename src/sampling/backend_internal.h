@@ -23,6 +23,8 @@ struct backend_ops {
 	 * sampling rate) */
 	unsigned (*read_rate)(const void *impl);
 	void (*note_missed)(void *impl, uint64_t missed);
+	/* the ticks are over (NULL: nothing to do) */
+	void (*end_ticks)(void *impl);
 	void (*close_threads)(void *impl);
 	void (*get_stats)(const void *impl, struct backend_stats *out);
 	void (*print_diagnostics)(const struct backend_stats *st, const struct recorder_stats *rs,

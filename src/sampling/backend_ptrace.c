@@ -40,6 +40,7 @@ static int ptrace_tick(void *impl, uint64_t tick_ns, uint64_t next_tick_ns)
 	return sampler_tick(impl, tick_ns, next_tick_ns);
 }
 static void ptrace_note_missed(void *impl, uint64_t missed) { sampler_note_missed(impl, missed); }
+static void ptrace_end_ticks(void *impl) { sampler_end_ticks(impl); }
 static void ptrace_close_threads(void *impl) { sampler_close_threads(impl); }
 
 static void ptrace_get_stats(const void *impl, struct backend_stats *out)
@@ -50,6 +51,7 @@ static void ptrace_get_stats(const void *impl, struct backend_stats *out)
 		.ticks = ss.ticks, .threads_seen = ss.threads_seen, .waited_ns = ss.waited_ns,
 		.switches = ss.switches, .stops_call = ss.stops_call, .stops_user = ss.stops_user,
 		.user_ticks = ss.user_ticks, .kernel_ticks = ss.kernel_ticks,
+		.stops_taken = ss.local_call + ss.local_user,
 	};
 	memcpy(out->own, &ss, sizeof ss);
 }
@@ -68,8 +70,9 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		"unwind stops: %s, %llu truncated, %llu sampled late, %llu dropped at wake-ups, "
 		"%llu dropped waiting for a CPU, %llu switches, %.2f s waited for a CPU, "
 		"pause p50 %.1f us p99 %.1f us%s, %llu not stopped (threads with child processes), "
-		"stops at a call's exit: %llu of %llu taken on csampler's CPU, %llu of %llu from "
-		"another, thread keys %llu held of %llu made, %llu periods taken\n",
+		"other CPUs held at the ticks: %llu of %llu, "
+		"stops at a call's exit: %llu of %llu taken where csampler's tick took the CPU, "
+		"%llu of %llu from another, thread keys %llu held of %llu made, %llu periods taken\n",
 		(unsigned long long)rs->samples, (unsigned long long)ss.threads_seen,
 		(unsigned long long)ss.ticks_missed, unwind_stops,
 		(unsigned long long)rs->truncated, (unsigned long long)ss.late,
@@ -77,6 +80,7 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		(unsigned long long)ss.switches, (double)ss.waited_ns / 1e9,
 		(double)rs->pause_p50_ns / 1e3,
 		(double)rs->pause_p99_ns / 1e3, grown, (unsigned long long)ss.not_stopped,
+		(unsigned long long)ss.cpus_held, (unsigned long long)(ss.cpus_held + ss.cpus_not_held),
 		(unsigned long long)ss.local_call, (unsigned long long)(ss.local_call + ss.local_user),
 		(unsigned long long)ss.remote_call,
 		(unsigned long long)(ss.remote_call + ss.remote_user),
@@ -88,7 +92,7 @@ static const struct backend_ops ptrace_ops = {
 	.caps = { .word = "ptrace", .name = "ptrace", .option = "--backend=ptrace", .idle = true,
 		  .dump = true, .per_sample_attach = true, .own_ticks = true },
 	.create = ptrace_create, .destroy = ptrace_destroy, .on_event = ptrace_on_event,
-	.tick = ptrace_tick, .note_missed = ptrace_note_missed,
+	.tick = ptrace_tick, .note_missed = ptrace_note_missed, .end_ticks = ptrace_end_ticks,
 	.close_threads = ptrace_close_threads,
 	.get_stats = ptrace_get_stats, .print_diagnostics = ptrace_print_diagnostics,
 };

@@ -156,6 +156,7 @@ void sampler_free(struct sampler *s)
 	if (!s)
 		return;
 	target_set_late_sample(s->target, NULL, NULL, NULL);
+	sampler_end_ticks(s);
 	for (size_t i = 0; i < s->nthreads_cap; i++) {
 		if (thread_at(s, i)) {
 			threads_close_files(s, &s->threads[i]);
@@ -473,6 +474,10 @@ static void round_sent(void *ctx)
 	struct sampler *s = ctx;
 	for (size_t i = s->round_base + s->round_nspin; i < s->round_base + s->round_n; i++)
 		s->chosen[i]->intr_our_cpu = threads_tick_took_cpu(s, s->chosen[i]);
+	/* then those on the CPUs the holders took, which stop where they were
+	 * once the holders let go */
+	threads_judge_held(s, s->round_base, s->round_nspin);
+	holders_release(s->holders, s->tick_ns);
 }
 
 /* Round callback: no stop is due (a new thread's first is owed): not late. */
@@ -548,7 +553,9 @@ int sampler_tick(struct sampler *s, uint64_t tick_ns, uint64_t next_tick_ns)
 	s->tick_ns = tick_ns;
 	s->in_tick = true;
 	s->ngone = 0;
+	threads_hold_cpus(s);
 	int ret = sampler_tick_locked(s);
+	holders_release(s->holders, tick_ns);  /* (no round, or it failed) */
 	s->in_tick = false;
 	threads_release_retired(s);
 	recorder_release_gone(s->rec);

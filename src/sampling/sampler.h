@@ -8,7 +8,9 @@
  * the estimate is unbiased) or all of them (--idle, where a thread that did
  * not run reuses its last stack, and a blocked one that ran is copied where
  * it waits without being interrupted: blocked.h), each sample
- * counting one period; interrupt the chosen threads together, capture
+ * counting one period (on-CPU mode, csampler real-time: with every other
+ * CPU taken at the tick by a holder, holders.h, so each thread stops where
+ * the tick found it); interrupt the chosen threads together, capture
  * registers and stack window of each as soon as it stops and resume it at
  * once (no thread waits for a slower one), then unwind the copies and count
  * them in the stackmap. A chosen thread that was waiting for a CPU stops
@@ -72,6 +74,8 @@ struct sampler_stats {
 	 * call's exit, or in user code */
 	uint64_t local_call, local_user, remote_call, remote_user;
 	uint64_t stops_call, stops_user;   /* all of them (on-CPU) */
+	uint64_t cpus_held, cpus_not_held; /* at the ticks, the other CPUs taken by a
+	                                 * holder in time (holders.h), and those not */
 	uint64_t user_ticks, kernel_ticks; /* the kernel's account of the threads'
 	                                 * time in user code and in the kernel
 	                                 * (stat's utime, stime) between their first
@@ -91,6 +95,9 @@ void sampler_free(struct sampler *s);
 /* A target event (forward target's callback here). */
 void sampler_on_event(struct sampler *s, const struct target_event *ev);
 
+/* The last tick was taken: the CPU holders end, and the ticking thread is
+ * no longer pinned (holders.h). */
+void sampler_end_ticks(struct sampler *s);
 /* Sampling is over: close the threads' /proc files and the processes' task
  * directories (the descriptors go to symbolizing and writing). No tick after
  * this. */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "holders.h"
 #include "recorder.h"
 #include "sampler.h"
 #include "target.h"
@@ -180,6 +181,11 @@ struct sampler {
 	int self_sched_fd;
 	pid_t self_sched_tid;
 	uint64_t self_exec_start_ns, self_exec_tick;
+	/* on-CPU mode, csampler real-time: every other CPU taken at each tick
+	 * (holders.h), started at the first tick; the tick they were armed for */
+	struct holders *holders;
+	bool holders_tried;
+	uint64_t holders_armed_ns;
 	struct sampler_stats stats;
 };
 
@@ -214,7 +220,17 @@ int threads_open_once(struct sampler *s, struct thread_state *t, const char *nam
 /* T, 'R' on the CPU the round runs on: did this tick's switch to csampler
  * take that CPU from it (it was running at the tick: its exec_start equals
  * csampler's), or find it waiting there (it was not running)? */
+/* The holders of the tick (holders.h): started, waited for, armed for the
+ * next one (on-CPU mode, csampler real-time). */
+void threads_hold_cpus(struct sampler *s);
+/* Of chosen[BASE, BASE + N), those 'R' on a CPU a holder took at the tick:
+ * taken off it there, or waiting for it (intr_our_cpu), asked before the
+ * holders let go. */
+void threads_judge_held(struct sampler *s, size_t base, size_t n);
 enum tick_cpu threads_tick_took_cpu(struct sampler *s, struct thread_state *t);
+/* The same for T 'R' on a CPU a holder took at the tick with the switch
+ * stamped STAMP_NS (holders_taken_at). */
+enum tick_cpu threads_took_cpu_at(struct sampler *s, struct thread_state *t, uint64_t stamp_ns);
 /* T ran: keep the files opened for one read, making room by closing
  * those of threads long idle. */
 void threads_keep_files(struct sampler *s, struct thread_state *t);

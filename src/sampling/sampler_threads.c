@@ -421,8 +421,17 @@ int threads_add_pending(struct sampler *s, uint64_t now)
 	return 0;
 }
 
+void sampler_end_ticks(struct sampler *s)
+{
+	holders_stop(s->holders);
+	s->holders = NULL;
+	s->holders_tried = false;   /* (a next session's first tick starts them again) */
+	s->holders_armed_ns = 0;
+}
+
 void sampler_close_threads(struct sampler *s)
 {
+	sampler_end_ticks(s);
 	for (size_t i = 0; i < s->nthreads_cap; i++)
 		if (thread_at(s, i))
 			threads_close_files(s, &s->threads[i]);
@@ -557,6 +566,52 @@ void threads_set_idle_level(struct sampler *s)
  * not yet run keeps the stamp of its last run, before its sleep. */
 #define TOOK_CPU_MATCH_NS 1000u
 
+/* Holders (holders.h): how long the tick waits for them to take their
+ * CPUs after its own wake-up (an idle CPU's timer wakes a real-time thread
+ * there 36-87 us late, p10-p90, on this VM; the tick thread is late too),
+ * and the most a holder keeps its CPU (a quarter period at most). */
+#define HOLD_ARRIVE_NS 150000u
+#define HOLD_MAX_NS 1000000u
+
+/* On-CPU mode with csampler real-time: the holders (holders.h) take the
+ * other CPUs at each tick. Started at the first tick (after a launch: the
+ * tick thread is pinned while they run), armed for the next one, and
+ * waited for (at most HOLD_ARRIVE_NS) before any thread is read, so every
+ * read sees the threads as the tick left them. */
+void threads_hold_cpus(struct sampler *s)
+{
+	if (s->cfg.idle)
+		return;
+	if (!s->holders_tried) {
+		struct sched_param sp;
+		int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+		s->holders_tried = true;
+		uint64_t hold_max = s->period_ns / 4 < HOLD_MAX_NS ? s->period_ns / 4 : HOLD_MAX_NS;
+		if (policy == SCHED_FIFO && sched_getparam(0, &sp) == 0)
+			s->holders = holders_start(sp.sched_priority, hold_max);
+	}
+	if (!s->holders)
+		return;
+	if (s->holders_armed_ns == s->tick_ns) {
+		uint64_t now = clock_monotonic_ns();
+		size_t held = holders_wait(s->holders, s->tick_ns,
+					   (now > s->tick_ns ? now : s->tick_ns) + HOLD_ARRIVE_NS);
+		s->stats.cpus_held += held;
+		s->stats.cpus_not_held += holders_count(s->holders) - held;
+	}
+	holders_arm(s->holders, s->next_tick_ns);
+	s->holders_armed_ns = s->next_tick_ns;
+}
+
+void threads_judge_held(struct sampler *s, size_t base, size_t n)
+{
+	for (size_t i = base; i < base + n; i++) {
+		uint64_t stamp = holders_taken_at(s->holders, s->chosen[i]->cpu);
+		if (stamp)
+			s->chosen[i]->intr_our_cpu = threads_took_cpu_at(s, s->chosen[i], stamp);
+	}
+}
+
 /* The ticking thread's se.exec_start, read once a tick when a thread on
  * its CPU is judged (a scheduler tick between the switch and the read
  * would bring it up to date: about 50 us in 4 ms, then no match); 0 where
@@ -593,8 +648,12 @@ static uint64_t own_exec_start(struct sampler *s)
  * was, is dropped then, which loses a sample but moves none. */
 enum tick_cpu threads_tick_took_cpu(struct sampler *s, struct thread_state *t)
 {
-	uint64_t own = own_exec_start(s);
-	if (!own)
+	return threads_took_cpu_at(s, t, own_exec_start(s));
+}
+
+enum tick_cpu threads_took_cpu_at(struct sampler *s, struct thread_state *t, uint64_t stamp_ns)
+{
+	if (!stamp_ns)
 		return TICK_CPU_UNKNOWN;
 	int fd = threads_open_once(s, t, "sched");
 	uint64_t ns;
@@ -603,8 +662,8 @@ enum tick_cpu threads_tick_took_cpu(struct sampler *s, struct thread_state *t)
 		close(fd);
 	if (!ok)
 		return TICK_CPU_UNKNOWN;
-	return (ns > own ? ns - own : own - ns) <= TOOK_CPU_MATCH_NS ? TICK_CPU_TAKEN
-								     : TICK_CPU_WAITING;
+	return (ns > stamp_ns ? ns - stamp_ns : stamp_ns - ns) <= TOOK_CPU_MATCH_NS ? TICK_CPU_TAKEN
+										   : TICK_CPU_WAITING;
 }
 
 size_t threads_count_unstoppable(struct sampler *s, size_t base, size_t n)

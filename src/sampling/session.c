@@ -375,6 +375,8 @@ enum session_end session_run(struct session *s, uint64_t start_ns, const struct 
 			break;
 		}
 	}
+	s->ticks_end_ns = clock_monotonic_ns();
+	backend_end_ticks(s->backend);
 	clock_close(&clk);
 	return end;
 }

@@ -77,6 +77,10 @@ struct session {
 	struct backend *backend;     /* takes the samples, recording through recorder */
 	bool chosen_gone[SESSION_MAX_TIDS]; /* -t: which of cfg.tids have ended */
 	size_t chosen_left;          /* -t: how many have not; the loop ends at 0 */
+	uint64_t ticks_end_ns;       /* when session_run's loop ended (CLOCK_MONOTONIC):
+	                              * the end of the time sampled (leaving real-time
+	                              * priority after it took up to 0.5 s beside busy
+	                              * programs) */
 	int sigfd;
 	sigset_t oldmask;
 	void (*on_event)(void *ctx, const struct target_event *ev);
