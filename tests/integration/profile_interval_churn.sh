@@ -29,9 +29,13 @@ for be in ptrace perf; do
 	assert_within "$be: thread keys made over 6 intervals" "$made" 100 1000000
 	# the last window's and the live threads' only: about a sixth, at
 	# most a third (perf under the suite's load: 107 of 320, its rings
-	# read late), and the fixture's 9 live threads, which hold theirs
+	# read late; 20-24% in CI's other stages, once 122 of 295 beside the
+	# quick group at -j6: for perf at most a half), and the fixture's 9
+	# live threads, which hold theirs
+	share=3
+	[ "$be" = perf ] && share=2
 	assert_within "$be: thread keys held at the end (of $made made)" "$held" 1 \
-		"$((made / 3 + 9))"
+		"$((made / share + 9))"
 	cat "$T"/churn-$be/w-*.folded >"$T/churn.all"
 	assert_folded_has "$T/churn.all" "^churn-$CHURN;.*;main;"
 	assert_folded_has "$T/churn.all" "^churn-[0-9]+;.*thread_main"
