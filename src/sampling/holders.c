@@ -47,7 +47,6 @@ struct holders {
 	_Alignas(64) _Atomic uint64_t released;  /* the last tick let go */
 	uint64_t hold_max_ns;
 	cpu_set_t saved_mask;                    /* the caller's, before pinning */
-	int own_cpu;
 	size_t n;
 	struct holder *slots;
 	int cpu_slot[CPU_SETSIZE];               /* by CPU: its slot, -1 none */
@@ -126,7 +125,7 @@ static void *holder_main(void *arg)
 	return NULL;
 }
 
-static int start_holder(struct holders *h, struct holder *me, int priority)
+static int start_holder(struct holder *me, int priority)
 {
 	pthread_attr_t attr;
 	cpu_set_t one;
@@ -144,7 +143,6 @@ static int start_holder(struct holders *h, struct holder *me, int priority)
 		err = pthread_create(&me->thread, &attr, holder_main, me);
 	pthread_attr_destroy(&attr);
 	me->started = err == 0;
-	(void)h;
 	return err;
 }
 
@@ -173,18 +171,16 @@ struct holders *holders_start(int priority, uint64_t hold_max_ns)
 		return NULL;
 	memset(h, 0, sizeof *h);
 	h->hold_max_ns = hold_max_ns;
-	h->own_cpu = own;
 	if (sched_getaffinity(0, sizeof h->saved_mask, &h->saved_mask) < 0) {
 		free(h);
 		return NULL;
 	}
-	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		h->cpu_slot[c] = -1;
 	size_t want = 0;
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		want += c != own && CPU_ISSET(c, &h->saved_mask);
-	if (want == 0 || online < 2) {
+	if (want == 0) {
 		free(h);
 		errno = ENOTSUP;
 		return NULL;
@@ -212,7 +208,7 @@ struct holders *holders_start(int priority, uint64_t hold_max_ns)
 		me->h = h;
 		me->cpu = c;
 		me->sched_fd = -1;
-		if (start_holder(h, me, priority) != 0)
+		if (start_holder(me, priority) != 0)
 			continue;  /* (an offline CPU, or refused: that CPU is not held) */
 		h->cpu_slot[c] = (int)h->n++;
 	}

@@ -217,9 +217,6 @@ void threads_read_kernel_stack(struct sampler *s, const struct recorder_followed
 			       struct unwind_snapshot *snap);
 /* Open NAME of T for one read (the caller closes it): -1 if it cannot. */
 int threads_open_once(struct sampler *s, struct thread_state *t, const char *name);
-/* T, 'R' on the CPU the round runs on: did this tick's switch to csampler
- * take that CPU from it (it was running at the tick: its exec_start equals
- * csampler's), or find it waiting there (it was not running)? */
 /* The holders of the tick (holders.h): started, waited for, armed for the
  * next one (on-CPU mode, csampler real-time). */
 void threads_hold_cpus(struct sampler *s);
@@ -227,6 +224,9 @@ void threads_hold_cpus(struct sampler *s);
  * taken off it there, or waiting for it (intr_our_cpu), asked before the
  * holders let go. */
 void threads_judge_held(struct sampler *s, size_t base, size_t n);
+/* T, 'R' on the CPU the round runs on: did this tick's switch to csampler
+ * take that CPU from it (it was running at the tick: its exec_start equals
+ * csampler's), or find it waiting there (it was not running)? */
 enum tick_cpu threads_tick_took_cpu(struct sampler *s, struct thread_state *t);
 /* The same for T 'R' on a CPU a holder took at the tick with the switch
  * stamped STAMP_NS (holders_taken_at). */

@@ -584,10 +584,10 @@ void threads_hold_cpus(struct sampler *s)
 		return;
 	if (!s->holders_tried) {
 		struct sched_param sp;
-		int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
 		s->holders_tried = true;
 		uint64_t hold_max = s->period_ns / 4 < HOLD_MAX_NS ? s->period_ns / 4 : HOLD_MAX_NS;
-		if (policy == SCHED_FIFO && sched_getparam(0, &sp) == 0)
+		/* (holders_start refuses a tick thread that is not SCHED_FIFO) */
+		if (sched_getparam(0, &sp) == 0)
 			s->holders = holders_start(sp.sched_priority, hold_max);
 	}
 	if (!s->holders)
