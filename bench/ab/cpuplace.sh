@@ -13,19 +13,22 @@
 # thread's own CPU). Each placement REPS times, interleaved; prints the
 # largest difference of a phase (points) per run.
 # usage: bench/ab/cpuplace.sh [CSAMPLER [PROGS]] (as root, 2+ CPUs); REPS
-# (3), RATE (999), SECONDS (4).
+# (3), RATE (999), SECONDS (4), MODE (pingpong's mode: epoll, socket, nap,
+# sync, calls), PLACES (the placements run, "local remote free perf").
 set -eu
 CS=${1:-build/src/csampler}
 PROGS=${2:-$(dirname "$CS")/../tests/progs}
 REPS=${REPS:-3}
 RATE=${RATE:-999}
 SECS=${SECONDS_RUN:-4}
+MODE=${MODE:-epoll}
+PLACES=${PLACES:-local remote free perf}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 one() {
 	name=$1 pcpu=$2 ccpu=$3
 	shift 3
-	taskset -c "$pcpu" "$PROGS/pingpong" epoll "$SECS" wait > "$T/own" 2>&1 &
+	taskset -c "$pcpu" "$PROGS/pingpong" "$MODE" "$SECS" wait > "$T/own" 2>&1 &
 	pp=$!
 	sleep 0.3
 	taskset -c "$ccpu" "$CS" -q "$@" --threads -F "$RATE" -d $((SECS + 1)) -o "$T/out.folded" \
@@ -53,8 +56,13 @@ one() {
 }
 echo "phase samples%/own% per run"
 for rep in $(seq 1 "$REPS"); do
-	one local 1 1
-	one remote 1 0
-	one free 0,1 0,1
-	one perf 0,1 0,1 --backend=perf
+	for place in $PLACES; do
+		case "$place" in
+		local) one local 1 1 ;;
+		remote) one remote 1 0 ;;
+		free) one free 0,1 0,1 ;;
+		perf) one perf 0,1 0,1 --backend=perf ;;
+		*) echo "cpuplace: unknown placement '$place'" >&2; exit 2 ;;
+		esac
+	done
 done

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "array.h"
@@ -322,6 +323,19 @@ bool procfs_read_exec_start(int fd, uint64_t *ns)
 {
 	char buf[320];
 	return procfs_pread_text(fd, buf, sizeof buf) > 0 && procfs_parse_exec_start(buf, ns);
+}
+
+bool procfs_exec_clock_offset(int fd, int64_t *rq_minus_mono)
+{
+	struct timespec a, cpu, b;
+	uint64_t ns;
+	if (clock_gettime(CLOCK_MONOTONIC, &a) < 0 || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) < 0 ||
+	    clock_gettime(CLOCK_MONOTONIC, &b) < 0 || !procfs_read_exec_start(fd, &ns))
+		return false;
+	uint64_t ma = (uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec;
+	uint64_t mb = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
+	*rq_minus_mono = (int64_t)(ns - (ma + (mb - ma) / 2));
+	return true;
 }
 
 bool procfs_fd_waits(pid_t pid, long fd)

@@ -85,6 +85,12 @@ bool procfs_read_schedstat(int fd, struct procfs_schedstat *out);
  * number. Read from FD's first bytes (the line is the third). */
 bool procfs_parse_exec_start(const char *buf, uint64_t *ns);
 bool procfs_read_exec_start(int fd, uint64_t *ns);
+/* The calling thread's run-queue clock less CLOCK_MONOTONIC (ns), by its
+ * own sched file FD: clock_gettime(CLOCK_THREAD_CPUTIME_ID) brings its
+ * se.exec_start up to the present, between two monotonic reads (so it is
+ * known to about a microsecond). It drifts with steal time: read it where
+ * it is used. Clobbers exec_start: read the stamp wanted first. */
+bool procfs_exec_clock_offset(int fd, int64_t *rq_minus_mono);
 
 /* Of the signals in MASK (bit n-1: signal n), those that would reach the
  * thread whose status file's text is STATUS if it were not traced: caught

@@ -70,7 +70,7 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		"unwind stops: %s, %llu truncated, %llu sampled late, %llu dropped at wake-ups, "
 		"%llu dropped waiting for a CPU, %llu switches, %.2f s waited for a CPU, "
 		"pause p50 %.1f us p99 %.1f us%s, %llu not stopped (threads with child processes), "
-		"other CPUs held at the ticks: %llu of %llu, "
+		"other CPUs held at the ticks: %llu of %llu, %llu copied where they slept, "
 		"stops at a call's exit: %llu of %llu taken where csampler's tick took the CPU, "
 		"%llu of %llu from another, thread keys %llu held of %llu made, %llu periods taken\n",
 		(unsigned long long)rs->samples, (unsigned long long)ss.threads_seen,
@@ -81,6 +81,7 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		(double)rs->pause_p50_ns / 1e3,
 		(double)rs->pause_p99_ns / 1e3, grown, (unsigned long long)ss.not_stopped,
 		(unsigned long long)ss.cpus_held, (unsigned long long)(ss.cpus_held + ss.cpus_not_held),
+		(unsigned long long)ss.in_place,
 		(unsigned long long)ss.local_call, (unsigned long long)(ss.local_call + ss.local_user),
 		(unsigned long long)ss.remote_call,
 		(unsigned long long)(ss.remote_call + ss.remote_user),

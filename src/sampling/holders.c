@@ -28,6 +28,7 @@ struct holder {
 	/* written by the holder */
 	_Alignas(64) _Atomic uint64_t arrived;   /* the tick it took its CPU for */
 	_Atomic uint64_t exec_start;             /* that switch's stamp (0: unread) */
+	_Atomic uint64_t tick_rq;                /* the instant on its run-queue clock */
 	_Atomic uint64_t gave_up;                /* a tick it let go of unreleased */
 	/* the holder's own, set before it starts */
 	struct holders *h;
@@ -70,10 +71,16 @@ static void hold(struct holder *me, uint64_t at)
 {
 	struct holders *h = me->h;
 	uint64_t exec = 0;
+	int64_t off;
 	if (me->sched_fd < 0 || !procfs_read_exec_start(me->sched_fd, &exec))
 		exec = 0;
+	atomic_store(&me->tick_rq, 0);
 	atomic_store(&me->exec_start, exec);
 	atomic_store(&me->arrived, at);
+	/* (after the arrival: the tick thread needs it only for a thread
+	 * that left this CPU between the instant and the switch) */
+	if (exec && procfs_exec_clock_offset(me->sched_fd, &off))
+		atomic_store(&me->tick_rq, at + (uint64_t)off);
 	uint64_t until = clock_monotonic_ns() + h->hold_max_ns;
 	while (atomic_load_explicit(&h->released, memory_order_acquire) < at) {
 		if (atomic_load_explicit(&h->stop, memory_order_relaxed))
@@ -257,13 +264,15 @@ size_t holders_wait(struct holders *h, uint64_t tick_ns, uint64_t deadline_ns)
 	}
 }
 
-uint64_t holders_taken_at(const struct holders *h, int cpu)
+uint64_t holders_taken_at(const struct holders *h, int cpu, uint64_t *tick_rq)
 {
+	*tick_rq = 0;
 	if (!h || cpu < 0 || cpu >= CPU_SETSIZE || h->cpu_slot[cpu] < 0)
 		return 0;
 	struct holder *me = &h->slots[h->cpu_slot[cpu]];
 	if (!me->seen_tick || atomic_load(&me->gave_up) == me->seen_tick)
 		return 0;
+	*tick_rq = atomic_load(&me->tick_rq);
 	return me->seen_exec_start;
 }
 

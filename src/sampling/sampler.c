@@ -104,7 +104,6 @@ static int grow_snaps(struct sampler *s, size_t want)
 
 static void capture_late(void *ctx, pid_t tid, const struct user_regs_struct *regs);
 static void count_late(void *ctx);
-static void account_cpu(struct sampler *s, struct thread_state *t);
 
 /* ---- public ---------------------------------------------------------------------- */
 
@@ -224,6 +223,28 @@ static bool sample_in_place(struct sampler *s, struct thread_state *t)
 		s->stats.not_captured++;
 	}
 	return true;
+}
+
+/* On-CPU mode: T ran at the tick and went to sleep before the tick took
+ * its CPU (threads_took_cpu): its place at the tick is the call it
+ * now waits in. Copied there without a stop, as --idle copies a sleeping
+ * thread (no kernel frames: an on-CPU sample is the user side). Returns
+ * false if it runs again already (then it is stopped, and its stop at the
+ * call's exit is kept). */
+static bool sample_asleep(struct sampler *s, struct thread_state *t)
+{
+	struct blocked_syscall bs;
+	const struct recorder_followed *id = thread_id(s, t);
+	enum blocked_state st = BLOCKED_MALFORMED;
+	if (threads_open_file(s, t, "syscall", &t->syscall_fd))
+		st = blocked_capture(id->proc->unwinder, id->tid, t->syscall_fd, t->schedstat_fd,
+				     &s->blocked_snap, &bs);
+	if (st == BLOCKED_IN_KERNEL) {
+		s->stats.in_place++;
+		s->blocked_snap.kernel_n = 0;
+		count_captured(s, t, &s->blocked_snap, t->weight);
+	}
+	return st != BLOCKED_RUNNING;
 }
 
 /* A thread's pause: from our interrupt to its resume. Part of that may be
@@ -453,8 +474,14 @@ static size_t find_running(struct sampler *s, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		struct thread_state *t = s->chosen[i];
 		char state = '?';
-		t->running = threads_read_stat(s, t, &state) && state == 'R';
-		account_cpu(s, t);
+		bool read = threads_read_stat(s, t, &state);
+		t->running = read && state == 'R';
+		threads_account_cpu(s, t);
+		/* (one that slept after the tick and runs again is stopped where
+		 * it woke: its stop is judged by the same window) */
+		if (!t->running && read && (state == 'S' || state == 'D') &&
+		    threads_took_cpu(s, t) == TICK_CPU_TAKEN)
+			t->running = !sample_asleep(s, t);
 		if (t->running) {
 			s->chosen[i] = s->chosen[end];
 			s->chosen[end++] = t;
@@ -473,7 +500,7 @@ static void round_sent(void *ctx)
 {
 	struct sampler *s = ctx;
 	for (size_t i = s->round_base + s->round_nspin; i < s->round_base + s->round_n; i++)
-		s->chosen[i]->intr_our_cpu = threads_tick_took_cpu(s, s->chosen[i]);
+		s->chosen[i]->intr_our_cpu = threads_took_cpu(s, s->chosen[i]);
 	/* then those on the CPUs the holders took, which stop where they were
 	 * once the holders let go */
 	threads_judge_held(s, s->round_base, s->round_nspin);
@@ -566,58 +593,6 @@ int sampler_tick(struct sampler *s, uint64_t tick_ns, uint64_t next_tick_ns)
 	return ret;
 }
 
-/* On-CPU mode: tell the recorder the run time read for T, once T has a key
- * (the outputs give each thread the CPU the kernel says it used). */
-static void account_cpu(struct sampler *s, struct thread_state *t)
-{
-	uint32_t key = thread_id(s, t)->key;
-	if (t->cpu_unaccounted_ns && key != UINT32_MAX) {
-		recorder_account_cpu(s->rec, key, t->cpu_unaccounted_ns);
-		t->cpu_unaccounted_ns = 0;
-	}
-}
-
-/* RUNTIME_NS read for T: the CPU it used since its last read waits in
- * cpu_unaccounted_ns (on-CPU mode). At its first read, what it used before
- * is not ours to count, unless it was born while we sample (seen after the
- * first tick, or in a program started for us). */
-static bool born_while_sampled(const struct sampler *s)
-{
-	return s->stats.ticks > 1 || s->cfg.launched;
-}
-
-static void take_runtime(struct sampler *s, struct thread_state *t, uint64_t runtime_ns)
-{
-	if (t->fresh) {
-		t->fresh = false;
-		if (born_while_sampled(s) && !s->cfg.idle)
-			t->cpu_unaccounted_ns = runtime_ns;
-	} else if (!s->cfg.idle && runtime_ns > t->runtime_ns) {
-		t->cpu_unaccounted_ns += runtime_ns - t->runtime_ns;
-	}
-	t->runtime_ns = runtime_ns;
-}
-
-/* The time T waited for a CPU since its last read, into stats.waited_ns.
- * Its run delay grows only when a wait ends (the thread got a CPU): a
- * thread runnable at its last read ('R') that has not run since is counted
- * as waiting the whole interval meanwhile (a starved thread's wait never
- * ends while sampled), and that part is not counted again when the wait
- * ends. */
-static void count_wait(struct sampler *s, struct thread_state *t, const struct procfs_schedstat *ss,
-		       bool fresh, bool ran, uint64_t now)
-{
-	uint64_t ended = ss->run_delay_ns > t->run_delay_ns ? ss->run_delay_ns - t->run_delay_ns : 0;
-	if (!fresh && ended) {
-		s->stats.waited_ns += ended > t->wait_counted_ns ? ended - t->wait_counted_ns : 0;
-		t->wait_counted_ns = 0;
-	} else if (!fresh && !ran && t->running && t->read_ns && now > t->read_ns) {
-		s->stats.waited_ns += now - t->read_ns;
-		t->wait_counted_ns += now - t->read_ns;
-	}
-	t->read_ns = now;
-}
-
 /* Read thread T's run time (it is due this tick); in on-CPU mode make it a
  * candidate if it may be running; in --idle mode count it or choose it. */
 static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now, size_t *nchosen)
@@ -648,10 +623,10 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 		s->stats.switches += got - (t->own_stops < got ? t->own_stops : got);
 	}
 	t->own_stops = 0;
-	take_runtime(s, t, ss.runtime_ns);
-	account_cpu(s, t);
+	threads_take_runtime(s, t, ss.runtime_ns);
+	threads_account_cpu(s, t);
 	t->arrivals = ss.arrivals;
-	count_wait(s, t, &ss, fresh, ran, now);
+	threads_count_wait(s, t, &ss, fresh, ran, now);
 	t->run_delay_ns = ss.run_delay_ns;
 	bool idle = !ran && !t->running;
 	t->ran = ran;
@@ -703,7 +678,7 @@ void threads_account_exit(struct sampler *s, pid_t pid, pid_t tid)
 		 * each, and a file opened, for thousands of threads a second),
 		 * and it is not added (a tick before its exit is reported read
 		 * it afresh and counted all its CPU a second time) */
-		if (threads_unqueue(s, tid) && born_while_sampled(s) &&
+		if (threads_unqueue(s, tid) && threads_born_while_sampled(s) &&
 		    procfs_read_file(pid, tid, "schedstat", buf, sizeof buf) > 0 &&
 		    procfs_parse_schedstat(buf, &ss) && ss.runtime_ns)
 			recorder_account_unnamed_cpu(s->rec, ss.runtime_ns);
@@ -713,13 +688,13 @@ void threads_account_exit(struct sampler *s, pid_t pid, pid_t tid)
 	    !threads_open_file(s, t, "schedstat", &t->schedstat_fd) ||
 	    !procfs_read_schedstat(t->schedstat_fd, &ss))
 		return;
-	take_runtime(s, t, ss.runtime_ns);
+	threads_take_runtime(s, t, ss.runtime_ns);
 	/* never a candidate, so never named: no key for it */
 	if (thread_id(s, t)->key == UINT32_MAX && t->cpu_unaccounted_ns) {
 		recorder_account_unnamed_cpu(s->rec, t->cpu_unaccounted_ns);
 		t->cpu_unaccounted_ns = 0;
 	}
-	account_cpu(s, t);
+	threads_account_cpu(s, t);
 }
 
 static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)

@@ -51,7 +51,9 @@ struct sampler_stats {
 	uint64_t ticks, ticks_missed;
 	uint64_t threads_seen;
 	uint64_t not_captured;          /* --idle: blocked threads counted without a stack */
-	uint64_t in_place;              /* --idle: blocked threads copied without a stop */
+	uint64_t in_place;              /* blocked threads copied without a stop: --idle's,
+	                                 * and on-CPU threads that ran at the tick and
+	                                 * slept before it took their CPU */
 	uint64_t fd_short;              /* threads not followed: out of file descriptors */
 	uint64_t late;                  /* samples taken when a thread that was waiting for a
 	                                 * CPU got one, after its round gave up on it */

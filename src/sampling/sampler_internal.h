@@ -34,7 +34,7 @@
 #define WHEEL 4096u
 #define NO_SLOT UINT32_MAX
 
-/* A thread 'R' on the CPU a round runs on, at that tick (threads_tick_took_cpu) */
+/* A thread 'R' on the CPU a round runs on, at that tick (threads_took_cpu) */
 enum tick_cpu {
 	TICK_CPU_UNKNOWN,   /* not on it, no /proc/TID/sched, or csampler not real-time */
 	TICK_CPU_TAKEN,     /* the tick's switch to csampler took it off: running */
@@ -177,10 +177,11 @@ struct sampler {
 	size_t round_n, round_nspin;   /* the round's threads, those on other CPUs first */
 	/* the ticking thread's /proc/TID/sched (-1: not open, or none: no
 	 * CONFIG_SCHED_DEBUG), whose thread, and its se.exec_start as read at
-	 * tick self_exec_tick (0: unknown): threads_tick_took_cpu */
+	 * tick self_exec_tick (0: unknown): threads_took_cpu */
 	int self_sched_fd;
 	pid_t self_sched_tid;
 	uint64_t self_exec_start_ns, self_exec_tick;
+	uint64_t self_tick_rq;         /* the tick's instant on its run-queue clock (0: unknown) */
 	/* on-CPU mode, csampler real-time: every other CPU taken at each tick
 	 * (holders.h), started at the first tick; the tick they were armed for */
 	struct holders *holders;
@@ -224,13 +225,31 @@ void threads_hold_cpus(struct sampler *s);
  * taken off it there, or waiting for it (intr_our_cpu), asked before the
  * holders let go. */
 void threads_judge_held(struct sampler *s, size_t base, size_t n);
-/* T, 'R' on the CPU the round runs on: did this tick's switch to csampler
- * take that CPU from it (it was running at the tick: its exec_start equals
- * csampler's), or find it waiting there (it was not running)? */
-enum tick_cpu threads_tick_took_cpu(struct sampler *s, struct thread_state *t);
-/* The same for T 'R' on a CPU a holder took at the tick with the switch
- * stamped STAMP_NS (holders_taken_at). */
-enum tick_cpu threads_took_cpu_at(struct sampler *s, struct thread_state *t, uint64_t stamp_ns);
+/* On-CPU mode: the run time read for T goes to the recorder once T has a
+ * key (the outputs give each thread the CPU the kernel says it used). */
+void threads_account_cpu(struct sampler *s, struct thread_state *t);
+/* Whether a thread first seen now was born while sampled (after the first
+ * tick, or in a program started for us): what it used before is ours to
+ * count then. */
+bool threads_born_while_sampled(const struct sampler *s);
+/* RUNTIME_NS read for T: the CPU it used since its last read waits in
+ * cpu_unaccounted_ns (on-CPU mode). */
+void threads_take_runtime(struct sampler *s, struct thread_state *t, uint64_t runtime_ns);
+/* The time T waited for a CPU since its last read (SS, read at NOW), into
+ * stats.waited_ns (see sampler_threads.c). */
+struct procfs_schedstat;
+void threads_count_wait(struct sampler *s, struct thread_state *t, const struct procfs_schedstat *ss,
+			bool fresh, bool ran, uint64_t now);
+/* T, on the CPU the tick thread runs on or one a holder took (its stat's
+ * last CPU): TICK_CPU_TAKEN if T was on that CPU at the tick's instant
+ * (its se.exec_start, set when it last got or left the CPU, is the stamp
+ * of the switch that took the CPU, csampler's own or the holder's, or
+ * between the instant and that stamp: it left the CPU after the instant,
+ * going to sleep), TICK_CPU_WAITING if not (it waited there for the CPU,
+ * or slept already), TICK_CPU_UNKNOWN where no stamp or clock is known.
+ * For a thread found asleep ('S', 'D') in on-CPU mode, TAKEN means it ran
+ * at the tick and slept before the CPU was taken. */
+enum tick_cpu threads_took_cpu(struct sampler *s, struct thread_state *t);
 /* T ran: keep the files opened for one read, making room by closing
  * those of threads long idle. */
 void threads_keep_files(struct sampler *s, struct thread_state *t);

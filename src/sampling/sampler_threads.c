@@ -524,6 +524,58 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 }
 
 /* Refresh a thread's state, CPU and name from its stat file. false if gone. */
+/* On-CPU mode: tell the recorder the run time read for T, once T has a key
+ * (the outputs give each thread the CPU the kernel says it used). */
+void threads_account_cpu(struct sampler *s, struct thread_state *t)
+{
+	uint32_t key = thread_id(s, t)->key;
+	if (t->cpu_unaccounted_ns && key != UINT32_MAX) {
+		recorder_account_cpu(s->rec, key, t->cpu_unaccounted_ns);
+		t->cpu_unaccounted_ns = 0;
+	}
+}
+
+/* RUNTIME_NS read for T: the CPU it used since its last read waits in
+ * cpu_unaccounted_ns (on-CPU mode). At its first read, what it used before
+ * is not ours to count, unless it was born while we sample (seen after the
+ * first tick, or in a program started for us). */
+bool threads_born_while_sampled(const struct sampler *s)
+{
+	return s->stats.ticks > 1 || s->cfg.launched;
+}
+
+void threads_take_runtime(struct sampler *s, struct thread_state *t, uint64_t runtime_ns)
+{
+	if (t->fresh) {
+		t->fresh = false;
+		if (threads_born_while_sampled(s) && !s->cfg.idle)
+			t->cpu_unaccounted_ns = runtime_ns;
+	} else if (!s->cfg.idle && runtime_ns > t->runtime_ns) {
+		t->cpu_unaccounted_ns += runtime_ns - t->runtime_ns;
+	}
+	t->runtime_ns = runtime_ns;
+}
+
+/* The time T waited for a CPU since its last read, into stats.waited_ns.
+ * Its run delay grows only when a wait ends (the thread got a CPU): a
+ * thread runnable at its last read ('R') that has not run since is counted
+ * as waiting the whole interval meanwhile (a starved thread's wait never
+ * ends while sampled), and that part is not counted again when the wait
+ * ends. */
+void threads_count_wait(struct sampler *s, struct thread_state *t, const struct procfs_schedstat *ss,
+		       bool fresh, bool ran, uint64_t now)
+{
+	uint64_t ended = ss->run_delay_ns > t->run_delay_ns ? ss->run_delay_ns - t->run_delay_ns : 0;
+	if (!fresh && ended) {
+		s->stats.waited_ns += ended > t->wait_counted_ns ? ended - t->wait_counted_ns : 0;
+		t->wait_counted_ns = 0;
+	} else if (!fresh && !ran && t->running && t->read_ns && now > t->read_ns) {
+		s->stats.waited_ns += now - t->read_ns;
+		t->wait_counted_ns += now - t->read_ns;
+	}
+	t->read_ns = now;
+}
+
 bool threads_read_stat(struct sampler *s, struct thread_state *t, char *state)
 {
 	char buf[512];
@@ -605,11 +657,8 @@ void threads_hold_cpus(struct sampler *s)
 
 void threads_judge_held(struct sampler *s, size_t base, size_t n)
 {
-	for (size_t i = base; i < base + n; i++) {
-		uint64_t stamp = holders_taken_at(s->holders, s->chosen[i]->cpu);
-		if (stamp)
-			s->chosen[i]->intr_our_cpu = threads_took_cpu_at(s, s->chosen[i], stamp);
-	}
+	for (size_t i = base; i < base + n; i++)
+		s->chosen[i]->intr_our_cpu = threads_took_cpu(s, s->chosen[i]);
 }
 
 /* The ticking thread's se.exec_start, read once a tick when a thread on
@@ -623,6 +672,7 @@ static uint64_t own_exec_start(struct sampler *s)
 	pid_t self = gettid();
 	s->self_exec_tick = s->stats.ticks;
 	s->self_exec_start_ns = 0;
+	s->self_tick_rq = 0;
 	/* At normal priority csampler's tick is itself preempted, and its
 	 * stamp is that of its last switch in, not the tick's: none then (at
 	 * nice 19 on a CPU of 8 busy threads every stop was taken for a wait) */
@@ -640,20 +690,31 @@ static uint64_t own_exec_start(struct sampler *s)
 	return s->self_exec_start_ns;
 }
 
-/* T, 'R' on the CPU the round runs on: its exec_start is csampler's own
- * when the switch to csampler took it off; any other, and it was waiting
- * there (one CPU runs one thread: the one csampler took, or none). A
- * scheduler tick between csampler's switch and its read (about 50 us in
- * 4 ms) makes the one it took look waiting too: its stop, wherever it
- * was, is dropped then, which loses a sample but moves none. */
-enum tick_cpu threads_tick_took_cpu(struct sampler *s, struct thread_state *t)
+/* The tick's instant on the ticking thread's run-queue clock, found once
+ * a tick when needed (after own_exec_start, whose stamp the finding
+ * clobbers); 0 where unknown. */
+static uint64_t own_tick_rq(struct sampler *s)
 {
-	return threads_took_cpu_at(s, t, own_exec_start(s));
+	int64_t off;
+	if (!s->self_tick_rq && s->self_exec_start_ns && s->self_sched_fd >= 0 &&
+	    procfs_exec_clock_offset(s->self_sched_fd, &off))
+		s->self_tick_rq = s->tick_ns + (uint64_t)off;
+	return s->self_tick_rq;
 }
 
-enum tick_cpu threads_took_cpu_at(struct sampler *s, struct thread_state *t, uint64_t stamp_ns)
+/* threads_took_cpu: see sampler_internal.h. On the ticking thread's CPU a
+ * scheduler tick between csampler's switch and its read (about 50 us in
+ * 4 ms) makes the one it took look waiting: its stop, wherever it was, is
+ * dropped then, which loses a sample but moves none. The window reaches
+ * back to the instant: a thread that left the CPU after it and before the
+ * switch was running there (going to sleep in a call the kernel ran on to
+ * its wait, without kernel preemption; on 'pingpong sync' its fdatasync
+ * came out at 3-6% for its own 10-19% when such a thread was left out). */
+enum tick_cpu threads_took_cpu(struct sampler *s, struct thread_state *t)
 {
-	if (!stamp_ns)
+	bool own = t->cpu >= 0 && t->cpu == sched_getcpu();
+	uint64_t tick_rq = 0, stamp = own ? own_exec_start(s) : holders_taken_at(s->holders, t->cpu, &tick_rq);
+	if (!stamp || t->cpu < 0)
 		return TICK_CPU_UNKNOWN;
 	int fd = threads_open_once(s, t, "sched");
 	uint64_t ns;
@@ -662,8 +723,20 @@ enum tick_cpu threads_took_cpu_at(struct sampler *s, struct thread_state *t, uin
 		close(fd);
 	if (!ok)
 		return TICK_CPU_UNKNOWN;
-	return (ns > stamp_ns ? ns - stamp_ns : stamp_ns - ns) <= TOOK_CPU_MATCH_NS ? TICK_CPU_TAKEN
-										   : TICK_CPU_WAITING;
+	if (ns > stamp + TOOK_CPU_MATCH_NS)
+		return TICK_CPU_WAITING;
+	if (ns + TOOK_CPU_MATCH_NS >= stamp)
+		return TICK_CPU_TAKEN;
+	/* it left the CPU before the switch: after the instant? (the
+	 * run-queue clock runs no faster than the monotonic one, less steal
+	 * time: a thread that left longer before the switch than the time
+	 * since the instant left before it, and no clock is read for it) */
+	uint64_t since = clock_monotonic_ns() - s->tick_ns;
+	if (stamp - ns > since + TOOK_CPU_MATCH_NS)
+		return TICK_CPU_WAITING;
+	if (own)
+		tick_rq = own_tick_rq(s);
+	return tick_rq && ns >= tick_rq ? TICK_CPU_TAKEN : TICK_CPU_WAITING;
 }
 
 size_t threads_count_unstoppable(struct sampler *s, size_t base, size_t n)
