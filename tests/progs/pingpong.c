@@ -21,6 +21,12 @@
  *   calls   one thread "caller" that never sleeps: getrandom of 4 KiB
  *           (caller_random), getppid (caller_getppid) and 10 us of its own
  *           CPU (caller_work), in turn.
+ *   clock   one thread "clocker" that never sleeps: about 100 us of
+ *           arithmetic with no call in it (clocker_work), then a read of
+ *           the process's CPU clock (clocker_read: CLOCK_PROCESS_CPUTIME_ID,
+ *           a system call that brings the scheduler's account of the
+ *           thread up to date, so that on a busy host its slice often ends
+ *           there), in turn.
  *
  * Each phase is a function of its own (noinline), and the CPU it used is
  * read with CLOCK_THREAD_CPUTIME_ID around each call of it: the kernel's
@@ -379,6 +385,51 @@ PHASE uint64_t caller_work(struct account *acc, struct clocks *t, uint64_t seed)
 	return seed;
 }
 
+/* About 100 us of arithmetic: LOOPS steps, with no call and no clock read
+ * in it (calibrated by the clocker before it starts). */
+static uint64_t arith(uint64_t loops, uint64_t seed)
+{
+	for (uint64_t i = 0; i < loops; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		__asm__ volatile("" : "+r"(seed));
+	}
+	return seed;
+}
+PHASE uint64_t clocker_work(struct account *acc, struct clocks *t, uint64_t loops, uint64_t seed)
+{
+	seed = arith(loops, seed);
+	TOOK(acc, 0, t);
+	return seed;
+}
+PHASE void clocker_read(struct account *acc, struct clocks *t)
+{
+	sink ^= clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	TOOK(acc, 1, t);
+}
+
+static void *clocker(void *arg)
+{
+	struct account *acc = arg;
+	uint64_t seed = 1, loops = 1u << 20;
+	pthread_setname_np(pthread_self(), "clocker");
+	/* steps per 100 us of this thread's CPU */
+	uint64_t c0 = thread_cpu();
+	seed = arith(loops, seed);
+	uint64_t took = thread_cpu() - c0;
+	loops = took ? loops * 100000u / took : 100000u;
+	pthread_barrier_wait(&started);
+	acc->run_fd = run_clock_open();
+	struct clocks t = clocks_now(acc), t0 = t;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		seed = clocker_work(acc, &t, loops, seed);
+		clocker_read(acc, &t);
+	}
+	sink ^= seed;
+	acc->total_ns = thread_cpu() - t0.cpu;
+	acc->run_total_ns = run_clock(acc) - t0.run;
+	return NULL;
+}
+
 static void *syncer(void *arg)
 {
 	struct account *acc = arg;
@@ -445,7 +496,7 @@ static void *napper(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: pingpong epoll|socket|nap|sync|calls SECONDS [wait]\n");
+	fprintf(stderr, "usage: pingpong epoll|socket|nap|sync|calls|clock SECONDS [wait]\n");
 	exit(2);
 }
 
@@ -480,6 +531,10 @@ int main(int argc, char **argv)
 		acc[0] = (struct account){ .thread = "caller",
 					   .phase = { "caller_random", "caller_getppid", "caller_work" } };
 		fn[0] = caller;
+		nthreads = 1;
+	} else if (strcmp(argv[1], "clock") == 0) {
+		acc[0] = (struct account){ .thread = "clocker", .phase = { "clocker_work", "clocker_read" } };
+		fn[0] = clocker;
 		nthreads = 1;
 	} else if (strcmp(argv[1], "epoll") != 0) {
 		usage();
