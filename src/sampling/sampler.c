@@ -231,7 +231,7 @@ static bool sample_in_place(struct sampler *s, struct thread_state *t)
  * thread (no kernel frames: an on-CPU sample is the user side). Returns
  * false if it runs again already (then it is stopped, and its stop at the
  * call's exit is kept). */
-static bool sample_asleep(struct sampler *s, struct thread_state *t)
+static bool sample_asleep(struct sampler *s, struct thread_state *t, unsigned weight)
 {
 	struct blocked_syscall bs;
 	const struct recorder_followed *id = thread_id(s, t);
@@ -242,7 +242,7 @@ static bool sample_asleep(struct sampler *s, struct thread_state *t)
 	if (st == BLOCKED_IN_KERNEL) {
 		s->stats.in_place++;
 		s->blocked_snap.kernel_n = 0;
-		count_captured(s, t, &s->blocked_snap, t->weight);
+		count_captured(s, t, &s->blocked_snap, weight);
 	}
 	return st != BLOCKED_RUNNING;
 }
@@ -467,8 +467,10 @@ static void record_round_pause(struct sampler *s, struct thread_state *t)
 
 /* On-CPU mode: of the candidates chosen[0, n), move those that run now
  * ('R') to the front; returns how many. Those not 'R' are running no
- * longer. */
-static size_t find_running(struct sampler *s, size_t n)
+ * longer, but one that ran at the tick and slept before its CPU was taken
+ * is copied where it sleeps (W_EXAMINED: the weight of the examined
+ * subset, threads_take_subset). */
+static size_t find_running(struct sampler *s, size_t n, unsigned w_examined)
 {
 	size_t end = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -481,7 +483,7 @@ static size_t find_running(struct sampler *s, size_t n)
 		 * it woke: its stop is judged by the same window) */
 		if (!t->running && read && (state == 'S' || state == 'D') &&
 		    threads_took_cpu(s, t) == TICK_CPU_TAKEN)
-			t->running = !sample_asleep(s, t);
+			t->running = !sample_asleep(s, t, t->weight * w_examined);
 		if (t->running) {
 			s->chosen[i] = s->chosen[end];
 			s->chosen[end++] = t;
@@ -743,7 +745,7 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 	 * judge_stop) is not counted. */
 	unsigned w_examined, w_running;
 	size_t scan = threads_take_subset(s, nchosen, MAX_EXAMINED, &w_examined);
-	size_t nrun = find_running(s, scan);
+	size_t nrun = find_running(s, scan, w_examined);
 	nrun = threads_take_subset(s, nrun, s->max_per_tick, &w_running);
 	/* (Periods that passed without a tick, csampler given no CPU in time,
 	 * are not put on this tick's samples: every thread's total is the
