@@ -45,11 +45,12 @@ size_t holders_count(const struct holders *h);
 
 /* Of CPU: the se.exec_start of the switch by which its holder took it at
  * the tick holders_wait saw, if the holder took it in time and holds it
- * still, with *TICK_RQ the tick's instant on that CPU's run-queue clock (0:
- * unknown, or not found yet: the holder finds it after its arrival): the thread the switch took the CPU from, or one that left it
- * between the instant and the switch, has an exec_start in [*TICK_RQ,
- * stamp]. 0 otherwise (no holder there: the caller's own CPU, or one that
- * came late or gave up). */
+ * still; 0 otherwise (no holder there: the caller's own CPU, or one that
+ * came late or gave up). *TICK_RQ: the tick's instant on that CPU's
+ * run-queue clock (0: unknown, or not found yet: the holder finds it after
+ * its arrival). The thread the switch took the CPU from, or one that left
+ * it between the instant and the switch, has an exec_start in [*TICK_RQ,
+ * stamp]. */
 uint64_t holders_taken_at(const struct holders *h, int cpu, uint64_t *tick_rq);
 
 /* The tick's interrupts are sent: let the CPUs go. */

@@ -523,7 +523,6 @@ void sampler_on_event(struct sampler *s, const struct target_event *ev)
 	}
 }
 
-/* Refresh a thread's state, CPU and name from its stat file. false if gone. */
 /* On-CPU mode: tell the recorder the run time read for T, once T has a key
  * (the outputs give each thread the CPU the kernel says it used). */
 void threads_account_cpu(struct sampler *s, struct thread_state *t)
@@ -576,6 +575,7 @@ void threads_count_wait(struct sampler *s, struct thread_state *t, const struct 
 	t->read_ns = now;
 }
 
+/* Refresh a thread's state, CPU and name from its stat file. false if gone. */
 bool threads_read_stat(struct sampler *s, struct thread_state *t, char *state)
 {
 	char buf[512];
@@ -714,8 +714,8 @@ enum tick_cpu threads_took_cpu(struct sampler *s, struct thread_state *t)
 {
 	bool own = t->cpu >= 0 && t->cpu == sched_getcpu();
 	uint64_t tick_rq = 0, stamp = own ? own_exec_start(s) : holders_taken_at(s->holders, t->cpu, &tick_rq);
-	if (!stamp || t->cpu < 0)
-		return TICK_CPU_UNKNOWN;
+	if (!stamp)
+		return TICK_CPU_UNKNOWN;   /* (no CPU known, no holder there, or not real-time) */
 	int fd = threads_open_once(s, t, "sched");
 	uint64_t ns;
 	bool ok = fd >= 0 && procfs_read_exec_start(fd, &ns);
