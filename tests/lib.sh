@@ -42,9 +42,15 @@ cleanup() {
 	kill_ours KILL $FIXTURE_PIDS
 	[ -n "${WATCHDOG_PID:-}" ] && kill "$WATCHDOG_PID" 2>/dev/null
 	wait 2>/dev/null
+	# (scripts/check names the slowest tests from these lines; the CPU is
+	# the test's own and its waited-for children's, from times, in this
+	# shell: what a group run side by side on a few CPUs pays for it)
+	{ times >"$T/times"; } 2>/dev/null
+	cpu=$(awk '
+		{ for (i = 1; i <= NF; i++) { split($i, p, "m"); s += p[1] * 60 + p[2] } }
+		END { printf "%.1f", s }' "$T/times" 2>/dev/null)
 	rm -rf "$T" ${PY_ROOT_DIRS:-}
-	# (scripts/check names the slowest tests from these lines)
-	echo "# $TEST_NAME took $(awk -v a="$TEST_STARTED" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }') s"
+	echo "# $TEST_NAME took $(awk -v a="$TEST_STARTED" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }') s, ${cpu:-?} s of CPU"
 }
 trap cleanup EXIT
 trap 'echo "FAIL: $TEST_NAME interrupted"; exit 99' INT TERM
