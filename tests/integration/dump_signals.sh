@@ -1,6 +1,6 @@
 #!/bin/sh
 # dump_signals: --dump ended by SIGINT or SIGTERM at any moment, 30 times,
-# on the blockers fixture (a thread in each kind of blocking call, 300 us of
+# on the blockers fixture (a thread in each kind of blocking call, 100 us of
 # work then a 3 ms wait): the signal is held until the target is let go, so
 # csampler is never killed in a stop round (the kernel would let go, as
 # they were, threads our interrupt had woken with EINTR: 3 EINTR in 1 of
@@ -13,7 +13,7 @@ need_root
 . "$TESTS_SRCDIR/blockers_lib.sh"
 
 comm=$(basename "$CSAMPLER" | cut -c1-15)
-start_fixture blockers 200 300 3
+start_fixture blockers 200 100 3
 sleep 0.3
 check_clean "before"
 i=0

@@ -10,7 +10,8 @@
 # of code objects were named (more than 300: the table of them grows). In time order (the
 # speedscope timeline), the gen_N sampled only go up: a frame named by a
 # code object freed before would name an older one. The file and line
-# check runs on every CPython from 3.6 present too (python_each), 1 s each.
+# check runs on every CPython from 3.6 present too (python_each), 0.5 s of
+# CPU each (about 180 gen_N samples).
 # (the program at the quick group's nice, as start_fixture's fixtures:
 # it is busy, and takes the CPU the other tests leave)
 . "$TESTS_SRCDIR/lib.sh"
@@ -33,7 +34,7 @@ python_each >"$T/pythons"
 while read -r label root py; do
 	case $label in *-2.7|debian-3.11) continue ;; esac
 	python_file "$root" "$TESTS_SRCDIR/progs/pycodechurn.py"
-	run_csampler -F 499 -o "$T/$label.pb.gz" -- chroot "$root" "$py" "$PY_FILE" 1
+	run_csampler -F 499 -o "$T/$label.pb.gz" -- chroot "$root" "$py" "$PY_FILE" 0.5
 	assert_eq "$label: exit status" "$CS_STATUS" 0
 	"$GO" tool pprof -raw "$T/$label.pb.gz" >"$T/raw" 2>"$T/pprof.err" || fail "$label: go tool pprof -raw: $(cat "$T/pprof.err")"
 	check_raw

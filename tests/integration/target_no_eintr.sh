@@ -7,9 +7,14 @@
 # and sendfile on sockets with timeouts, plus a spinning thread, and
 # counts every EINTR (and
 # any other unexpected result) itself. Two shapes: long waits (200 ms), and
-# 300 us of work then a 3 ms wait, where a thread read as running blocks
+# 100 us of work then a 3 ms wait, where a thread read as running blocks
 # just before csampler's interrupt lands (the race a ptrace sampler has):
-# that one is target_no_eintr_short, which runs this script so.
+# that one is target_no_eintr_short, which runs this script so. (100 us,
+# not 300: a thread is read running for work/(work+wait) of the time and
+# then blocks inside the gap before the interrupt with gap/work, so the
+# race comes as often, gap/(work+wait), for a third of the work's CPU: the
+# 14 threads took 85% of a CPU beside the spinning thread's 87%, and the
+# quick group runs on two.)
 # Each way out is repeated: duration (on-CPU, --idle, both attach modes),
 # --dump, SIGINT, SIGTERM, SIGHUP, an output error, and last SIGKILL of
 # csampler. After each, every thread is untraced and running, and the
@@ -56,7 +61,7 @@ run_bg_then_signal() {
 }
 
 # (one shape a test, so that the two run side by side: this one's long
-# waits, or NO_EINTR_SHAPE's, target_no_eintr_short's "300 3")
+# waits, or NO_EINTR_SHAPE's, target_no_eintr_short's "100 3")
 for shape in "${NO_EINTR_SHAPE:-0 200}"; do
 	start_fixture blockers 200 $shape
 	SPIN_TID=$(thread_named spin) || harness "no spin thread in blockers"

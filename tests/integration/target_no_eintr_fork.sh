@@ -1,7 +1,7 @@
 #!/bin/sh
 # target_no_eintr_fork: a process whose thread "forker" forks a child every
 # 0.5 ms (each exits at once, reaped with WNOHANG), beside threads blocked
-# in each call of the blockers fixture (300 us of work, 3 ms waits), sees
+# in each call of the blockers fixture (100 us of work, 3 ms waits), sees
 # no EINTR because of csampler in any mode (on-CPU at 999 and 99 Hz,
 # --idle, per-sample attaching, --dump; --children at the end) and by any way out (the duration,
 # an output error, SIGINT, SIGTERM, SIGHUP; SIGKILL within its documented
@@ -21,7 +21,7 @@ need_root
 . "$TESTS_SRCDIR/blockers_lib.sh"
 
 PLACE='\[not stopped: it has child processes\]'
-start_fixture blockers 200 300 3 500
+start_fixture blockers 200 100 3 500
 FORKER=$(thread_named forker) || harness "no forker thread in blockers"
 sleep 0.3
 check_clean "before profiling"
@@ -112,7 +112,7 @@ note "$(grep '^eintr' "$T/blockers.out" | tail -n 1)"
 # beside two and beside six busy loops): 0 EINTR in 40 runs of 40. The
 # bound allows 2 in the two runs here for CI's heavier load (sanitizers,
 # load 10 and more), where a build whose exit left stops owed saw 4 and 5.
-start_fixture blockers 200 300 3 500
+start_fixture blockers 200 100 3 500
 sleep 0.3
 check_clean "before profiling with --children"
 for args in "-F 999" "--idle -F 999"; do

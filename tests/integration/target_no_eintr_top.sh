@@ -1,7 +1,7 @@
 #!/bin/sh
 # target_no_eintr_top: no blocked thread of the blockers fixture sees EINTR
 # because of csampler --top (in a tmux pane) quit with 'q', in three shapes
-# (long waits; 300 us of work then a 3 ms wait; the same beside a thread
+# (long waits; 100 us of work then a 3 ms wait; the same beside a thread
 # that forks every 0.5 ms: target_no_eintr_fork); every thread is
 # untraced and running afterwards.
 TEST_TIMEOUT=120
@@ -35,7 +35,7 @@ top_quit() {
 	tm kill-session -t top 2>/dev/null
 }
 
-for shape in "0 200" "300 3" "300 3 500"; do
+for shape in "0 200" "100 3" "100 3 500"; do
 	start_fixture blockers 200 $shape
 	check_clean "before profiling ($shape)"
 	for rep in 1 2; do
