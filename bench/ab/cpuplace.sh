@@ -11,7 +11,13 @@
 # interrupt crosses CPUs), "free" (the scheduler's choice, as users run
 # it), and "perf" (--backend=perf, free: the kernel samples on the
 # thread's own CPU). Each placement REPS times, interleaved; prints the
-# largest difference of a phase (points) per run.
+# largest difference of a phase (points) per run, and each phase as
+# samples%/own% and, where perf events are allowed, /tc the phase's share
+# of the threads' task-clock (pingpong's second clock: the time from the
+# switch in to the switch out, perf's own view, which leaves out the
+# scheduler's switch to the thread that its CPU clock counts: beside busy
+# loops the epoll client's read was 24.3% of its own clock and 14.2% of
+# task-clock).
 # usage: bench/ab/cpuplace.sh [CSAMPLER [PROGS]] (as root, 2+ CPUs); REPS
 # (3), RATE (999), SECONDS (4), MODE (pingpong's mode: epoll, socket, nap,
 # sync, calls), PLACES (the placements run, "local remote free perf").
@@ -39,7 +45,7 @@ one() {
 	wait "$pp" || true
 	wait "$cs" || true
 	awk -v name="$name" '
-	FNR == NR { if ($1 == "phase") own[$2] = $3; if ($1 == "total") tot = $2; next }
+	FNR == NR { if ($1 == "phase") { own[$2] = $3; tc[$2] = $4 } if ($1 == "total") { tot = $2; ttc = $3 } next }
 	{ n = $NF; $NF = ""; k = split($0, fr, ";"); ph = ""
 	  for (i = 1; i <= k; i++) { f = fr[i]; gsub(/ /, "", f); if (f in own) ph = f }
 	  if (ph != "") got[ph] += n; all += n }
@@ -50,11 +56,13 @@ one() {
 			if (d < 0 ? -d > worst : d > worst) { worst = d < 0 ? -d : d; wp = p }
 			line = line sprintf(" %s %.1f/%.1f", p, all ? 100 * got[p] / all : 0,
 					    100 * own[p] / tot)
+			if (ttc > 0)
+				line = line sprintf("/tc%.1f", 100 * tc[p] / ttc)
 		}
 		printf "%-7s worst %5.1f pts (%s);%s\n", name, worst, wp, line
 	}' "$T/own" "$T/out.folded"
 }
-echo "phase samples%/own% per run"
+echo "phase samples%/own%[/tc task-clock%] per run"
 for rep in $(seq 1 "$REPS"); do
 	for place in $PLACES; do
 		case "$place" in
