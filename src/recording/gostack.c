@@ -24,6 +24,8 @@
 struct go_thread {
 	pid_t tid;               /* 0: not read yet */
 	uint64_t g0_lo, g0_hi;
+	uint64_t fs_base;        /* its TLS base at that stop (a thread's does
+	                          * not move): for its copies where it sleeps */
 };
 
 /* A Go runtime whose layout is known. */
@@ -252,9 +254,11 @@ static void capture_system_stack(const struct goruntime_layout *l, pid_t tid, co
 	c->switched = true;
 }
 
-/* T is a stopped thread: if it runs Go (its g is at fs_base - 8, its g's
- * m has that thread's g0) and its walk will need a goroutine's stack
- * besides the one in use, copy it into C:
+/* T is a stopped thread, or one copied where it sleeps (its sp and pc
+ * only: its TLS base is the one its row kept from an earlier stop, and
+ * without one nothing is read): if it runs Go (its g is at fs_base - 8,
+ * its g's m has that thread's g0) and its walk will need a goroutine's
+ * stack besides the one in use, copy it into C:
  *   - on the system stack (g is g0) while a goroutine of its m waits
  *     there (m.curg, whose m is this one, with a saved sp below its
  *     stack's end): that goroutine's saved registers and stack;
@@ -266,15 +270,16 @@ static unsigned go_capture(void *p, const struct runtime_stop *t, void *frames)
 	struct gostack *gs = p;
 	struct go_capture *c = frames;
 	go_frames_clear(c);
-	if (t->sp_pc_only || t->regs->fs_base < 64)
-		return 0;
 	pid_t tid = t->tid;
 	/* a thread seen before, stopped off its system stack and not in the
 	 * vDSO, runs a goroutine on that goroutine's stack: nothing to read */
 	bool made;
-	struct go_thread none = { 0 }, *gt = tidrows_get(&gs->threads, tid, true, &made);
+	struct go_thread none = { 0 }, *gt = tidrows_get(&gs->threads, tid, !t->sp_pc_only, &made);
 	if (!gt)
 		gt = &none;     /* (no room: read at each stop) */
+	uint64_t fs_base = t->sp_pc_only ? (gt->tid == tid ? gt->fs_base : 0) : t->regs->fs_base;
+	if (fs_base < 64)
+		return 0;
 	uint64_t sp = t->regs->rsp, rip = t->regs->rip;
 	bool in_vdso = t->vdso_len && rip >= t->vdso_start && rip - t->vdso_start < t->vdso_len;
 	if (gt->tid == tid && !in_vdso && (sp < gt->g0_lo || sp >= gt->g0_hi))
@@ -282,7 +287,7 @@ static unsigned go_capture(void *p, const struct runtime_stop *t, void *frames)
 	const struct goruntime_layout *l = &gs->layout;
 	uint64_t g, m, g0 = 0, curg = 0, lo, hi;
 	uint8_t gb[GORUNTIME_G_READ];
-	if (!procfs_read_memory_all(tid, t->regs->fs_base + (uint64_t)(int64_t)GORUNTIME_TLS_G, &g,
+	if (!procfs_read_memory_all(tid, fs_base + (uint64_t)(int64_t)GORUNTIME_TLS_G, &g,
 				    sizeof g) ||
 	    g == 0 || g + GORUNTIME_G_READ < g || !procfs_read_memory_all(tid, g, gb, sizeof gb))
 		return 0;
@@ -305,7 +310,8 @@ static unsigned go_capture(void *p, const struct runtime_stop *t, void *frames)
 	if (g0 != 0 && (g == g0 || (gt->tid != tid && g0 + l->g_stack_hi + 8 > g0 &&
 				    procfs_read_memory_all(tid, g0 + l->g_stack_lo, &g0_stack[0], 8) &&
 				    procfs_read_memory_all(tid, g0 + l->g_stack_hi, &g0_stack[1], 8))))
-		*gt = (struct go_thread){ .tid = tid, .g0_lo = g0_stack[0], .g0_hi = g0_stack[1] };
+		*gt = (struct go_thread){ .tid = tid, .g0_lo = g0_stack[0], .g0_hi = g0_stack[1],
+					  .fs_base = fs_base };
 	if (g != g0) {
 		if (g0 != 0)
 			capture_vdso_call(tid, sp, lo, hi, vdso_sp, c);

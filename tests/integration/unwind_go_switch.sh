@@ -109,6 +109,22 @@ awk -v n="$7" -v w="$8" 'BEGIN { exit !(100 * (w + 1) >= 90 * n) }' ||
 grep -Eq 'of stacks stop in runtime\.(mcall|systemstack)' "$T/cs.err" &&
 	fail "the summary names mcall or systemstack as a stop: $(cat "$T/cs.err")"
 
+# --idle: a thread asleep is copied where it sleeps (its sp and pc only,
+# no stop), and an idle M sleeps on its system stack under mcall (park_m,
+# schedule, findRunnable, then futex or epoll_wait). g0's saved registers
+# are read from its TLS base, which only a stop gives: it is now kept from
+# the thread's last stop (a thread's does not move). Such stacks ended at
+# mcall, [truncated]: 929 of 1,187 through mcall (and of the on-CPU
+# profile's, the threads read asleep just after the tick: 7 of 173, 3 of
+# 18 in a CI run); now 6 of 1,170, mid-switch ones
+run_csampler --idle -F 199 -o "$T/idle.folded" -- "$T/gochan" 2
+assert_eq "--idle: exit status" "$CS_STATUS" 0
+set -- $(counts "$T/idle.folded")
+note "--idle: $1 samples, $2 whole; mcall: $5 ($6 truncated; ${10} inside, ${11} of them from runtime.mstart)"
+[ "${10}" -gt 0 ] || fail "--idle: no stack through runtime.mcall: $(sort -t' ' -k2 -rn "$T/idle.folded" | head -5)"
+awk -v m="${10}" -v r="${11}" 'BEGIN { exit !(100 * (r + 1) >= 95 * m) }' ||
+	fail "--idle: only ${11} of ${10} stacks through runtime.mcall start at runtime.mstart: $(grep ';runtime\.mcall;' "$T/idle.folded" | grep -v '^runtime\.mstart;' | sort -t' ' -k2 -rn | head -5)"
+
 # the perf backend: the kernel's copy of the stack in use only
 run_csampler --backend=perf -F 199 -o "$T/perf.folded" -- "$T/gochan" 3
 assert_eq "perf: exit status" "$CS_STATUS" 0
