@@ -147,6 +147,10 @@ build_go() {
 start_fixture() {
 	local name=$1; shift
 	[ -x "$PROGS/$name" ] || harness "fixture $name not built"
+	# (emptied here, not only by the child's redirection: a test's second
+	# fixture of a name, its child not yet run on a busy host, had the
+	# first one's "ready" read as its own, and no threads yet)
+	: >"$T/$name.out"
 	${CSAMPLER_FIXTURE_NICE:+nice -n "$CSAMPLER_FIXTURE_NICE"} "$PROGS/$name" "$@" >"$T/$name.out" 2>"$T/$name.err" &
 	FIXTURE_PID=$!
 	FIXTURE_PIDS="$FIXTURE_PIDS $FIXTURE_PID"
@@ -493,6 +497,7 @@ check_phases() {
 		truth=$T/pingpong.out
 		[ -z "${PHASES_CPU:-}" ] || taskset -a -p -c "$PHASES_CPU" "$FIXTURE_PID" >/dev/null ||
 			harness "cannot pin the fixture to CPU $PHASES_CPU"
+		: >"$T/cs.out"; : >"$T/cs.err"   # (wait_sampling reads this run's)
 		${PHASES_CPU:+taskset -c "$PHASES_CPU"} ${CSAMPLER_WRAPPER:-} "$CSAMPLER" ${PHASES_CS_ARGS:-} \
 			-F "$rate" -o "$F" -p "$FIXTURE_PID" >"$T/cs.out" 2>"$T/cs.err" &
 		cs=$!
@@ -552,6 +557,7 @@ check_phases() {
 launch_bg_csampler() {
 	local name=$1 i
 	shift
+	: >"$T/cs.out"; : >"$T/cs.err"   # (wait_sampling reads this run's)
 	timeout -k 5 "${CS_TIMEOUT:-60}" ${CSAMPLER_WRAPPER:-} "$CSAMPLER" "$@" >"$T/cs.out" 2>"$T/cs.err" &
 	BG_CSAMPLER=$!
 	wait_sampling "$BG_CSAMPLER"

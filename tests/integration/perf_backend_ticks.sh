@@ -29,6 +29,7 @@ assert_match "the default backend's threads' policies (1: SCHED_FIFO)" "$(polici
 wait "$cs"
 
 cpu_mark "$pid"
+: >"$T/cs.err"   # (wait_sampling must not read the first run's line)
 "$CSAMPLER" --backend=perf -v -F 999 -d 4 -o "$T/pf.folded" -p "$pid" 2>"$T/cs.err" &
 cs=$!
 wait_sampling "$cs"

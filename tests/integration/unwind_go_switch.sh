@@ -116,13 +116,16 @@ grep -Eq 'of stacks stop in runtime\.(mcall|systemstack)' "$T/cs.err" &&
 # the thread's last stop (a thread's does not move). Such stacks ended at
 # mcall, [truncated]: 929 of 1,187 through mcall (and of the on-CPU
 # profile's, the threads read asleep just after the tick: 7 of 173, 3 of
-# 18 in a CI run); now 6 of 1,170, mid-switch ones
+# 18 in a CI run); now 6 of 1,170, mid-switch ones. A thread not stopped
+# before in the run still ends there: beside the quick group and two busy
+# loops, an idle M that did not run in the 2 s had 63 of 583, so the bound
+# is three in four (the previous binary: 173 of 919 from mstart)
 run_csampler --idle -F 199 -o "$T/idle.folded" -- "$T/gochan" 2
 assert_eq "--idle: exit status" "$CS_STATUS" 0
 set -- $(counts "$T/idle.folded")
 note "--idle: $1 samples, $2 whole; mcall: $5 ($6 truncated; ${10} inside, ${11} of them from runtime.mstart)"
 [ "${10}" -gt 0 ] || fail "--idle: no stack through runtime.mcall: $(sort -t' ' -k2 -rn "$T/idle.folded" | head -5)"
-awk -v m="${10}" -v r="${11}" 'BEGIN { exit !(100 * (r + 1) >= 95 * m) }' ||
+awk -v m="${10}" -v r="${11}" 'BEGIN { exit !(100 * r >= 75 * m) }' ||
 	fail "--idle: only ${11} of ${10} stacks through runtime.mcall start at runtime.mstart: $(grep ';runtime\.mcall;' "$T/idle.folded" | grep -v '^runtime\.mstart;' | sort -t' ' -k2 -rn | head -5)"
 
 # the perf backend: the kernel's copy of the stack in use only
