@@ -26,6 +26,10 @@ struct goruntime_layout {
 	uint32_t g_stack_lo, g_stack_hi, g_m, g_sched_sp, g_sched_pc, g_sched_bp;
 	uint32_t m_g0, m_curg;
 	uint32_t m_vdso_sp;      /* the goroutine's sp in a vDSO call; 0: unknown */
+	/* for the list of every m (runtime.allm), which names each m's thread
+	 * (procid) and its TLS (tls; the thread's fs_base is its second slot):
+	 * from DWARF only, 0 unknown */
+	uint32_t m_procid, m_alllink, m_tls;
 };
 
 /* The layout of the Go runtime whose DWARF is DW (a whole binary's). */
@@ -57,10 +61,12 @@ static inline bool goruntime_source_known(enum goruntime_source source)
 bool goruntime_version(const uint8_t *info, size_t len, unsigned *major, unsigned *minor);
 
 /* The runtime's layout of Go MAJOR.MINOR on linux/amd64 (1.18 on, as far
- * as csampler knows); false for another release. vdsoSP is left unknown. */
+ * as csampler knows); false for another release. vdsoSP and the allm
+ * walk's offsets are left unknown. */
 bool goruntime_layout_of_version(unsigned major, unsigned minor, struct goruntime_layout *out);
 
-/* Whether layouts A and B have the same offsets (vdsoSP aside). */
+/* Whether layouts A and B have the same offsets (vdsoSP and the allm
+ * walk's aside). */
 bool goruntime_layout_same(const struct goruntime_layout *a, const struct goruntime_layout *b);
 
 /* Whether the code of runtime.systemstack (SS, SS_LEN bytes) and of

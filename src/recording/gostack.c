@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "gopclntab.h"
 #include "goruntime.h"
@@ -19,6 +20,8 @@
 #define GO_FUNCS_MAX 1000000u      /* functions looked at for the two below */
 #define GO_CODE_MAX 4096u          /* bytes of a function's code compared */
 #define GO_BUILDINFO_MAX 65536u
+#define GO_ALLM_MAX 16384u          /* ms followed in runtime.allm's list */
+#define GO_ALLM_EVERY_NS 250000000  /* the list walked at most this often */
 
 /* A Go thread's system stack (its g0's, fixed for its m). */
 struct go_thread {
@@ -26,6 +29,8 @@ struct go_thread {
 	uint64_t g0_lo, g0_hi;
 	uint64_t fs_base;        /* its TLS base at that stop (a thread's does
 	                          * not move): for its copies where it sleeps */
+	uint64_t m;              /* its m, where the row came from runtime.allm's
+	                          * list (fs_base from m.tls), not a stop; 0 */
 };
 
 /* A Go runtime whose layout is known. */
@@ -35,6 +40,11 @@ struct gostack {
 	 * most GO_THREADS): a stop elsewhere (and not in the vDSO) reads
 	 * nothing of the runtime */
 	struct tidrows threads;
+	/* runtime.allm (0: not known): a thread copied where it sleeps that
+	 * no stop has read finds its m, g0 and TLS base there, in a walk of
+	 * the list at most every GO_ALLM_EVERY_NS (walked_ns: the last) */
+	uint64_t allm;
+	int64_t walked_ns;
 };
 
 bool gostack_name_is(const char *name, size_t len, const char *want)
@@ -83,6 +93,78 @@ static void find_switch_code(const struct runtime_module *m, uint64_t code[4])
 			code[1] = e.end;
 		}
 	}
+}
+
+/* The loaded address of the symbol NAME in ELF's symbol table SCN (at
+ * BIAS), or 0. */
+static uint64_t symbol_address(Elf *elf, Elf_Scn *scn, uint64_t bias, const char *name)
+{
+	GElf_Shdr sh;
+	Elf_Data *data = scn && gelf_getshdr(scn, &sh) ? elf_getdata(scn, NULL) : NULL;
+	if (!data || sh.sh_entsize == 0)
+		return 0;
+	size_t n = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 0; i < n && i < (1u << 22); i++) {
+		GElf_Sym sym;
+		const char *s;
+		if (gelf_getsym(data, (int)i, &sym) && sym.st_value != 0 && sym.st_shndx != SHN_UNDEF &&
+		    (s = elf_strptr(elf, sh.sh_link, sym.st_name)) != NULL && strcmp(s, name) == 0)
+			return bias + sym.st_value;
+	}
+	return 0;
+}
+
+/* Walk runtime.allm's list (read through TID, a thread of the process)
+ * and give each m's thread that has no row one: its g0's stack and its
+ * TLS base (the second slot of m.tls, where runtime.settls points fs),
+ * with the m, which go_capture checks against the g found there. */
+static void walk_allm(struct gostack *gs, pid_t tid)
+{
+	const struct goruntime_layout *l = &gs->layout;
+	uint64_t m = 0;
+	if (!procfs_read_memory_all(tid, gs->allm, &m, sizeof m))
+		return;
+	for (unsigned i = 0; m != 0 && i < GO_ALLM_MAX; i++) {
+		uint64_t procid = 0, next = 0, g0 = 0, st[2] = { 0, 0 };
+		struct iovec local[3] = { { &procid, 8 }, { &next, 8 }, { &g0, 8 } };
+		struct iovec remote[3] = { { (void *)(uintptr_t)(m + l->m_procid), 8 },
+					   { (void *)(uintptr_t)(m + l->m_alllink), 8 },
+					   { (void *)(uintptr_t)(m + l->m_g0), 8 } };
+		if (m + l->m_alllink + 8 < m || m + l->m_tls + 16 < m ||
+		    process_vm_readv(tid, local, 3, remote, 3, 0) != 24)
+			return;
+		struct iovec slocal[2] = { { &st[0], 8 }, { &st[1], 8 } };
+		struct iovec sremote[2] = { { (void *)(uintptr_t)(g0 + l->g_stack_lo), 8 },
+					    { (void *)(uintptr_t)(g0 + l->g_stack_hi), 8 } };
+		bool made;
+		struct go_thread *row;
+		if (procid > 0 && procid <= 0x3fffffff && g0 != 0 && g0 + GORUNTIME_G_READ > g0 &&
+		    process_vm_readv(tid, slocal, 2, sremote, 2, 0) == 16 && st[0] < st[1] &&
+		    (row = tidrows_get(&gs->threads, (pid_t)procid, true, &made)) != NULL &&
+		    row->tid != (pid_t)procid)
+			*row = (struct go_thread){ .tid = (pid_t)procid, .g0_lo = st[0], .g0_hi = st[1],
+						   .fs_base = m + l->m_tls + 8, .m = m };
+		if (next == m)
+			return;     /* (GO_ALLM_MAX bounds a longer loop) */
+		m = next;
+	}
+}
+
+/* The row of TID, copied where it sleeps and not read at a stop yet, from
+ * a walk of runtime.allm (at most every GO_ALLM_EVERY_NS), or NULL. */
+static struct go_thread *row_from_allm(struct gostack *gs, pid_t tid)
+{
+	struct timespec now;
+	if (!gs->allm || clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+		return NULL;
+	int64_t ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	if (gs->walked_ns && ns - gs->walked_ns < GO_ALLM_EVERY_NS)
+		return NULL;
+	gs->walked_ns = ns;
+	walk_allm(gs, tid);
+	bool made;
+	struct go_thread *row = tidrows_get(&gs->threads, tid, false, &made);
+	return row && row->tid == tid ? row : NULL;
 }
 
 /* The Go runtime's layout, from the module's DWARF, else from csampler's
@@ -137,6 +219,8 @@ static void *go_open(const struct runtime_module *m, struct runtime_found *f)
 	if (g) {
 		g->layout = dwarf;
 		g->threads = (struct tidrows)TIDROWS_INIT(sizeof(struct go_thread), GO_THREADS);
+		if (dwarf.m_procid)
+			g->allm = symbol_address(m->elf, m->sym, m->bias, "runtime.allm");
 	}
 	return g;
 }
@@ -277,6 +361,11 @@ static unsigned go_capture(void *p, const struct runtime_stop *t, void *frames)
 	struct go_thread none = { 0 }, *gt = tidrows_get(&gs->threads, tid, !t->sp_pc_only, &made);
 	if (!gt)
 		gt = &none;     /* (no room: read at each stop) */
+	if (t->sp_pc_only && gt->tid != tid) {
+		/* (rows move as the table grows: gt is got again) */
+		struct go_thread *walked = row_from_allm(gs, tid);
+		gt = walked ? walked : &none;
+	}
 	uint64_t fs_base = t->sp_pc_only ? (gt->tid == tid ? gt->fs_base : 0) : t->regs->fs_base;
 	if (fs_base < 64)
 		return 0;
@@ -294,8 +383,8 @@ static unsigned go_capture(void *p, const struct runtime_stop *t, void *frames)
 	memcpy(&m, gb + l->g_m, 8);
 	memcpy(&lo, gb + l->g_stack_lo, 8);
 	memcpy(&hi, gb + l->g_stack_hi, 8);
-	if (m == 0 || m + l->m_curg + 8 < m)
-		return 0;
+	if (m == 0 || m + l->m_curg + 8 < m || (gt->tid == tid && gt->m && gt->m != m))
+		return 0;   /* (a TLS base from allm's list holds a g of that m) */
 	uint64_t vdso_sp = 0;
 	struct iovec local[3] = { { &g0, sizeof g0 }, { &curg, sizeof curg },
 				  { &vdso_sp, sizeof vdso_sp } };
@@ -311,7 +400,7 @@ static unsigned go_capture(void *p, const struct runtime_stop *t, void *frames)
 				    procfs_read_memory_all(tid, g0 + l->g_stack_lo, &g0_stack[0], 8) &&
 				    procfs_read_memory_all(tid, g0 + l->g_stack_hi, &g0_stack[1], 8))))
 		*gt = (struct go_thread){ .tid = tid, .g0_lo = g0_stack[0], .g0_hi = g0_stack[1],
-					  .fs_base = fs_base };
+					  .fs_base = fs_base, .m = gt->tid == tid ? gt->m : 0 };
 	if (g != g0) {
 		if (g0 != 0)
 			capture_vdso_call(tid, sp, lo, hi, vdso_sp, c);

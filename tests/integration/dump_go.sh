@@ -4,10 +4,17 @@
 # frames (runtime.futex, runtime.futexsleep: "no-info"). The frame record
 # under each function's return address is found from the function's start
 # now: the sysmon thread reads runtime.usleep <- runtime.sysmon <-
-# runtime.mstart1 ... runtime.mstart. (An idle M's thread goes on from
-# runtime.futexsleep through runtime.notesleep to the scheduler too, but
-# not every time: 2 of 5 runs had one that stopped there, so that is not
-# asserted.)
+# runtime.mstart1 ... runtime.mstart. (An idle M's thread of gosha goes on
+# from runtime.futexsleep through runtime.notesleep to the scheduler too,
+# but not every time: 2 of 5 runs had one that stopped there, so that is
+# not asserted.)
+# An idle M sleeps on its system stack under runtime.mcall: the walk past
+# mcall needs its g0's saved registers, read from the thread's TLS base,
+# which only a stop gives, and --dump does not stop a sleeping thread: such
+# stacks ended at mcall (gochan: 1-4 threads a dump, 'unwinding stopped').
+# Now the thread's m is found in the runtime's list of them
+# (runtime.allm; m.procid is its thread, its TLS is m.tls): each goes on to
+# runtime.mstart (10 dumps of 10 here, 1-2 such threads each).
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 need_go
@@ -24,4 +31,21 @@ assert_eq "status" "$CS_STATUS" 0
 awk '/^Thread /{t = $0} / in runtime\.sysmon /{s = 1} / in runtime\.mstart /{m = 1}
 	END { exit !(s && m) }' "$T/cs.out" ||
 	fail "no thread from runtime.sysmon to runtime.mstart: $(cat "$T/cs.out")"
+kill "$FIXTURE_PID"
+
+build_go gochan
+progs=$PROGS
+PROGS=$T
+GOMAXPROCS=2 start_fixture gochan 30
+PROGS=$progs
+sleep 0.5
+run_csampler --dump -p "$FIXTURE_PID"
+assert_eq "gochan: status" "$CS_STATUS" 0
+# each thread's frames through mcall, and whether they reach mstart after it
+set -- $(awk '/^Thread / { if (inm) m++; if (inm && st) s++; inm = st = 0 }
+	/ in runtime\.mcall / { inm = 1 } inm && / in runtime\.mstart / { st = 1 }
+	END { if (inm) m++; if (inm && st) s++; print m + 0, s + 0 }' "$T/cs.out")
+note "gochan: $1 threads through runtime.mcall, $2 of them on to runtime.mstart"
+[ "$1" -gt 0 ] || fail "gochan: no thread through runtime.mcall: $(cat "$T/cs.out")"
+assert_eq "gochan: threads through runtime.mcall that reach runtime.mstart ($(cat "$T/cs.out"))" "$2" "$1"
 exit 0

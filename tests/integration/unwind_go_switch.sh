@@ -117,15 +117,18 @@ grep -Eq 'of stacks stop in runtime\.(mcall|systemstack)' "$T/cs.err" &&
 # mcall, [truncated]: 929 of 1,187 through mcall (and of the on-CPU
 # profile's, the threads read asleep just after the tick: 7 of 173, 3 of
 # 18 in a CI run); now 6 of 1,170, mid-switch ones. A thread not stopped
-# before in the run still ends there: beside the quick group and two busy
-# loops, an idle M that did not run in the 2 s had 63 of 583, so the bound
-# is three in four (the previous binary: 173 of 919 from mstart)
+# before in the run still ended there: beside the quick group and two busy
+# loops, an idle M that did not run in the 2 s had 63 of 583, and at -j10
+# (load 17) 138 of 439. Such a thread's m is now found in the runtime's
+# list of them (runtime.allm: m.procid, m.tls): 284-407 of 284-407 from
+# mstart beside four busy loops, 839-914 quiet (the binary before: 173 of
+# 919; the one with only the kept TLS base: 301 of 439 at load 17)
 run_csampler --idle -F 199 -o "$T/idle.folded" -- "$T/gochan" 2
 assert_eq "--idle: exit status" "$CS_STATUS" 0
 set -- $(counts "$T/idle.folded")
 note "--idle: $1 samples, $2 whole; mcall: $5 ($6 truncated; ${10} inside, ${11} of them from runtime.mstart)"
 [ "${10}" -gt 0 ] || fail "--idle: no stack through runtime.mcall: $(sort -t' ' -k2 -rn "$T/idle.folded" | head -5)"
-awk -v m="${10}" -v r="${11}" 'BEGIN { exit !(100 * r >= 75 * m) }' ||
+awk -v m="${10}" -v r="${11}" 'BEGIN { exit !(100 * (r + 1) >= 98 * m) }' ||
 	fail "--idle: only ${11} of ${10} stacks through runtime.mcall start at runtime.mstart: $(grep ';runtime\.mcall;' "$T/idle.folded" | grep -v '^runtime\.mstart;' | sort -t' ' -k2 -rn | head -5)"
 
 # the perf backend: the kernel's copy of the stack in use only
