@@ -1,6 +1,7 @@
 // gopprof: a Go program that profiles itself with runtime/pprof (the
 // format net/http/pprof serves) into the file named by its first argument,
-// for the seconds of its second: go_hot_a does twice the work of go_hot_b,
+// for the CPU seconds of its second (its own, so that a loaded host does
+// not thin the profile): go_hot_a does twice the work of go_hot_b,
 // under the pprof label phase=a, go_hot_b under phase=b.
 // With a third argument, a heap profile is written there too, every
 // allocation recorded: goKeepA holds 48 blocks of 64 KiB, goKeepB 16.
@@ -14,7 +15,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strconv"
-	"time"
+	"syscall"
 )
 
 var sink uint64
@@ -48,6 +49,16 @@ func goHotB(n int) {
 	}
 }
 
+// cpuSeconds: the process's CPU time so far, user and system
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+}
+
 func main() {
 	f, err := os.Create(os.Args[1])
 	if err != nil {
@@ -59,8 +70,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	end := time.Now().Add(time.Duration(secs * float64(time.Second)))
-	for time.Now().Before(end) {
+	for cpuSeconds() < secs {
 		pprof.Do(context.Background(), pprof.Labels("phase", "a"), func(context.Context) {
 			goHotA(200000)
 		})
