@@ -383,7 +383,8 @@ static unsigned go_capture(void *p, const struct runtime_stop *t, void *frames)
 	memcpy(&m, gb + l->g_m, 8);
 	memcpy(&lo, gb + l->g_stack_lo, 8);
 	memcpy(&hi, gb + l->g_stack_hi, 8);
-	if (m == 0 || m + l->m_curg + 8 < m || (gt->tid == tid && gt->m && gt->m != m))
+	bool walked = t->sp_pc_only && gt->tid == tid && gt->m;
+	if (m == 0 || m + l->m_curg + 8 < m || (walked && gt->m != m))
 		return 0;   /* (a TLS base from allm's list holds a g of that m) */
 	uint64_t vdso_sp = 0;
 	struct iovec local[3] = { { &g0, sizeof g0 }, { &curg, sizeof curg },
@@ -400,7 +401,7 @@ static unsigned go_capture(void *p, const struct runtime_stop *t, void *frames)
 				    procfs_read_memory_all(tid, g0 + l->g_stack_lo, &g0_stack[0], 8) &&
 				    procfs_read_memory_all(tid, g0 + l->g_stack_hi, &g0_stack[1], 8))))
 		*gt = (struct go_thread){ .tid = tid, .g0_lo = g0_stack[0], .g0_hi = g0_stack[1],
-					  .fs_base = fs_base, .m = gt->tid == tid ? gt->m : 0 };
+					  .fs_base = fs_base, .m = walked ? m : 0 };
 	if (g != g0) {
 		if (g0 != 0)
 			capture_vdso_call(tid, sp, lo, hi, vdso_sp, c);
