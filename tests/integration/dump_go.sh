@@ -36,16 +36,21 @@ kill "$FIXTURE_PID"
 build_go gochan
 progs=$PROGS
 PROGS=$T
-GOMAXPROCS=2 start_fixture gochan 30
+GOMAXPROCS=4 start_fixture gochan 30
 PROGS=$progs
-sleep 0.5
-run_csampler --dump -p "$FIXTURE_PID"
-assert_eq "gochan: status" "$CS_STATUS" 0
-# each thread's frames through mcall, and whether they reach mstart after it
-set -- $(awk '/^Thread / { if (inm) m++; if (inm && st) s++; inm = st = 0 }
-	/ in runtime\.mcall / { inm = 1 } inm && / in runtime\.mstart / { st = 1 }
-	END { if (inm) m++; if (inm && st) s++; print m + 0, s + 0 }' "$T/cs.out")
-note "gochan: $1 threads through runtime.mcall, $2 of them on to runtime.mstart"
-[ "$1" -gt 0 ] || fail "gochan: no thread through runtime.mcall: $(cat "$T/cs.out")"
-assert_eq "gochan: threads through runtime.mcall that reach runtime.mstart ($(cat "$T/cs.out"))" "$2" "$1"
+# (an idle M is there most of the time, not always: beside two busy loops
+# one dump had none, every thread running a goroutine; up to five dumps)
+for i in 1 2 3 4 5; do
+	sleep 0.3
+	run_csampler --dump -p "$FIXTURE_PID"
+	assert_eq "gochan: status" "$CS_STATUS" 0
+	# each thread's frames through mcall, and whether they reach mstart after it
+	set -- $(awk '/^Thread / { if (inm) m++; if (inm && st) s++; inm = st = 0 }
+		/ in runtime\.mcall / { inm = 1 } inm && / in runtime\.mstart / { st = 1 }
+		END { if (inm) m++; if (inm && st) s++; print m + 0, s + 0 }' "$T/cs.out")
+	note "gochan, dump $i: $1 threads through runtime.mcall, $2 of them on to runtime.mstart"
+	assert_eq "gochan: threads through runtime.mcall that reach runtime.mstart ($(cat "$T/cs.out"))" "$2" "$1"
+	[ "$1" -gt 0 ] && break
+done
+[ "$1" -gt 0 ] || fail "gochan: no thread through runtime.mcall in five dumps: $(cat "$T/cs.out")"
 exit 0
