@@ -140,18 +140,34 @@ static bool leaf_record_step(struct unwind_ctx *c)
 	return (sp & 7) == 0 && start != 0 && uw_frame_record_scan(c, sp, start);
 }
 
+static bool direct_call_into(struct unwind_ctx *c, uint64_t ret, uint64_t start);
+
 /* The cursor's frame, in a module without CFI whose function starts are
  * known (symbol table, Go's function table), found by its record as
- * frame_record_scan does. */
+ * frame_record_scan does. At the snapshot, a frameless function (Go's
+ * system call wrappers: runtime.futex, runtime.epollwait) has its return
+ * address at [sp], just past a direct call of it: that is its caller
+ * (rbp still unknown there). The scan past it took a stale record of an
+ * earlier call of the same function, often with a zero rbp, and the walk
+ * ended there as if whole (an idle Go thread read in place:
+ * runtime.futex; runtime.futexsleep, and no more). */
 static bool frame_record_at_function(struct unwind_ctx *c, unw_cursor_t *cur, bool at_snapshot)
 {
-	uint64_t sp, ip;
+	uint64_t sp, ip, ret;
 	if (!uw_cursor_reg(cur, UNW_X86_64_RSP, &sp) || !uw_cursor_reg(cur, UNW_REG_IP, &ip) ||
 	    (sp & 7) != 0 || ip == 0)
 		return false;
 	/* a caller's ip is a return address: its call is the byte before */
 	uint64_t start = uw_function_start(c, at_snapshot ? ip : ip - 1);
-	return start != 0 && uw_frame_record_scan(c, sp, start);
+	if (start == 0)
+		return false;
+	if (at_snapshot && uw_read_target(c, sp, &ret, sizeof ret) && ret != 0 &&
+	    ret < ADDR_ACTIVATION && uw_module_for_ip(c, ret - 1) && direct_call_into(c, ret, start)) {
+		c->regs.rip = ret;
+		c->regs.rsp = sp + 8;
+		return true;
+	}
+	return uw_frame_record_scan(c, sp, start);
 }
 
 /* Whether the instruction before RET is a direct call of START, or of a

@@ -4,10 +4,17 @@
 # frames (runtime.futex, runtime.futexsleep: "no-info"). The frame record
 # under each function's return address is found from the function's start
 # now: the sysmon thread reads runtime.usleep <- runtime.sysmon <-
-# runtime.mstart1 ... runtime.mstart. (An idle M's thread of gosha goes on
-# from runtime.futexsleep through runtime.notesleep to the scheduler too,
-# but not every time: 2 of 5 runs had one that stopped there, so that is
-# not asserted.)
+# runtime.mstart1 ... runtime.mstart. An idle M's thread goes on from
+# runtime.futexsleep through runtime.notesleep to the scheduler too: it
+# did not every time (2 of 5 runs had one that stopped there, and gochan's
+# dumps 5 threads of 50, unmarked, at runtime.futexsleep or
+# runtime.netpoll): the first step, out of the system call's frameless
+# wrapper (runtime.futex, runtime.epollwait), scanned for a frame record
+# and took a stale one of an earlier call, with a zero rbp that ended the
+# walk as if whole. The return address at the snapshot's sp, just past a
+# direct call of the wrapper, is taken first now: every thread of gosha's
+# dump ends at runtime.mstart or runtime.goexit (6 dumps of 6; gochan: 64
+# threads of 64 in 10 dumps).
 # An idle M sleeps on its system stack under runtime.mcall: the walk past
 # mcall needs its g0's saved registers, read from the thread's TLS base,
 # which only a stop gives, and --dump does not stop a sleeping thread: such
@@ -31,6 +38,19 @@ assert_eq "status" "$CS_STATUS" 0
 awk '/^Thread /{t = $0} / in runtime\.sysmon /{s = 1} / in runtime\.mstart /{m = 1}
 	END { exit !(s && m) }' "$T/cs.out" ||
 	fail "no thread from runtime.sysmon to runtime.mstart: $(cat "$T/cs.out")"
+# each sleeping thread's outermost frame (a line "(unwinding stopped...)"
+# after it marks it; the running thread, stopped anywhere, mid-morestack
+# once, is not asked)
+outermost() {
+	awk '/^Thread / { if (last != "" && asleep) print last; last = ""; asleep = / state S / }
+		/^#[0-9]/ { last = $4 } /unwinding stopped/ { last = last "(stopped)" }
+		END { if (last != "" && asleep) print last }' "$1"
+}
+outermost "$T/cs.out" >"$T/roots"
+note "gosha: sleeping threads' outermost frames: $(sort "$T/roots" | uniq -c | tr '\n' ' ')"
+[ -s "$T/roots" ] || fail "gosha: no sleeping thread: $(cat "$T/cs.out")"
+assert_eq "gosha: sleeping threads whose stack does not end at runtime.mstart or runtime.goexit ($(cat "$T/cs.out"))" \
+	"$(grep -cv '^runtime\.\(mstart\|goexit\)$' "$T/roots")" 0
 kill "$FIXTURE_PID"
 
 build_go gochan
