@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define GOPCLNTAB_NAME_MAX 4096
 
@@ -27,6 +28,14 @@ struct gopclntab {
 	uint64_t nfunc, text_start;
 	uint64_t funcnames, cutab, filetab, pctab, functab;  /* offsets in data */
 };
+
+/* Whether an ELF section named NAME holds Go's function table: .gopclntab,
+ * or .data.rel.ro.gopclntab in a position-independent build
+ * (-buildmode=pie, the default of some distributions' Go packages). */
+static inline bool gopclntab_section(const char *name)
+{
+	return name && (strcmp(name, ".gopclntab") == 0 || strcmp(name, ".data.rel.ro.gopclntab") == 0);
+}
 
 /* Read the header of DATA[0, LEN), the .gopclntab section. TEXT_START is
  * the .text section's address, taken when the header's is 0 (a position-

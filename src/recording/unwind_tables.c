@@ -93,7 +93,7 @@ static bool module_find_sections(Elf *elf, struct module_sections *out)
 			out->dyn = scn;
 		const char *name = names && sh.sh_type == SHT_PROGBITS
 				   ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
-		if (name && strcmp(name, ".gopclntab") == 0)
+		if (gopclntab_section(name))
 			out->go = scn;
 		else if (name && strcmp(name, ".go.buildinfo") == 0)
 			out->go_info = scn;

@@ -400,7 +400,7 @@ static const struct gopclntab *module_gopclntab(struct sym_module *m)
 		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
 		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) == NULL)
 			continue;
-		if (strcmp(name, ".gopclntab") == 0)
+		if (gopclntab_section(name))
 			table = scn;
 		else if (strcmp(name, ".text") == 0)
 			text = sh.sh_addr;

@@ -73,4 +73,28 @@ for i in 1 2 3 4 5; do
 	[ "$1" -gt 0 ] && break
 done
 [ "$1" -gt 0 ] || fail "gochan: no thread through runtime.mcall in five dumps: $(cat "$T/cs.out")"
+kill "$FIXTURE_PID"
+
+# a position-independent build (-buildmode=pie, as some distributions
+# build their Go packages) has its function table in
+# .data.rel.ro.gopclntab: csampler knew only .gopclntab, so it did not see
+# Go there at all (no marks, no goroutines followed: 5% of a profile's
+# stacks ended at runtime.mcall, and its dumps' idle threads there)
+build_go gochan -buildmode=pie
+mv "$T/gochan" "$T/gochan_pie"
+PROGS=$T
+GOMAXPROCS=4 start_fixture gochan_pie 30
+PROGS=$progs
+sleep 0.5
+run_csampler -v -F 199 -d 1 -o "$T/pie.folded" -p "$FIXTURE_PID"
+assert_eq "pie: status" "$CS_STATUS" 0
+grep -q "runs Go 1\.[0-9]*: its goroutines are followed" "$T/cs.err" ||
+	fail "pie: Go not found: $(cat "$T/cs.err")"
+run_csampler --dump -p "$FIXTURE_PID"
+assert_eq "pie: --dump status" "$CS_STATUS" 0
+outermost "$T/cs.out" >"$T/roots"
+note "pie: sleeping threads' outermost frames: $(sort "$T/roots" | uniq -c | tr '\n' ' ')"
+[ -s "$T/roots" ] || fail "pie: no sleeping thread: $(cat "$T/cs.out")"
+assert_eq "pie: sleeping threads whose stack does not end at runtime.mstart or runtime.goexit ($(cat "$T/cs.out"))" \
+	"$(grep -cv '^runtime\.\(mstart\|goexit\)$' "$T/roots")" 0
 exit 0
