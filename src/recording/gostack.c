@@ -21,7 +21,10 @@
 #define GO_CODE_MAX 4096u          /* bytes of a function's code compared */
 #define GO_BUILDINFO_MAX 65536u
 #define GO_ALLM_MAX 16384u          /* ms followed in runtime.allm's list */
-#define GO_ALLM_EVERY_NS 250000000  /* the list walked at most this often */
+#define GO_ALLM_NEW_NS 10000000     /* the list walked at most this often for a
+                                     * thread it has not been walked for */
+#define GO_ALLM_EVERY_NS 250000000  /* and for one a walk did not find */
+#define GO_ALLM_ABSENT 64u          /* threads a walk did not find, remembered */
 
 /* A Go thread's system stack (its g0's, fixed for its m). */
 struct go_thread {
@@ -42,9 +45,14 @@ struct gostack {
 	struct tidrows threads;
 	/* runtime.allm (0: not known): a thread copied where it sleeps that
 	 * no stop has read finds its m, g0 and TLS base there, in a walk of
-	 * the list at most every GO_ALLM_EVERY_NS (walked_ns: the last) */
+	 * the list (walked_ns: the last), at most every GO_ALLM_NEW_NS for a
+	 * thread not looked for yet (an M started since: its thread is
+	 * there), every GO_ALLM_EVERY_NS for one the list did not hold (the
+	 * last GO_ALLM_ABSENT of them: a thread not Go's, a cgo program's) */
 	uint64_t allm;
 	int64_t walked_ns;
+	pid_t absent[GO_ALLM_ABSENT];
+	unsigned absent_next;
 };
 
 bool gostack_name_is(const char *name, size_t len, const char *want)
@@ -151,20 +159,29 @@ static void walk_allm(struct gostack *gs, pid_t tid)
 }
 
 /* The row of TID, copied where it sleeps and not read at a stop yet, from
- * a walk of runtime.allm (at most every GO_ALLM_EVERY_NS), or NULL. */
+ * a walk of runtime.allm (as often as struct gostack says), or NULL. */
 static struct go_thread *row_from_allm(struct gostack *gs, pid_t tid)
 {
 	struct timespec now;
 	if (!gs->allm || clock_gettime(CLOCK_MONOTONIC, &now) != 0)
 		return NULL;
 	int64_t ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-	if (gs->walked_ns && ns - gs->walked_ns < GO_ALLM_EVERY_NS)
+	bool absent = false;
+	for (unsigned i = 0; i < GO_ALLM_ABSENT && !absent; i++)
+		absent = gs->absent[i] == tid;
+	if (gs->walked_ns && ns - gs->walked_ns < (absent ? GO_ALLM_EVERY_NS : GO_ALLM_NEW_NS))
 		return NULL;
 	gs->walked_ns = ns;
 	walk_allm(gs, tid);
 	bool made;
 	struct go_thread *row = tidrows_get(&gs->threads, tid, false, &made);
-	return row && row->tid == tid ? row : NULL;
+	if (row && row->tid == tid)
+		return row;
+	if (!absent) {
+		gs->absent[gs->absent_next] = tid;
+		gs->absent_next = (gs->absent_next + 1) % GO_ALLM_ABSENT;
+	}
+	return NULL;
 }
 
 /* The Go runtime's layout, from the module's DWARF, else from csampler's
