@@ -33,12 +33,10 @@ bool goruntime_layout_read(Dwarf *dw, struct goruntime_layout *out)
 		return false;
 	if (!dwarfstruct_member(m, "vdsoSP", 8, &out->m_vdso_sp))
 		out->m_vdso_sp = 0;
-	/* (two slots of tls at least: the second is the thread's fs_base) */
 	if (!dwarfstruct_member(m, "procid", 8, &out->m_procid) ||
-	    !dwarfstruct_member(m, "alllink", 8, &out->m_alllink) ||
-	    !dwarfstruct_member(m, "tls", 16, &out->m_tls) || out->m_procid == 0 ||
-	    out->m_alllink == 0 || out->m_tls == 0)
-		out->m_procid = out->m_alllink = out->m_tls = 0;
+	    !dwarfstruct_member(m, "alllink", 8, &out->m_alllink) || out->m_procid == 0 ||
+	    out->m_alllink == 0)
+		out->m_procid = out->m_alllink = 0;
 	out->g_stack_lo = stack + lo;
 	out->g_stack_hi = stack + hi;
 	out->g_sched_sp = sched + sp;

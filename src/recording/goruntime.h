@@ -27,9 +27,8 @@ struct goruntime_layout {
 	uint32_t m_g0, m_curg;
 	uint32_t m_vdso_sp;      /* the goroutine's sp in a vDSO call; 0: unknown */
 	/* for the list of every m (runtime.allm), which names each m's thread
-	 * (procid) and its TLS (tls; the thread's fs_base is its second slot):
-	 * from DWARF only, 0 unknown */
-	uint32_t m_procid, m_alllink, m_tls;
+	 * (procid): from DWARF only, 0 unknown */
+	uint32_t m_procid, m_alllink;
 };
 
 /* The layout of the Go runtime whose DWARF is DW (a whole binary's). */

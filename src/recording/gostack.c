@@ -32,8 +32,10 @@ struct go_thread {
 	uint64_t g0_lo, g0_hi;
 	uint64_t fs_base;        /* its TLS base at that stop (a thread's does
 	                          * not move): for its copies where it sleeps */
-	uint64_t m;              /* its m, where the row came from runtime.allm's
-	                          * list (fs_base from m.tls), not a stop; 0 */
+	uint64_t m, g0;          /* its m and g0, where the row came from
+	                          * runtime.allm's list, not a stop (no TLS
+	                          * base: a thread asleep on its system stack
+	                          * runs g0); 0 */
 };
 
 /* A Go runtime whose layout is known. */
@@ -123,9 +125,8 @@ static uint64_t symbol_address(Elf *elf, Elf_Scn *scn, uint64_t bias, const char
 }
 
 /* Walk runtime.allm's list (read through TID, a thread of the process)
- * and give each m's thread that has no row one: its g0's stack and its
- * TLS base (the second slot of m.tls, where runtime.settls points fs),
- * with the m, which go_capture checks against the g found there. */
+ * and give each m's thread that has no row one: its m, g0 and g0's stack
+ * (go_capture checks g0's m). */
 static void walk_allm(struct gostack *gs, pid_t tid)
 {
 	const struct goruntime_layout *l = &gs->layout;
@@ -138,7 +139,7 @@ static void walk_allm(struct gostack *gs, pid_t tid)
 		struct iovec remote[3] = { { (void *)(uintptr_t)(m + l->m_procid), 8 },
 					   { (void *)(uintptr_t)(m + l->m_alllink), 8 },
 					   { (void *)(uintptr_t)(m + l->m_g0), 8 } };
-		if (m + l->m_alllink + 8 < m || m + l->m_tls + 16 < m ||
+		if (m + l->m_alllink + 8 < m || m + l->m_procid + 8 < m ||
 		    process_vm_readv(tid, local, 3, remote, 3, 0) != 24)
 			return;
 		struct iovec slocal[2] = { { &st[0], 8 }, { &st[1], 8 } };
@@ -151,7 +152,7 @@ static void walk_allm(struct gostack *gs, pid_t tid)
 		    (row = tidrows_get(&gs->threads, (pid_t)procid, true, &made)) != NULL &&
 		    row->tid != (pid_t)procid)
 			*row = (struct go_thread){ .tid = (pid_t)procid, .g0_lo = st[0], .g0_hi = st[1],
-						   .fs_base = m + l->m_tls + 8, .m = m };
+						   .m = m, .g0 = g0 };
 		if (next == m)
 			return;     /* (GO_ALLM_MAX bounds a longer loop) */
 		m = next;
@@ -383,26 +384,29 @@ static unsigned go_capture(void *p, const struct runtime_stop *t, void *frames)
 		struct go_thread *walked = row_from_allm(gs, tid);
 		gt = walked ? walked : &none;
 	}
+	/* (a row from allm's list has no TLS base: such a thread, asleep on
+	 * its system stack, runs g0; a cgo program's g is not at fs_base - 8
+	 * of m.tls, and it needs none) */
+	bool walked = t->sp_pc_only && gt->tid == tid && gt->m;
 	uint64_t fs_base = t->sp_pc_only ? (gt->tid == tid ? gt->fs_base : 0) : t->regs->fs_base;
-	if (fs_base < 64)
+	if (!walked && fs_base < 64)
 		return 0;
 	uint64_t sp = t->regs->rsp, rip = t->regs->rip;
 	bool in_vdso = t->vdso_len && rip >= t->vdso_start && rip - t->vdso_start < t->vdso_len;
-	if (gt->tid == tid && !in_vdso && (sp < gt->g0_lo || sp >= gt->g0_hi))
+	if (gt->tid == tid && (!in_vdso || walked) && (sp < gt->g0_lo || sp >= gt->g0_hi))
 		return 0;
 	const struct goruntime_layout *l = &gs->layout;
-	uint64_t g, m, g0 = 0, curg = 0, lo, hi;
+	uint64_t g = walked ? gt->g0 : 0, m, g0 = 0, curg = 0, lo, hi;
 	uint8_t gb[GORUNTIME_G_READ];
-	if (!procfs_read_memory_all(tid, fs_base + (uint64_t)(int64_t)GORUNTIME_TLS_G, &g,
-				    sizeof g) ||
+	if ((!walked && !procfs_read_memory_all(tid, fs_base + (uint64_t)(int64_t)GORUNTIME_TLS_G,
+						&g, sizeof g)) ||
 	    g == 0 || g + GORUNTIME_G_READ < g || !procfs_read_memory_all(tid, g, gb, sizeof gb))
 		return 0;
 	memcpy(&m, gb + l->g_m, 8);
 	memcpy(&lo, gb + l->g_stack_lo, 8);
 	memcpy(&hi, gb + l->g_stack_hi, 8);
-	bool walked = t->sp_pc_only && gt->tid == tid && gt->m;
 	if (m == 0 || m + l->m_curg + 8 < m || (walked && gt->m != m))
-		return 0;   /* (a TLS base from allm's list holds a g of that m) */
+		return 0;   /* (the g0 from allm's list is of that m) */
 	uint64_t vdso_sp = 0;
 	struct iovec local[3] = { { &g0, sizeof g0 }, { &curg, sizeof curg },
 				  { &vdso_sp, sizeof vdso_sp } };
@@ -418,7 +422,7 @@ static unsigned go_capture(void *p, const struct runtime_stop *t, void *frames)
 				    procfs_read_memory_all(tid, g0 + l->g_stack_lo, &g0_stack[0], 8) &&
 				    procfs_read_memory_all(tid, g0 + l->g_stack_hi, &g0_stack[1], 8))))
 		*gt = (struct go_thread){ .tid = tid, .g0_lo = g0_stack[0], .g0_hi = g0_stack[1],
-					  .fs_base = fs_base, .m = walked ? m : 0 };
+					  .fs_base = fs_base, .m = walked ? m : 0, .g0 = walked ? g0 : 0 };
 	if (g != g0) {
 		if (g0 != 0)
 			capture_vdso_call(tid, sp, lo, hi, vdso_sp, c);

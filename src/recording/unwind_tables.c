@@ -155,9 +155,10 @@ const struct go_mark *uw_go_mark(struct unwind_ctx *c, uint64_t ip)
 	return NULL;
 }
 
-/* M has no CFI table: keep its function starts (symbol table, else the
- * dynamic one, else a Go binary's function table), BIAS added, within its
- * text, for the frame-record scan of code with frame pointers
+/* M has no CFI table, or has Go code (a cgo program's table covers its C
+ * code only): keep its function starts (symbol table, else the dynamic
+ * one, else a Go binary's function table), BIAS added, within its text,
+ * for the frame-record scan of code with frame pointers
  * (uw_function_start). */
 static void module_load_funcs(struct module *m, const struct module_sections *secs, uint64_t bias)
 {
@@ -351,11 +352,13 @@ static void module_load_elf(struct unwinder *u, struct module *m, Elf *elf, int 
 	/* (the program itself is the first module built: load_program_module) */
 	if (file)
 		module_open_runtimes(u, elf, &secs, bias, path);
-	if (!have_eh || eh.p_filesz < 4 || eh.p_filesz > EH_FRAME_HDR_MAX) {
-		if (file)
-			module_load_funcs(m, &secs, bias);
+	/* (a Go program linked with the C toolchain, cgo's, has a CFI table
+	 * for its C code only: its Go functions need their starts too) */
+	bool no_table = !have_eh || eh.p_filesz < 4 || eh.p_filesz > EH_FRAME_HDR_MAX;
+	if (file && (no_table || secs.go))
+		module_load_funcs(m, &secs, bias);
+	if (no_table)
 		return;
-	}
 	m->hdr_addr = bias + eh.p_vaddr;
 
 	size_t len = (size_t)eh.p_filesz;

@@ -120,7 +120,7 @@ grep -Eq 'of stacks stop in runtime\.(mcall|systemstack)' "$T/cs.err" &&
 # before in the run still ended there: beside the quick group and two busy
 # loops, an idle M that did not run in the 2 s had 63 of 583, and at -j10
 # (load 17) 138 of 439. Such a thread's m is now found in the runtime's
-# list of them (runtime.allm: m.procid, m.tls): 284-407 of 284-407 from
+# list of them (runtime.allm: m.procid, m.g0): 284-407 of 284-407 from
 # mstart beside four busy loops, 839-914 quiet (the binary before: 173 of
 # 919; the one with only the kept TLS base: 301 of 439 at load 17). The
 # list is walked again for a thread not looked for yet (an M started since)
