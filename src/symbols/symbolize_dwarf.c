@@ -629,23 +629,32 @@ static Dwarf_Die *cu_by_ranges(struct sym_module *m, Dwarf *dw, uint64_t pc, Dwa
 	return dwarf_offdie(dw, m->spans[lo - 1].die_offset, out);
 }
 
-/* The compile unit of PC in module M (*BIAS: DWARF address = pc - bias). */
+/* The compile unit of PC in module M (*BIAS: DWARF address = pc - bias).
+ * A unit libdwfl gives that does not hold PC is not taken: a cgo program's
+ * .debug_aranges covers its C units only, and libdwfl answered a Go
+ * function's address with one of them (runtime/cgo/gcc_mmap.c's). */
 static Dwarf_Die *module_cu(struct sym_module *m, uint64_t pc, Dwarf_Addr *bias, Dwarf_Die *mem)
 {
 	Dwarf_Die *cu = dwfl_module_addrdie(m->dwfl_mod, pc, bias);
-	if (cu != NULL)
+	if (cu != NULL && dwarf_haspc(cu, pc - *bias) > 0)
 		return cu;
 	Dwarf *dw = dwfl_module_getdwarf(m->dwfl_mod, bias);
 	return dw != NULL ? cu_by_ranges(m, dw, pc - *bias, mem) : NULL;
 }
 
-/* The source file and line of PC in module M (CU: its unit, or NULL). */
+/* The source file and line of PC in module M (CU: its unit, or NULL). A
+ * line libdwfl finds in a unit that does not hold PC is not taken (as
+ * module_cu: runtime.park_m was at runtime/cgo/gcc_mmap.c:37, as
+ * eu-addr2line says). */
 const char *sym_module_line(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr bias, uint64_t pc,
 			       int *line)
 {
 	*line = 0;
+	Dwarf_Addr dl_bias = 0;
 	Dwfl_Line *dl = dwfl_module_getsrc(m->dwfl_mod, pc);
-	if (dl != NULL)
+	Dwarf_Die *dl_cu = dl != NULL ? dwfl_linecu(dl) : NULL;
+	if (dl_cu != NULL && dwfl_module_getdwarf(m->dwfl_mod, &dl_bias) != NULL &&
+	    dwarf_haspc(dl_cu, pc - dl_bias) > 0)
 		return dwfl_lineinfo(dl, NULL, line, NULL, NULL, NULL);
 	/* libdwfl looks the unit up through .debug_aranges only */
 	Dwarf_Die mem;

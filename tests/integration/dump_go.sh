@@ -126,4 +126,9 @@ note "cgo: $cut of $total stacks truncated"
 [ $((cut * 100)) -le $((total * 5)) ] ||
 	fail "cgo: $cut of $total stacks truncated: $(grep '^\[truncated\]' "$T/cgo.folded" | sort -t' ' -k2 -rn | head -5)"
 dump_roots cgo
+# (its .debug_aranges covers the C units only: libdw gave a Go function
+# the line of a C unit, runtime.park_m at runtime/cgo/gcc_mmap.c:37, in 74
+# frames of a dump; the unit that holds the address is taken now)
+assert_eq "cgo: Go frames placed in a C file: $(grep -E ' in [a-z0-9_/]+\.[^ ]+ \([^)]*\.c:[0-9]+\)' "$T/cs.out" | head -3)" \
+	"$(grep -cE ' in [a-z0-9_/]+\.[^ ]+ \([^)]*\.c:[0-9]+\)' "$T/cs.out")" 0
 exit 0
