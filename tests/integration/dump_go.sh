@@ -117,7 +117,7 @@ PROGS=$T
 GOMAXPROCS=4 start_fixture gochan_cgo 30
 PROGS=$progs
 sleep 0.5
-run_csampler -F 199 -d 2 -o "$T/cgo.folded" -p "$FIXTURE_PID"
+run_csampler -F 199 -d 1 -o "$T/cgo.folded" -p "$FIXTURE_PID"
 assert_eq "cgo: status" "$CS_STATUS" 0
 total=$(folded_total "$T/cgo.folded")
 cut=$(folded_count "$T/cgo.folded" '^\[truncated\]')
