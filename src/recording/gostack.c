@@ -46,7 +46,7 @@ struct gostack {
 	 * nothing of the runtime */
 	struct tidrows threads;
 	/* runtime.allm (0: not known): a thread copied where it sleeps that
-	 * no stop has read finds its m, g0 and TLS base there, in a walk of
+	 * no stop has read finds its m and g0 there, in a walk of
 	 * the list (walked_ns: the last), at most every GO_ALLM_NEW_NS for a
 	 * thread not looked for yet (an M started since: its thread is
 	 * there), every GO_ALLM_EVERY_NS for one the list did not hold (the
