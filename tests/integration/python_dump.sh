@@ -86,7 +86,13 @@ PY=/usr/bin/python3.11
 ${CSAMPLER_FIXTURE_NICE:+nice -n "$CSAMPLER_FIXTURE_NICE"} "$PY" "$TESTS_SRCDIR/progs/pysplit.py" 20 >/dev/null 2>"$T/py2.err" &
 PYPID=$!
 FIXTURE_PIDS="$FIXTURE_PIDS $PYPID"
-sleep 1
+# (its three threads, however long the interpreter's start takes: beside
+# two busy loops and the quick group, 1 s once held the main thread only)
+for i in $(seq 1 200); do
+	[ "$(ls "/proc/$PYPID/task" 2>/dev/null | wc -l)" -ge 3 ] && break
+	sleep 0.05
+done
+sleep 0.3
 # (a thread may be between calls, in run() itself: a few dumps, until one
 # finds a thread inside one of the fixture's functions)
 for attempt in 1 2 3 4 5; do

@@ -39,7 +39,9 @@ check_stacks() {
 }
 
 need_cmd node
-run_csampler -v -F 199 -d 2 -o "$T/out.folded" -- node -e '
+# (to node's end, not -d 2: beside two busy loops and the quick group, a
+# run of 2 s had no sample, node still loading)
+run_csampler -v -F 199 -o "$T/out.folded" -- node -e '
 	function leaf(n) { let x = 0; for (let i = 0; i < n; i++) x = (x * 31 + i) | 0; return x; }
 	function mid(n) { return leaf(n) + 1; }
 	const end = Date.now() + 3000; let s = 0;
