@@ -37,6 +37,11 @@ wait "$CS" || fail "csampler --interval for 22 s failed: $(cat "$T/mem.err")"
 note "peak RSS after 6 s: $rss6 kB, after 20 s: $rss20 kB"
 [ -n "$rss6" ] && [ -n "$rss20" ] || fail "no RSS read"
 assert_within "peak RSS growth from 6 s to 20 s, kB" "$((rss20 - rss6))" 0 2048
-assert_within "files of the 22 s run" "$(ls "$T"/mem-*.folded | wc -l)" 22 23
+# (a window closes at the first wake after its end; while the host is
+# loaded a wake comes late, an interval's write takes longer, and the
+# windows fall behind the clock, one closed a wake: beside two busy loops
+# and the quick group, 21 files once; each is still whole, see
+# profile_interval)
+assert_within "files of the 22 s run" "$(ls "$T"/mem-*.folded | wc -l)" 20 23
 assert_untraced_running "$HOT"
 
