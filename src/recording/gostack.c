@@ -126,13 +126,15 @@ static uint64_t symbol_address(Elf *elf, Elf_Scn *scn, uint64_t bias, const char
 
 /* Walk runtime.allm's list (read through TID, a thread of the process)
  * and give each m's thread that has no row one: its m, g0 and g0's stack
- * (go_capture checks g0's m). */
-static void walk_allm(struct gostack *gs, pid_t tid)
+ * (go_capture checks g0's m). True if an m's thread has not written its
+ * id yet (an M just made: newm links it before its thread starts). */
+static bool walk_allm(struct gostack *gs, pid_t tid)
 {
 	const struct goruntime_layout *l = &gs->layout;
 	uint64_t m = 0;
+	bool starting = false;
 	if (!procfs_read_memory_all(tid, gs->allm, &m, sizeof m))
-		return;
+		return false;
 	for (unsigned i = 0; m != 0 && i < GO_ALLM_MAX; i++) {
 		uint64_t procid = 0, next = 0, g0 = 0, st[2] = { 0, 0 };
 		struct iovec local[3] = { { &procid, 8 }, { &next, 8 }, { &g0, 8 } };
@@ -141,7 +143,8 @@ static void walk_allm(struct gostack *gs, pid_t tid)
 					   { (void *)(uintptr_t)(m + l->m_g0), 8 } };
 		if (m + l->m_alllink + 8 < m || m + l->m_procid + 8 < m ||
 		    process_vm_readv(tid, local, 3, remote, 3, 0) != 24)
-			return;
+			return starting;
+		starting = starting || procid == 0;
 		struct iovec slocal[2] = { { &st[0], 8 }, { &st[1], 8 } };
 		struct iovec sremote[2] = { { (void *)(uintptr_t)(g0 + l->g_stack_lo), 8 },
 					    { (void *)(uintptr_t)(g0 + l->g_stack_hi), 8 } };
@@ -154,9 +157,10 @@ static void walk_allm(struct gostack *gs, pid_t tid)
 			*row = (struct go_thread){ .tid = (pid_t)procid, .g0_lo = st[0], .g0_hi = st[1],
 						   .m = m, .g0 = g0 };
 		if (next == m)
-			return;     /* (GO_ALLM_MAX bounds a longer loop) */
+			break;      /* (GO_ALLM_MAX bounds a longer loop) */
 		m = next;
 	}
+	return starting;
 }
 
 /* The row of TID, copied where it sleeps and not read at a stop yet, from
@@ -173,12 +177,15 @@ static struct go_thread *row_from_allm(struct gostack *gs, pid_t tid)
 	if (gs->walked_ns && ns - gs->walked_ns < (absent ? GO_ALLM_EVERY_NS : GO_ALLM_NEW_NS))
 		return NULL;
 	gs->walked_ns = ns;
-	walk_allm(gs, tid);
+	/* (a thread not found while an M starts may be that M's: not absent;
+	 * at a launched Go program's start, one was, and waited 250 ms: 22
+	 * --idle samples of an idle M ended at mcall in a CI run) */
+	bool starting = walk_allm(gs, tid);
 	bool made;
 	struct go_thread *row = tidrows_get(&gs->threads, tid, false, &made);
 	if (row && row->tid == tid)
 		return row;
-	if (!absent) {
+	if (!absent && !starting) {
 		gs->absent[gs->absent_next] = tid;
 		gs->absent_next = (gs->absent_next + 1) % GO_ALLM_ABSENT;
 	}
