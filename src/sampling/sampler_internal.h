@@ -90,6 +90,10 @@ struct thread_state {
 	unsigned last_depth;
 	uint32_t last_flags;
 	bool has_last;
+	/* --idle: the times a cut last stack was due again since the thread
+	 * last ran (it is read again at the 1st, 2nd, 4th ... 64th:
+	 * reread_cut in sampler.c) */
+	unsigned cut_reuses;
 	bool retired;                 /* gone during a tick; released after it */
 };
 

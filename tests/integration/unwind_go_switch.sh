@@ -127,16 +127,19 @@ grep -Eq 'of stacks stop in runtime\.(mcall|systemstack)' "$T/cs.err" &&
 # at most every 10 ms: every 250 ms, 84 of 743 ended there in a
 # scripts/check --busy run (an M started mid-run, asleep until the next
 # walk; beside six busy loops 19-22 of about 600 in 2 runs of 3, now 0 in
-# 4 of 4). Left: in CI's quick group an M parked after handing its P to a
+# 4 of 4). In CI's quick group an M parked after handing its P to a
 # locked M (runtime.startlockedm, at the program's start) still ended at
-# mcall, 22 and 30 samples (469 of 491, 466 of 495 from mstart; 929-984 of
-# 929-984 quiet here); the bound stays three in four
+# mcall, 22 and 30 samples (469 of 491, 466 of 495 from mstart): read once
+# just after it started, within 10 ms of a walk, and that cut stack counted
+# for its whole sleep (25-115 samples in 8 of 70 runs beside the quick
+# group). A cut stack is now read again at its 1st, 2nd, 4th ... 64th
+# reuse: at most 5 of 480-755 in 30 runs so
 run_csampler --idle -F 199 -o "$T/idle.folded" -- "$T/gochan" 2
 assert_eq "--idle: exit status" "$CS_STATUS" 0
 set -- $(counts "$T/idle.folded")
 note "--idle: $1 samples, $2 whole; mcall: $5 ($6 truncated; ${10} inside, ${11} of them from runtime.mstart)"
 [ "${10}" -gt 0 ] || fail "--idle: no stack through runtime.mcall: $(sort -t' ' -k2 -rn "$T/idle.folded" | head -5)"
-awk -v m="${10}" -v r="${11}" 'BEGIN { exit !(100 * r >= 75 * m) }' ||
+awk -v m="${10}" -v r="${11}" 'BEGIN { exit !(100 * r >= 95 * m) }' ||
 	fail "--idle: only ${11} of ${10} stacks through runtime.mcall start at runtime.mstart: $(grep ';runtime\.mcall;' "$T/idle.folded" | grep -v '^runtime\.mstart;' | sort -t' ' -k2 -rn | head -5)"
 
 # the perf backend: the kernel's copy of the stack in use only
