@@ -120,11 +120,15 @@ sleep 0.5
 run_csampler -F 199 -d 1 -o "$T/cgo.folded" -p "$FIXTURE_PID"
 assert_eq "cgo: status" "$CS_STATUS" 0
 total=$(folded_total "$T/cgo.folded")
-cut=$(folded_count "$T/cgo.folded" '^\[truncated\]')
-note "cgo: $cut of $total stacks truncated"
+# (stacks in Go's signal handler, runtime.cgoSigtramp in a cgo build, are
+# cut there by design, as Go's traceback is: beside two busy loops, where
+# Go preempts more, 3 of a run's 45 stacks)
+signal=$(folded_count "$T/cgo.folded" '^\[truncated\];runtime\.(cgoSigtramp|sigtramp)(;|$)')
+cut=$(($(folded_count "$T/cgo.folded" '^\[truncated\]') - signal))
+note "cgo: $cut of $total stacks truncated, and $signal in Go's signal handler"
 [ "$total" -gt 0 ] || fail "cgo: no samples"
 [ $((cut * 100)) -le $((total * 5)) ] ||
-	fail "cgo: $cut of $total stacks truncated: $(grep '^\[truncated\]' "$T/cgo.folded" | sort -t' ' -k2 -rn | head -5)"
+	fail "cgo: $cut of $total stacks truncated: $(grep '^\[truncated\]' "$T/cgo.folded" | grep -Ev '^\[truncated\];runtime\.(cgoSigtramp|sigtramp)(;|$)' | sort -t' ' -k2 -rn | head -5)"
 dump_roots cgo
 # (its .debug_aranges covers the C units only: libdw gave a Go function
 # the line of a C unit, runtime.park_m at runtime/cgo/gcc_mmap.c:37, in 74
