@@ -105,18 +105,25 @@ wait_exit "$SERVER_PID" 10 "csampler --serve"
 start_fixture churn 100000000 8
 CHURN=$FIXTURE_PID
 start_server --serve 0 -p "$CHURN"
-# (a short thread is sampled in most 1 s requests; on a loaded host, where
-# the fixture waits for a CPU, one can hold the main thread alone: CI's
-# mawk run at load 346 did once. Up to 3 tries for one that holds a short
-# thread; every request's stacks are checked.)
+# (a short thread is sampled in most 1 s requests; on a loaded host the
+# fixture (nice 5) waits for a CPU: CI's mawk run at load 346 had one hold
+# the main thread alone, and a --busy run's request had 5, 0 and 0 samples
+# in 3 tries, as many as churn's own CPU was worth (beside six busy loops
+# here: 15-28 samples for 19-30 ticks of its CPU). A try in which churn
+# used 0.3 s of CPU (its /proc/PID/stat, ended threads included) must hold
+# a short thread; up to 6 tries; every request's stacks are checked.)
 for i in 1 2 3 4; do
-	for try in 1 2 3; do
+	for try in 1 2 3 4 5 6; do
+		t0=$(awk '{ print $14 + $15 }' "/proc/$CHURN/stat")
 		http_get "/debug/pprof/profile?seconds=1&format=folded&threads=1" "$T/churn.folded"
+		t1=$(awk '{ print $14 + $15 }' "/proc/$CHURN/stat")
 		assert_eq "churn request $i" "$HTTP_STATUS" 200
 		bad=$(grep -cv '^churn-[0-9][0-9]*;' "$T/churn.folded")
 		assert_eq "stacks of request $i not under a churn thread" "$bad" 0
 		grep -Eq '^churn-[0-9]+;.*short_thread_work' "$T/churn.folded" && break
-		note "churn request $i, try $try: no short thread sampled ($(folded_total "$T/churn.folded") samples)"
+		note "churn request $i, try $try: no short thread sampled ($(folded_total "$T/churn.folded") samples; churn used $((t1 - t0)) ticks of CPU)"
+		[ $((t1 - t0)) -lt 30 ] ||
+			fail "churn request $i: no short thread sampled while churn used $((t1 - t0)) ticks of CPU: $(head -3 "$T/churn.folded")"
 	done
 	assert_folded_has "$T/churn.folded" '^churn-[0-9]+;.*short_thread_work'
 done
