@@ -142,6 +142,33 @@ static bool leaf_record_step(struct unwind_ctx *c)
 
 static bool direct_call_into(struct unwind_ctx *c, uint64_t ret, uint64_t start);
 
+/* The return address at SP, if it lies just past a direct call of the
+ * function at START (or of its ABI stub): the context then stands on the
+ * caller, rbp as it was. */
+static bool return_at_sp_into(struct unwind_ctx *c, uint64_t sp, uint64_t start)
+{
+	uint64_t ret;
+	if ((sp & 7) != 0 || !uw_read_target(c, sp, &ret, sizeof ret) || ret == 0 ||
+	    ret >= ADDR_ACTIVATION || !uw_module_for_ip(c, ret - 1) || !direct_call_into(c, ret, start))
+		return false;
+	c->regs.rip = ret;
+	c->regs.rsp = sp + 8;
+	return true;
+}
+
+/* At the snapshot, the interrupted frame stands on the very first
+ * instruction of its function (start known: a module without CFI): nothing
+ * is pushed yet, its return address is at [sp] and rbp is still its
+ * caller's. The frame-pointer step skipped the caller, or ended the walk as
+ * whole where the caller had no record (the perf backend's sample of a page
+ * fault at runtime.check's first fetch: rbp 0 in runtime.rt0_go). */
+static bool entry_return_step(struct unwind_ctx *c, unw_cursor_t *cur)
+{
+	uint64_t sp, ip;
+	return uw_cursor_reg(cur, UNW_X86_64_RSP, &sp) && uw_cursor_reg(cur, UNW_REG_IP, &ip) &&
+	       ip != 0 && uw_function_start(c, ip) == ip && return_at_sp_into(c, sp, ip);
+}
+
 /* The cursor's frame, in a module without CFI whose function starts are
  * known (symbol table, Go's function table), found by its record as
  * frame_record_scan does. At the snapshot, a frameless function (Go's
@@ -153,7 +180,7 @@ static bool direct_call_into(struct unwind_ctx *c, uint64_t ret, uint64_t start)
  * runtime.futex; runtime.futexsleep, and no more). */
 static bool frame_record_at_function(struct unwind_ctx *c, unw_cursor_t *cur, bool at_snapshot)
 {
-	uint64_t sp, ip, ret;
+	uint64_t sp, ip;
 	if (!uw_cursor_reg(cur, UNW_X86_64_RSP, &sp) || !uw_cursor_reg(cur, UNW_REG_IP, &ip) ||
 	    (sp & 7) != 0 || ip == 0)
 		return false;
@@ -161,12 +188,8 @@ static bool frame_record_at_function(struct unwind_ctx *c, unw_cursor_t *cur, bo
 	uint64_t start = uw_function_start(c, at_snapshot ? ip : ip - 1);
 	if (start == 0)
 		return false;
-	if (at_snapshot && uw_read_target(c, sp, &ret, sizeof ret) && ret != 0 &&
-	    ret < ADDR_ACTIVATION && uw_module_for_ip(c, ret - 1) && direct_call_into(c, ret, start)) {
-		c->regs.rip = ret;
-		c->regs.rsp = sp + 8;
+	if (at_snapshot && return_at_sp_into(c, sp, start))
 		return true;
-	}
 	return uw_frame_record_scan(c, sp, start);
 }
 
@@ -257,6 +280,8 @@ bool uw_step_without_cfi(struct unwind_ctx *c, unw_cursor_t *cur, bool at_snapsh
 		/* code with frame pointers, rbp unknown (a blocked thread read in
 		 * place): the frame's record under its return address */
 		fp = frame_record_at_function(c, cur, at_snapshot) ? FP_STEPPED : FP_FAILED;
+	} else if (at_snapshot && entry_return_step(c, cur)) {
+		fp = FP_STEPPED;
 	} else {
 		fp = frame_pointer_step(c, cur);
 	}

@@ -157,4 +157,28 @@ assert_eq "perf: whole stacks that do not start at a root ($nouser without user 
 	"$(($2 - $9 - nouser))" 0
 [ "$5" -gt 0 ] || fail "perf: no stack in runtime.mcall: $(sort -t' ' -k2 -rn "$T/perf.folded" | head -5)"
 assert_eq "perf: stacks ending at runtime.mcall unmarked" "${12}" 0
+
+# a frame stopped on its function's first instruction, without CFI (Go):
+# nothing pushed yet, its return address at [sp], rbp still its caller's.
+# The frame-pointer step skipped the caller, or ended the walk as whole
+# where the caller had no record: the perf backend's sample of a page
+# fault at runtime.check's first fetch came out whole, runtime.check
+# alone (rbp 0 in runtime.rt0_go), in a run beside the quick group.
+# goentry spins on the first instruction of an assembly function, called
+# by main.spinCaller: every stack there must hold its caller.
+mkdir -p "$T/goentry-src" &&
+	cp "$TESTS_SRCDIR/progs/goentry.go" "$TESTS_SRCDIR/progs/goentry_amd64.s" "$T/goentry-src/" ||
+	harness "no goentry sources"
+(cd "$T/goentry-src" && GO111MODULE=off "$GO" build -o ../goentry .) >"$T/build.err" 2>&1 ||
+	harness "go build goentry: $(cat "$T/build.err")"
+for backend in ptrace perf; do
+	run_csampler --backend=$backend -F 199 -o "$T/entry-$backend.folded" -- "$T/goentry" 2
+	assert_eq "goentry ($backend): exit status" "$CS_STATUS" 0
+	at=$(folded_count "$T/entry-$backend.folded" ';main\.spinAtEntry$')
+	whole=$(folded_count "$T/entry-$backend.folded" '^runtime\.goexit;runtime\.main;main\.main;main\.spinCaller;main\.spinAtEntry$')
+	note "goentry ($backend): $at stacks at main.spinAtEntry, $whole of them through main.spinCaller from runtime.goexit"
+	[ "$at" -gt 50 ] || fail "goentry ($backend): $at stacks at main.spinAtEntry: $(sort -t' ' -k2 -rn "$T/entry-$backend.folded" | head -3)"
+	assert_eq "goentry ($backend): stacks at main.spinAtEntry without their callers: $(grep ';main\.spinAtEntry ' "$T/entry-$backend.folded" |
+		grep -v '^runtime\.goexit;runtime\.main;main\.main;main\.spinCaller;' | sort -t' ' -k2 -rn | head -3)" "$((at - whole))" 0
+done
 exit 0
