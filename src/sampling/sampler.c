@@ -598,16 +598,14 @@ int sampler_tick(struct sampler *s, uint64_t tick_ns, uint64_t next_tick_ns)
 /* --idle: whether T, asleep and not run since its last stack was read,
  * is read again instead of counting that stack: a stack cut short (the
  * walk failed, or left the copied window) is, at its 1st, 2nd, 4th ...
- * 64th time due since T last ran (RAN: it ran now; the count starts
- * again), for what cut it may pass (a Go thread's m found in runtime.allm
- * at most every 10 ms, the mappings reread at most every 50 ms, a window
- * grown since). */
+ * 64th time due since T last ran (read_thread starts the count again
+ * whenever it ran), for what cut it may pass (a Go thread's m found in
+ * runtime.allm at most every 10 ms, the mappings reread at most every
+ * 50 ms, a window grown since). */
 #define CUT_REREADS_UNTIL 64u
-static bool reread_cut(struct thread_state *t, bool ran)
+static bool reread_cut(struct thread_state *t)
 {
-	if (ran)
-		t->cut_reuses = 0;
-	if (ran || !t->has_last || !(t->last_flags & (STACK_UNWIND_ERROR | STACK_TRUNCATED_WINDOW)) ||
+	if (!t->has_last || !(t->last_flags & (STACK_UNWIND_ERROR | STACK_TRUNCATED_WINDOW)) ||
 	    t->cut_reuses >= CUT_REREADS_UNTIL)
 		return false;
 	t->cut_reuses++;
@@ -651,6 +649,8 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 	t->run_delay_ns = ss.run_delay_ns;
 	bool idle = !ran && !t->running;
 	t->ran = ran;
+	if (ran)
+		t->cut_reuses = 0;
 	s->nidle += (size_t)idle - (size_t)t->idle;
 	t->idle = idle;
 	/* Interrupted by an earlier round, not stopped yet: its stop is
@@ -681,7 +681,7 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 	 * found, ended at runtime.mcall and was counted so for the whole
 	 * sleep, 25-115 samples in 8 of 70 runs on a loaded host), else read
 	 * it where it waits. */
-	if (!reread_cut(t, ran) && !ran && t->has_last) {
+	if (!ran && t->has_last && !reread_cut(t)) {
 		count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);
 		return;
 	}
