@@ -1,5 +1,6 @@
 /* sampler: see sampler.h. The threads it follows, their /proc files and
- * the wheel of their reads are sampler_threads.c's (sampler_internal.h).
+ * the wheel of their reads are sampler_threads.c's; which threads ran at
+ * the tick, and which stops count, sampler_judge.c's (sampler_internal.h).
  *
  * On-CPU mode estimates where CPU time goes, unbiased by construction:
  *   - A tick is a random instant of its period (clock.h), and csampler runs
@@ -11,7 +12,9 @@
  *     running thread's total only at scheduler ticks and switches.) The
  *     candidates whose stat says 'R' are interrupted together; 'R' also
  *     means waiting for a CPU (preempted, or woken and not run yet), and
- *     which of them are on a CPU cannot be known before they stop, so when
+ *     which of them are on a CPU is known before they stop only where the
+ *     tick took every CPU they are on (then one that waits is not stopped:
+ *     threads_judge_running), so when
  *     there are more than max_per_tick (one per CPU), or more than
  *     MAX_EXAMINED candidates, a random subset with a known probability is
  *     taken, its samples weighted by the inverse (not the ones with the
@@ -279,90 +282,6 @@ static bool sample_asleep(struct sampler *s, struct thread_state *t, unsigned we
  * its place, must not keep the thread out for good). */
 #define LATE_WAIT_NS 200000000u
 
-/* How a stop is counted in on-CPU mode. */
-enum stop_verdict {
-	STOP_KEEP,
-	STOP_WAKING,    /* at the exit of a system call it was waiting in at the tick */
-	STOP_QUEUED,    /* it was waiting for a CPU at the tick */
-};
-
-/* On-CPU mode (a wall-clock profile wants the waits): see the top of this
- * file. T, interrupted at the tick of t->intr_tick_ns, stopped with
- * registers R and was seen stopped at SEEN_NS: was it running at the tick?
- * Its schedstat now against the read before the interrupt (t->intr_*):
- * when it arrived on a CPU since, the time it waited for one (run delay)
- * ended when it arrived, at SEEN_NS at the latest; a wait longer than the
- * time since the tick began before the tick. (Stops are seen within tens
- * of microseconds: csampler waits for them at real-time priority. Seen
- * later, the wait seems to begin later, and the stop is kept: the error
- * goes the way of the old rule, never the other.)
- * A thread the read found on the CPU the round ran on is known exactly
- * (round_sent): the one csampler (SCHED_FIFO) took that CPU from was
- * running at the tick, in a call or on its way in, and came back only to
- * stop: kept wherever it stops (taken for a wake-up, every stop of a
- * thread that shares its CPU with csampler's tick was dropped in a call
- * that waits and kept elsewhere: on 2 CPUs, epoll_wait lost most of its
- * share to write). Any other was waiting there for the CPU, queued or
- * being woken, and is dropped whatever its run delay says: a thread woken
- * from fdatasync there slept again before it stopped, so its run delay
- * was shorter than the time since the tick, and with two busy loops on
- * the host fdatasync came out at 16-22% of its samples for 7-11% of its
- * CPU (now 7-8%).
- * A stop at the exit of a call that waits: a call our stop interrupted
- * (EINTR, ERESTART*) was being entered by a thread that ran at the tick,
- * unless it had gone to sleep in it already (then it got a CPU again to
- * stop); one that returned its timeout slept until its timer fired. */
-static enum stop_verdict judge_stop(const struct sampler *s, struct thread_state *t,
-				    const struct user_regs_struct *r, uint64_t seen_ns)
-{
-	struct procfs_schedstat ss;
-	bool have = procfs_read_schedstat(t->schedstat_fd, &ss);
-	t->stop_run_delay_read = have;  /* (the round's pause uses it) */
-	t->stop_run_delay_ns = have ? ss.run_delay_ns : 0;
-	if (t->intr_our_cpu == TICK_CPU_WAITING)
-		return STOP_QUEUED;
-	bool arrived = have && ss.arrivals != t->intr_arrivals;
-	if (arrived && ss.run_delay_ns > t->intr_run_delay_ns && seen_ns > t->intr_tick_ns &&
-	    ss.run_delay_ns - t->intr_run_delay_ns > seen_ns - t->intr_tick_ns)
-		return STOP_QUEUED;     /* (also one csampler took its CPU from before the tick) */
-	if (t->intr_our_cpu == TICK_CPU_TAKEN)
-		return STOP_KEEP;
-	long nr = (long)r->orig_rax;
-	int64_t ret = (int64_t)r->rax, timeout_ret;
-	if (nr < 0)
-		return STOP_KEEP;       /* stopped in user code: it ran there */
-	bool interrupted = ret == -4 || (ret >= -516 && ret <= -512);
-	if (!blocked_call_waits(thread_id(s, t)->pid, nr, r, &timeout_ret) && !interrupted)
-		return STOP_KEEP;
-	if (ret == timeout_ret)
-		return STOP_WAKING;     /* slept until its timer fired */
-	return arrived ? STOP_WAKING : STOP_KEEP;
-}
-
-/* A stop of T kept, with registers R, taken in the round (INDEX of
- * chosen[]): counted by where it was and where it came (stats.local_*,
- * remote_*: report.h's note compares them). */
-static void count_kept_place(struct sampler *s, size_t index, const struct user_regs_struct *r)
-{
-	const struct thread_state *t = s->chosen[index];
-	bool at_call = (long)r->orig_rax >= 0;
-	++*(at_call ? &s->stats.stops_call : &s->stats.stops_user);
-	if (t->intr_our_cpu == TICK_CPU_TAKEN)
-		++*(at_call ? &s->stats.local_call : &s->stats.local_user);
-	else if (index < s->round_base + s->round_nspin)   /* (on another CPU at its read) */
-		++*(at_call ? &s->stats.remote_call : &s->stats.remote_user);
-}
-
-/* Count the verdict V on a stop; whether to sample it. */
-static bool keep_stop(struct sampler *s, enum stop_verdict v)
-{
-	if (v == STOP_WAKING)
-		s->stats.dropped_waking++;
-	else if (v == STOP_QUEUED)
-		s->stats.dropped_queued++;
-	return v == STOP_KEEP;
-}
-
 /* Unwind a captured stack of T and count it: WEIGHT periods (on-CPU: the
  * inverse of the probability that T was read and interrupted at its tick;
  * --idle: 1). */
@@ -392,7 +311,7 @@ static void capture_late(void *ctx, pid_t tid, const struct user_regs_struct *re
 	t->own_stops++;
 	if (!regs)
 		return;
-	if (!s->cfg.idle && !keep_stop(s, judge_stop(s, t, regs, s->late_seen_ns)))
+	if (!s->cfg.idle && !threads_keep_stop(s, t, regs, s->late_seen_ns))
 		return;
 	if (recorder_capture(s->rec, thread_id(s, t)->proc, tid, regs, &s->late_snap) == 0)
 		s->late_thread = t;
@@ -428,11 +347,11 @@ static void capture_thread(void *ctx, size_t index, pid_t tid, const struct user
 	s->captured[i] = false;
 	if (!regs)
 		return;
-	if (!s->cfg.idle && !keep_stop(s, judge_stop(s, s->chosen[i], regs, seen))) {
+	if (!s->cfg.idle && !threads_keep_stop(s, s->chosen[i], regs, seen)) {
 		s->round_dropped++;
 	} else {
 		if (!s->cfg.idle)
-			count_kept_place(s, i, regs);
+			threads_count_kept_place(s, i, regs);
 		s->captured[i] = recorder_capture(s->rec, thread_id(s, s->chosen[i])->proc, tid, regs,
 						  &s->snaps[i]) == 0;
 	}
@@ -492,20 +411,23 @@ static size_t find_running(struct sampler *s, size_t n, unsigned w_examined)
 	return end;
 }
 
-/* The round's interrupts are sent: of its threads whose stat named
- * csampler's CPU (the last of the round, after the NSPIN on other CPUs:
- * sample_round), which did the tick's switch take off it? Asked now, not
- * before the interrupts (the reads take 10-20 us, and a thread on another
- * CPU may enter a call meanwhile and stop at its exit), and before
- * csampler gives up its CPU (the thread would run). */
+/* The round's interrupts are sent: unless the tick judged its threads
+ * already (threads_judge_running: all on CPUs it took), of those whose
+ * stat named csampler's CPU (the last of the round, after the NSPIN on
+ * other CPUs: sample_round), which did the tick's switch take off it?
+ * Asked now, not before the interrupts (the reads take 10-20 us, and a
+ * thread on a CPU not taken may enter a call meanwhile and stop at its
+ * exit), and before csampler gives up its CPU (the thread would run). */
 static void round_sent(void *ctx)
 {
 	struct sampler *s = ctx;
-	for (size_t i = s->round_base + s->round_nspin; i < s->round_base + s->round_n; i++)
-		s->chosen[i]->intr_our_cpu = threads_took_cpu(s, s->chosen[i]);
-	/* then those on the CPUs the holders took, which stop where they were
-	 * once the holders let go */
-	threads_judge_held(s, s->round_base, s->round_nspin);
+	if (!s->prejudged) {
+		for (size_t i = s->round_base + s->round_nspin; i < s->round_base + s->round_n; i++)
+			s->chosen[i]->intr_our_cpu = threads_took_cpu(s, s->chosen[i]);
+		/* then those on the CPUs the holders took, which stop where
+		 * they were once the holders let go */
+		threads_judge_held(s, s->round_base, s->round_nspin);
+	}
 	holders_release(s->holders, s->tick_ns);
 }
 
@@ -544,7 +466,8 @@ static size_t sample_round(struct sampler *s, size_t base, size_t n, long long s
 		t->intr_tick_ns = s->tick_ns;
 		t->intr_run_delay_ns = t->run_delay_ns;
 		t->intr_arrivals = t->arrivals;
-		t->intr_our_cpu = TICK_CPU_UNKNOWN;  /* (round_sent) */
+		if (!s->prejudged)
+			t->intr_our_cpu = TICK_CPU_UNKNOWN;  /* (round_sent) */
 		t->intr_weight = t->weight;
 	}
 	s->round_base = base;
@@ -727,6 +650,7 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 	uint64_t now = s->tick_start_ns = clock_monotonic_ns();
 	uint64_t tick = ++s->stats.ticks;
 	size_t nchosen = 0;
+	s->prejudged = false;
 
 	if (threads_add_pending(s, tick) < 0 || threads_grow_scratch(s, recorder_nfollowed(s->rec)) < 0)
 		return -1;
@@ -768,7 +692,7 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 	 * judge_stop) is not counted. */
 	unsigned w_examined, w_running;
 	size_t scan = threads_take_subset(s, nchosen, MAX_EXAMINED, &w_examined);
-	size_t nrun = find_running(s, scan, w_examined);
+	size_t nrun = threads_judge_running(s, find_running(s, scan, w_examined));
 	nrun = threads_take_subset(s, nrun, s->max_per_tick, &w_running);
 	/* (Periods that passed without a tick, csampler given no CPU in time,
 	 * are not put on this tick's samples: every thread's total is the

@@ -1,5 +1,6 @@
-/* sampler_internal: what the sampler's two files share (not an interface:
- * sampler.h is). sampler_threads.c keeps the threads seen (followed in the
+/* sampler_internal: what the sampler's three files share (not an
+ * interface: sampler.h is). sampler_judge.c tells which threads ran at the
+ * tick and which stops count. sampler_threads.c keeps the threads seen (followed in the
  * recorder's registry, their state here by its slot), their /proc files within the descriptor budget, the processes'
  * task directories, the timing wheel that says when each is read next, and
  * the target events that add and retire them. sampler.c takes the ticks:
@@ -190,6 +191,8 @@ struct sampler {
 	 * (holders.h), started at the first tick; the tick they were armed for */
 	struct holders *holders;
 	bool holders_tried;
+	bool prejudged;                /* this tick's running threads were judged before
+	                                * its interrupts (threads_judge_running) */
 	uint64_t holders_armed_ns;
 	struct sampler_stats stats;
 };
@@ -229,6 +232,25 @@ void threads_hold_cpus(struct sampler *s);
  * taken off it there, or waiting for it (intr_our_cpu), asked before the
  * holders let go. */
 void threads_judge_held(struct sampler *s, size_t base, size_t n);
+/* On-CPU mode, the running threads chosen[0, N) read at the tick, before
+ * any interrupt: where each is alone on a CPU the tick took (the tick
+ * thread's or a held one), none can run until the holders let go, so each is judged
+ * now (intr_our_cpu; s->prejudged), and one that waited for its CPU at the
+ * tick is left out, unstopped (stats.dropped_queued); where any is not,
+ * none is (the reads would delay the interrupts of those that may move:
+ * they are judged after the interrupts are sent). Returns how many are
+ * left, first in chosen[]. */
+size_t threads_judge_running(struct sampler *s, size_t n);
+/* On-CPU mode: whether the stop of T (registers R, seen stopped at SEEN_NS)
+ * shows where it ran at the tick, so is counted; a dropped one is counted
+ * in stats (dropped_waking, dropped_queued). */
+struct user_regs_struct;
+bool threads_keep_stop(struct sampler *s, struct thread_state *t, const struct user_regs_struct *r,
+		       uint64_t seen_ns);
+/* A stop kept, with registers R, taken in the round (INDEX of chosen[]):
+ * counted by where it was and where it came (stats.local_*, remote_*:
+ * report.h's note compares them). */
+void threads_count_kept_place(struct sampler *s, size_t index, const struct user_regs_struct *r);
 /* On-CPU mode: the run time read for T goes to the recorder once T has a
  * key (the outputs give each thread the CPU the kernel says it used). */
 void threads_account_cpu(struct sampler *s, struct thread_state *t);

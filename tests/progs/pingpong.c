@@ -37,7 +37,9 @@
  * a phase and one a thread, then exits:
  *   phase NAME NS
  *   thread NAME NS          (the thread's whole CPU over the run)
- * and "total NS", the sum of the threads'. */
+ * and "total NS", the sum of the threads'; nap adds "switches napper VOL
+ * SLEEPS": the thread's voluntary context switches over the run and its
+ * sleeps, each one switch (the rest are its stops by a tracer). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -50,6 +52,7 @@
 #include <linux/perf_event.h>
 #include <sys/epoll.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -66,6 +69,7 @@ struct account {
 	uint64_t run_ns[MAX_PHASES];    /* the thread's task-clock */
 	uint64_t total_ns, run_total_ns;
 	int run_fd;                     /* its task-clock counter (-1: none) */
+	uint64_t sleeps, switches;      /* (nap) */
 };
 
 /* a thread's two clocks at one instant */
@@ -257,6 +261,7 @@ PHASE void napper_sleep(struct account *acc, struct clocks *t)
 {
 	struct timespec ts = { 0, 100000 };
 	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	acc->sleeps++;
 	TOOK(acc, 0, t);
 }
 PHASE uint64_t napper_work(struct account *acc, struct clocks *t, uint64_t seed)
@@ -484,6 +489,8 @@ static void *napper(void *arg)
 	pthread_setname_np(pthread_self(), "napper");
 	pthread_barrier_wait(&started);
 	acc->run_fd = run_clock_open();
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_THREAD, &ru0);
 	struct clocks t = clocks_now(acc), t0 = t;
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		napper_sleep(acc, &t);
@@ -491,6 +498,8 @@ static void *napper(void *arg)
 	}
 	acc->total_ns = thread_cpu() - t0.cpu;
 	acc->run_total_ns = run_clock(acc) - t0.run;
+	getrusage(RUSAGE_THREAD, &ru1);
+	acc->switches = (uint64_t)(ru1.ru_nvcsw - ru0.ru_nvcsw);
 	return NULL;
 }
 
@@ -571,6 +580,9 @@ int main(int argc, char **argv)
 			       (unsigned long long)acc[i].run_ns[p]);
 		printf("thread %s %llu %llu\n", acc[i].thread, (unsigned long long)acc[i].total_ns,
 		       (unsigned long long)acc[i].run_total_ns);
+		if (acc[i].sleeps)
+			printf("switches %s %llu %llu\n", acc[i].thread, (unsigned long long)acc[i].switches,
+			       (unsigned long long)acc[i].sleeps);
 		total += acc[i].total_ns;
 		run_total += acc[i].run_total_ns;
 	}
