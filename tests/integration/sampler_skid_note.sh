@@ -34,8 +34,9 @@ pid=$FIXTURE_PID
 taskset -a -p -c 1 "$pid" >/dev/null || harness "cannot pin pingpong to CPU 1"
 k0=$(times_of "$pid")
 kill -USR2 "$pid"
+# (-v: a failure shows the stops counted at calls' exits, and where)
 CSAMPLER_WRAPPER="taskset -c 0 ${CSAMPLER_WRAPPER:-}" \
-	run_csampler -F 999 -d 2 -o "$T/calls.folded" -p "$pid"
+	run_csampler -v -F 999 -d 2 -o "$T/calls.folded" -p "$pid"
 k1=$(times_of "$pid")
 assert_eq "calls: exit status" "$CS_STATUS" 0
 line=$(grep -E "$NOTE_RE" "$T/cs.err") ||
