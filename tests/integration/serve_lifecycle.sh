@@ -109,9 +109,12 @@ start_server --serve 0 -p "$CHURN"
 # fixture (nice 5) waits for a CPU: CI's mawk run at load 346 had one hold
 # the main thread alone, and a --busy run's request had 5, 0 and 0 samples
 # in 3 tries, as many as churn's own CPU was worth (beside six busy loops
-# here: 15-28 samples for 19-30 ticks of its CPU). A try in which churn
-# used 0.3 s of CPU (its /proc/PID/stat, ended threads included) must hold
-# a short thread; up to 6 tries; every request's stacks are checked.)
+# here: 15-28 samples for 19-30 ticks of its CPU), and CI's first stage
+# once had a request of 8 samples, all the main thread's, while churn
+# used 30 ticks (its /proc/PID/stat, ended threads included; quiet here
+# 94-117 of 110-135 samples are short threads', 14-37 of 21-42 beside
+# four busy loops). So a request is tried up to 6 times for a short
+# thread, each try noted; every request's stacks are checked.)
 for i in 1 2 3 4; do
 	for try in 1 2 3 4 5 6; do
 		t0=$(awk '{ print $14 + $15 }' "/proc/$CHURN/stat")
@@ -121,9 +124,7 @@ for i in 1 2 3 4; do
 		bad=$(grep -cv '^churn-[0-9][0-9]*;' "$T/churn.folded")
 		assert_eq "stacks of request $i not under a churn thread" "$bad" 0
 		grep -Eq '^churn-[0-9]+;.*short_thread_work' "$T/churn.folded" && break
-		note "churn request $i, try $try: no short thread sampled ($(folded_total "$T/churn.folded") samples; churn used $((t1 - t0)) ticks of CPU)"
-		[ $((t1 - t0)) -lt 30 ] ||
-			fail "churn request $i: no short thread sampled while churn used $((t1 - t0)) ticks of CPU: $(head -3 "$T/churn.folded")"
+		note "churn request $i, try $try: no short thread sampled ($(folded_total "$T/churn.folded") samples; churn used $((t1 - t0)) ticks of CPU): $(head -3 "$T/churn.folded" | tr '\n' ' ')"
 	done
 	assert_folded_has "$T/churn.folded" '^churn-[0-9]+;.*short_thread_work'
 done
