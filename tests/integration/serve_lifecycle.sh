@@ -203,10 +203,15 @@ done
 assert_match "its body" "$(cat "$T/refused.folded")" 'traced by another program'
 kill -INT "$OTHER"
 wait_exit "$OTHER" 10 "the other csampler"
-http_get "/debug/pprof/profile?seconds=1&format=folded" "$T/after.folded"
-assert_eq "request after the other tracer left" "$HTTP_STATUS" 200
 # (a second of a niced target under a loaded machine: a few samples, any
-# of its three leaves)
+# of its three leaves; where that second had none, as a starved window
+# can, the request is tried again, up to 3 times, each try noted)
+for try in 1 2 3; do
+	http_get "/debug/pprof/profile?seconds=1&format=folded" "$T/after.folded"
+	assert_eq "request $try after the other tracer left" "$HTTP_STATUS" 200
+	grep -Eq 'leaf_[abc] [0-9]+$' "$T/after.folded" && break
+	note "request $try after the other tracer left: no leaf sampled ($(folded_total "$T/after.folded" 2>/dev/null) samples)"
+done
 assert_folded_has "$T/after.folded" 'leaf_[abc] [0-9]+$'
 kill -TERM "$SERVER_PID"
 wait_exit "$SERVER_PID" 10 "csampler --serve after a refused attach"
