@@ -461,6 +461,36 @@ static struct perf_event_attr event_attr(const struct perf_sampler_config *cfg)
 	};
 }
 
+/* A row for each of the N threads TL found at the attach, its run time read
+ * now: its CPU counts from the attach, not from its first sample read (a
+ * csampler that got no CPU for a while read those late, and the CPU before
+ * them was in no thread's total: memcached's 1.1 cores read 0.24-0.54).
+ * Not a launched program's: its CPU counts from its exec. */
+static void rows_of_attach(struct perf_sampler *ps, const struct target_thread *tl, size_t n)
+{
+	uint64_t now = clock_monotonic_ns();
+	for (size_t i = 0; i < n; i++) {
+		if (!tids_allow(ps->cfg.tids, ps->cfg.ntids, tl[i].tid))
+			continue;
+		ps->stats.threads_seen++;
+		struct recorder_process *p = recorder_find_process(ps->rec, tl[i].pid);
+		if (tl[i].pid == ps->launch_pid || !p || !p->alive || !p->unwinder ||
+		    ps_row_find(ps, tl[i].tid))
+			continue;
+		struct thread_row *row = ps_row_make(ps, p, tl[i].tid);
+		char buf[128];
+		struct procfs_schedstat ss;
+		/* (read by its path: a thread asleep all along keeps no
+		 * descriptor from the budget of the threads' own clocks) */
+		if (row && procfs_read_file(tl[i].pid, tl[i].tid, "schedstat", buf, sizeof buf) > 0 &&
+		    procfs_parse_schedstat(buf, &ss)) {
+			row->runtime_ns = ss.runtime_ns;
+			row->have_runtime = true;
+			row->read_ns = now;
+		}
+	}
+}
+
 struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 				      const struct perf_sampler_config *cfg, int *status)
 {
@@ -522,9 +552,8 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 		if (i == 0 || tl[i].pid != tl[i - 1].pid)
 			perf_sampler_on_event(ps, &(struct target_event){ TARGET_EV_PROCESS_NEW,
 									  tl[i].pid, tl[i].pid });
-	for (size_t i = 0; i < n; i++)
-		ps->stats.threads_seen += tids_allow(ps->cfg.tids, ps->cfg.ntids, tl[i].tid);
 	ps->own_fd_budget = ps_own_fd_budget();
+	rows_of_attach(ps, tl, n);
 	if (cfg->verbose)
 		warn("perf events: a clock per CPU (%u), filtered to the target, and a thread's own "
 		     "once it ran (descriptors for %zu), in %.1f ms", ps->ncpus,

@@ -146,10 +146,7 @@ struct sampler *sampler_new(struct target *t, struct recorder *rec,
 	}
 	target_set_late_sample(t, capture_late, count_late, s);
 	/* the threads attached before we were made; later ones come as events */
-	const struct target_thread *tl;
-	size_t n = target_threads(t, &tl);
-	for (size_t i = 0; i < n; i++)
-		threads_queue(s, tl[i].pid, tl[i].tid);
+	threads_take_attached(s);
 	return s;
 }
 

@@ -290,6 +290,8 @@ void threads_close_files(struct sampler *s, struct thread_state *t);
 int threads_grow_scratch(struct sampler *s, size_t want);
 void threads_reserve_next_tick(struct sampler *s);
 void threads_queue(struct sampler *s, pid_t pid, pid_t tid);
+/* Add the threads target found at the attach, their run times read now. */
+void threads_take_attached(struct sampler *s);
 /* Add the threads queued, each first read at tick NOW (the tick that adds
  * them, or the next one when added between ticks: a tick already past
  * would leave them in the wheel for a whole turn). */

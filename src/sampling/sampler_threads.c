@@ -392,6 +392,34 @@ static void unqueue_thread(struct sampler *s, pid_t pid, pid_t tid)
 }
 
 /* Add the threads target saw since the last tick, each read at once. */
+/* The threads found at the attach: made now, each one's run time read now,
+ * so that its CPU counts from the attach and not from its first read at a
+ * tick (a csampler that got no CPU between the two lost the CPU meanwhile:
+ * stopped a second there, two busy threads' profile said 64% of their
+ * CPU). One not read now is read at its first tick, as before; a launched
+ * program's CPU counts from its birth (threads_born_while_sampled). */
+void threads_take_attached(struct sampler *s)
+{
+	const struct target_thread *tl;
+	size_t n = target_threads(s->target, &tl);
+	for (size_t i = 0; i < n; i++)
+		threads_queue(s, tl[i].pid, tl[i].tid);
+	if (s->cfg.launched || threads_add_pending(s, 1) < 0)
+		return;   /* (the first tick adds them) */
+	uint64_t now = clock_monotonic_ns();
+	for (size_t i = 0; i < s->nthreads_cap; i++) {
+		struct thread_state *t = thread_at(s, i);
+		struct procfs_schedstat ss;
+		if (!t || !t->fresh || t->schedstat_fd < 0 || !procfs_read_schedstat(t->schedstat_fd, &ss))
+			continue;
+		t->fresh = false;
+		t->runtime_ns = ss.runtime_ns;
+		t->arrivals = ss.arrivals;
+		t->run_delay_ns = ss.run_delay_ns;
+		t->read_ns = now;
+	}
+}
+
 int threads_add_pending(struct sampler *s, uint64_t now)
 {
 	if (s->pending_lost) {
