@@ -391,7 +391,6 @@ static void unqueue_thread(struct sampler *s, pid_t pid, pid_t tid)
 			s->pending[i] = s->pending[--s->npending];
 }
 
-/* Add the threads target saw since the last tick, each read at once. */
 /* The threads found at the attach: made now, each one's run time read now,
  * so that its CPU counts from the attach and not from its first read at a
  * tick (a csampler that got no CPU between the two lost the CPU meanwhile:
@@ -406,6 +405,10 @@ void threads_take_attached(struct sampler *s)
 		threads_queue(s, tl[i].pid, tl[i].tid);
 	if (s->cfg.launched || threads_add_pending(s, 1) < 0)
 		return;   /* (the first tick adds them) */
+	/* one gone meanwhile: target is told now (a tick starts its list anew) */
+	for (size_t i = 0; i < s->ngone; i++)
+		target_thread_gone(s->target, s->gone[i]);
+	s->ngone = 0;
 	uint64_t now = clock_monotonic_ns();
 	for (size_t i = 0; i < s->nthreads_cap; i++) {
 		struct thread_state *t = thread_at(s, i);
@@ -420,6 +423,7 @@ void threads_take_attached(struct sampler *s)
 	}
 }
 
+/* Add the threads target saw since the last tick, each read at once. */
 int threads_add_pending(struct sampler *s, uint64_t now)
 {
 	if (s->pending_lost) {
