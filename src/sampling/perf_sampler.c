@@ -666,16 +666,32 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 	}
 }
 
+/* The run's last read of each thread's run time, once (the session closes
+ * the threads before its detach, the profiler again after it: the second
+ * read, after the detach of 10,000 threads, put 0.29 s more on two busy
+ * threads in a 3.0 s run). The threads sampled are read first, while the
+ * kernel still samples: what the rings still hold is then drained, and the
+ * rest (never sampled, next to no CPU) read last, so each thread's account
+ * ends with the run, not when csampler came to it (the reads of 10,000
+ * sleepers took 226 ms). */
 void perf_sampler_close_threads(struct perf_sampler *ps)
 {
+	if (ps->closing)
+		return;
 	ps->closing = true;
+	uint64_t first = clock_monotonic_ns();
+	for (size_t i = 0; i < ps->rows_cap; i++) {
+		const struct recorder_followed *id = recorder_followed(ps->rec, (uint32_t)i);
+		if (id->tid && id->key != UINT32_MAX)
+			ps_row_account(ps, &ps->rows[i], first);
+	}
 	for (size_t i = 0; i < ps->rows_cap; i++)
 		ps_own_close(ps, &ps->rows[i]);
 	perf_sampler_drain(ps);
 	rings_close(ps);
 	uint64_t now = clock_monotonic_ns();
 	for (size_t i = 0; i < ps->rows_cap; i++)
-		if (recorder_followed(ps->rec, (uint32_t)i)->tid)
+		if (recorder_followed(ps->rec, (uint32_t)i)->tid && ps->rows[i].read_ns != first)
 			ps_row_account(ps, &ps->rows[i], now);
 }
 
