@@ -25,11 +25,21 @@ ledger_report() {
 ledger_check() {
 	local pid=$1 out=$2 want=$3 i
 	assert_untraced_running "$pid"
-	for i in $(seq 1 100); do
+	# (a queued signal is counted when a thread of the ledger runs its
+	# handler: on a loaded host that took longer than the 2 s waited here
+	# once, or the signal was lost (CI: 3599 of 3600, not replayed); up to
+	# 10 s now, and a count that needed more than 2 s is noted, so a late
+	# signal is told from a lost one)
+	i=0
+	while :; do
 		ledger_report "$pid" "$out"
 		[ "$LEDGER_RT" -ge "$want" ] && break
+		i=$((i + 1))
+		[ "$i" -le 500 ] || break
 		sleep 0.02
 	done
+	[ "$i" -le 100 ] ||
+		note "ledger: the realtime signals came to $LEDGER_RT of $want after about $((i / 50)) s ($i reports)"
 	assert_eq "ledger checksum errors" "$LEDGER_ERR" 0
 	assert_eq "realtime signals received by the ledger" "$LEDGER_RT" "$want"
 	[ "$LEDGER_R" -gt "$LEDGER_ROUNDS" ] ||
