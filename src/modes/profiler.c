@@ -336,7 +336,6 @@ static int sample_until_end(struct run *r)
 	int loop = sample_loop(r);
 	r->end_ns = r->s.ticks_end_ns ? r->s.ticks_end_ns : clock_monotonic_ns();
 	session_detach(&r->s);
-	backend_close_threads(r->s.backend);
 	return loop < 0 ? CS_EXIT_FAILURE : 0;
 }
 

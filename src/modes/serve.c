@@ -282,7 +282,6 @@ static int stream_run(void *arg)
 	stream_end_windows(st, end);
 	st->exit_status = target_exit_status(st->s.target);
 	session_detach(&st->s);
-	backend_close_threads(st->s.backend);
 	return 0;
 }
 

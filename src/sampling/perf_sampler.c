@@ -666,18 +666,14 @@ void perf_sampler_on_event(struct perf_sampler *ps, const struct target_event *e
 	}
 }
 
-/* The run's last read of each thread's run time, once (the session closes
- * the threads before its detach, the profiler again after it: the second
- * read, after the detach of 10,000 threads, put 0.29 s more on two busy
- * threads in a 3.0 s run). The threads sampled are read first, while the
- * kernel still samples: what the rings still hold is then drained, and the
- * rest (never sampled, next to no CPU) read last, so each thread's account
- * ends with the run, not when csampler came to it (the reads of 10,000
- * sleepers took 226 ms). */
+/* The run's last read of each thread's run time (session_detach calls this
+ * once, before the target is let go). The threads sampled are read first,
+ * while the kernel still samples: what the rings still hold is then
+ * drained, and the rest (never sampled, next to no CPU) read last, so each
+ * thread's account ends with the run, not when csampler came to it (the
+ * reads of 10,000 sleepers took 226 ms). */
 void perf_sampler_close_threads(struct perf_sampler *ps)
 {
-	if (ps->closing)
-		return;
 	ps->closing = true;
 	uint64_t first = clock_monotonic_ns();
 	for (size_t i = 0; i < ps->rows_cap; i++) {

@@ -215,10 +215,16 @@ int session_attach(struct session *s, size_t max_stacks,
 void session_detach(struct session *s)
 {
 	/* The kernel's samples end with sampling, not after the detach: what
-	 * the rings hold is counted, then the events are closed. */
-	if (s->backend && backend_caps_of(s->backend)->ends_with_sampling)
+	 * the rings hold is counted, then the events are closed; a backend
+	 * that stops threads closes its files once they are let go. Once
+	 * either way (perf's second read of every thread, after the detach
+	 * of 10,000, put CPU past the run on them). */
+	bool early = s->backend && backend_caps_of(s->backend)->ends_with_sampling;
+	if (early)
 		backend_close_threads(s->backend);
 	target_detach(s->target);
+	if (s->backend && !early)
+		backend_close_threads(s->backend);
 }
 
 void session_release_target(struct session *s)

@@ -14,9 +14,10 @@
  *      before ON_EVENT sees it; makes die() run ON_DIE (die's exit lets the
  *      target go as the tracer thread's does). It returns 0, or the exit
  *      status to return, the message printed and the target let go;
- *   3. session_detach, in the tracer thread, which then returns (a backend
- *      whose samples end with sampling, perf events, is closed first: what
- *      its rings hold is counted there);
+ *   3. session_detach, in the tracer thread, which then returns: it closes
+ *      the backend's threads once (a backend whose samples end with
+ *      sampling, perf events, before the target is let go: what its rings
+ *      hold is counted there; the other after);
  *   4. session_end, in the caller after tracer_run: releases what is left
  *      and restores the signal mask.
  * session_open and session_attach return 0 or a CS_EXIT_* status. */
