@@ -9,18 +9,25 @@
  *               (the initial stop of a new thread, or a leftover interrupt)
  *   GROUP_STOP  in a group-stop, kept there with PTRACE_LISTEN
  *   COLLECT     target_stop_threads interrupted it and waits for its stop
- *   HELD        in a ptrace-stop we own; resumed with row->sig (a signal
- *               that arrived while we collected it is re-injected then)
+ *   HELD        in an interrupt- or event-stop we own (never a
+ *               signal-delivery-stop: one that comes while we collect is
+ *               resumed with its signal at once and interrupted again,
+ *               so that no signal is ever ours alone: tg_wait_tracee)
  * Every report from waitpid goes through tg_handle_report(), whatever we were
  * waiting for, so a tracee never sits in a stop longer than one drain.
  *
  * Kernel facts this relies on (ptrace(2), kernel/signal.c):
  *   - any ptrace-stop consumes a pending PTRACE_INTERRUPT, so a thread we
  *     interrupt may report a signal-delivery-stop or an event stop instead;
- *     each of those is a stop we may hold and sample;
+ *     each of those answers it (a signal-delivery-stop is resumed with its
+ *     signal and interrupted again: the sample is taken at that stop);
  *   - a stop that was already queued when we interrupted leaves the interrupt
  *     pending: it surfaces later as an extra PTRACE_EVENT_STOP/SIGTRAP, which
  *     we simply continue;
+ *   - the signal of a signal-delivery-stop stays in the thread (exit_code)
+ *     until a wait takes the report, and is then the tracer's alone: its
+ *     report is only looked at (WNOWAIT), and the thread resumed with it
+ *     at once (tg_wait_tracee, dispose_stop);
  *   - the initial stop of an auto-attached thread is PTRACE_EVENT_STOP with
  *     SIGTRAP and may be reported before the parent's clone event;
  *   - when the tracer thread exits, the kernel detaches every tracee without
@@ -344,17 +351,20 @@ static void end_collect(struct target *t, const pid_t *tids, size_t n, bool samp
 	}
 }
 
-/* Resume held row I (tid TID), re-injecting the signal its stop carried. */
+/* Resume held row I (tid TID). */
 void tg_resume_held(struct target *t, size_t i, pid_t tid)
 {
-	int sig = t->rows[i].sig;
-	t->rows[i].sig = 0;
 	t->regs_tid = 0;
 	if (tg_row_lets_go(t, i)) {
-		tg_detach_now(t, (ssize_t)i, tid, sig);
+		tg_detach_now(t, (ssize_t)i, tid, 0);
 		return;
 	}
 	tg_row_set_state(t, i, RS_RUNNING);
+	tg_cont(t, tid, 0);
+}
+
+void tg_cont(struct target *t, pid_t tid, int sig)
+{
 	if (tg_ptrace(PTRACE_CONT, tid, 0, (unsigned long)sig) < 0 && errno != ESRCH && t->cfg.verbose)
 		warn_errno("target: cannot resume thread %d", (int)tid);
 }

@@ -279,7 +279,6 @@ static void keep_group_stopped(struct target *t, size_t i)
 static void sample_late(struct target *t, size_t i, pid_t tid)
 {
 	tg_row_set_state(t, i, RS_HELD);
-	t->rows[i].sig = 0;
 	/* (the call it blocked in made to run again at once: see below) */
 	tg_restart_interrupted_call(t, i, tid);
 	struct user_regs_struct regs;
@@ -303,6 +302,23 @@ static void late_void(struct target *t, pid_t tid)
 	t->late_fn(t->late_ctx, tid, NULL);
 	if (t->late_done)
 		t->late_done(t->late_ctx);
+}
+
+/* Row I, collected by a round, reported a signal-delivery-stop instead of
+ * its interrupt-stop. It is not held there: its signal (INJECT, 0 for one
+ * dropped) is delivered now, and the thread interrupted again, to stop for
+ * its sample as its handler starts (or wherever it next looks at its
+ * signals). Held, the signal would be ours alone until the thread was
+ * resumed, and lost if csampler were killed meanwhile (tg_wait_tracee). */
+static void deliver_and_collect(struct target *t, size_t i, pid_t tid, int inject)
+{
+	if (tg_ptrace(PTRACE_INTERRUPT, tid, 0, 0) == 0) {
+		t->rows[i].intr_out = true;
+		tg_expect_stop(t, tid);
+	} else {
+		tg_row_set_state(t, i, RS_RUNNING);
+	}
+	tg_cont(t, tid, inject);
 }
 
 /* A known thread I reported a stop of KIND (SIG: the signal of a
@@ -353,8 +369,11 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 				tg_detach_now(t, (ssize_t)i, tid, 0);
 			return;
 		}
+		if (kind == STOP_SIGNAL) {
+			deliver_and_collect(t, i, tid, inject);
+			return;
+		}
 		tg_row_set_state(t, i, RS_HELD);
-		r->sig = inject;
 		/* A call our interrupt ended with EINTR is made to run again now,
 		 * before the sample is taken, not when the thread is resumed:
 		 * if csampler is killed (SIGKILL) while it unwinds, the kernel
@@ -384,8 +403,7 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 		return;
 	}
 	tg_row_set_state(t, i, RS_RUNNING);
-	if (tg_ptrace(PTRACE_CONT, tid, 0, (unsigned long)inject) < 0 && errno != ESRCH && t->cfg.verbose)
-		warn_errno("target: cannot resume thread %d", (int)tid);
+	tg_cont(t, tid, inject);
 }
 
 /* The thread group of TID from /proc, or 0. */

@@ -52,7 +52,6 @@ struct row {
 	bool intr_out;        /* interrupted (or newly attached), no stop seen yet */
 	bool sample_out;      /* a sampling round gave up waiting for its interrupt-stop */
 	bool clone_seen;      /* its parent's clone event was handled (or it was seized) */
-	int sig;              /* HELD: signal to re-inject on resume */
 	unsigned long long restart_ip; /* a call restarted at that ip, not re-entered yet */
 	unsigned scan_gen;    /* per-sample mode: last /proc scan that listed it */
 	bool loose;           /* persistent mode: a thread whose child's SIGCHLD came
@@ -132,6 +131,9 @@ bool tg_process_known(const struct target *t, pid_t pid);
 long tg_ptrace(int req, pid_t tid, unsigned long addr, unsigned long data);
 void tg_read_comm(pid_t pid, char *out, size_t size);
 void tg_remove_process(struct target *t, pid_t pid, bool announce);
+/* PTRACE_CONT thread TID with signal SIG (0: none); a failure other than
+ * ESRCH said under -v. */
+void tg_cont(struct target *t, pid_t tid, int sig);
 void tg_resume_held(struct target *t, size_t i, pid_t tid);
 ssize_t tg_row_add(struct target *t, pid_t pid, pid_t tid, bool traced);
 ssize_t tg_row_find(const struct target *t, pid_t tid);
@@ -205,7 +207,10 @@ void tg_check_loose(struct target *t);
 /* ---- target_reap.c --------------------------------------------------------- */
 
 /* waitpid(TID, STATUS, __WALL | WNOHANG) (TID -1: any tracee); with
- * --children the end of a process is left for tg_reap_step. */
+ * --children the end of a process is left for tg_reap_step. A
+ * signal-delivery-stop's report is left untaken (its signal stays the
+ * kernel's until the thread is resumed): the caller resumes or lets go
+ * such a thread before it waits for that thread again. */
 pid_t tg_wait_tracee(struct target *t, pid_t tid, int *status);
 /* Whether ends were left and no thread is in a stop of ours. */
 bool tg_reap_due(const struct target *t);

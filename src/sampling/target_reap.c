@@ -92,16 +92,39 @@ static pid_t wait_one(idtype_t idtype, pid_t id, int flags, int *status)
 	return si.si_pid;
 }
 
+/* Whether a report (as waitpid gives it) is a signal-delivery-stop: a
+ * ptrace stop with no event, its signal in hand (we trace with
+ * PTRACE_SEIZE and no syscall stops, so every other stop has an event). */
+static bool signal_delivery_stop(int status)
+{
+	return WIFSTOPPED(status) && (status >> 16) == 0;
+}
+
+/* A report is looked at first (WNOWAIT) and taken only when it is not a
+ * signal-delivery-stop. The kernel keeps the stop's signal in the thread
+ * (exit_code) until a wait takes the report: taken, it is held by us alone,
+ * and if csampler were killed (SIGKILL) before it resumed the thread with
+ * it, the signal would be lost (measured: a tracer that takes the stop of a
+ * SIGUSR1 and exits: the signal never reaches the thread; one that only
+ * looks: it does). Left untaken, the report ends when the thread is
+ * resumed or let go with the signal (PTRACE_CONT or PTRACE_DETACH, which
+ * every path does at once for such a stop: dispose_stop), and a tracer
+ * killed before that leaves the signal where the kernel delivers it. */
 pid_t tg_wait_tracee(struct target *t, pid_t tid, int *status)
 {
-	if (!t->cfg.children)
-		return waitpid(tid, status, __WALL | WNOHANG);
-	int flags = WSTOPPED;
-	if (reap_safe(t, tid))
-		flags |= WEXITED;
-	else
+	int flags = WSTOPPED | WEXITED;
+	if (t->cfg.children && !reap_safe(t, tid)) {
+		flags = WSTOPPED;
 		t->reap_owed = true;
-	return tid > 0 ? wait_one(P_PID, tid, flags, status) : wait_one(P_ALL, 0, flags, status);
+	}
+	pid_t r = tid > 0 ? wait_one(P_PID, tid, flags | WNOWAIT, status)
+			  : wait_one(P_ALL, 0, flags | WNOWAIT, status);
+	if (r <= 0 || signal_delivery_stop(*status))
+		return r;
+	int taken;
+	if (wait_one(P_PID, r, flags, &taken) == r)
+		*status = taken;
+	return r;
 }
 
 /* The process that zombie Z's end is told to, 0 if unknown. */
@@ -239,9 +262,7 @@ void tg_reap_at_detach(struct target *t)
 			ssize_t i = tg_row_find(t, tids[k]);
 			if (!stopped[k] || i < 0 || !t->rows[i].forks || t->rows[i].state != RS_HELD)
 				continue;
-			int sig = t->rows[i].sig;
-			t->rows[i].sig = 0;
-			tg_detach_now(t, i, tids[k], sig);
+			tg_detach_now(t, i, tids[k], 0);
 			stopped[k] = false;
 		}
 		target_resume_threads(t, tids, n, stopped);
