@@ -616,7 +616,10 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 			break;
 		}
 		if (ip == 0 || !plausible_caller(&c, ip, sp, prev_ip, prev_sp, signal_frame, c.switched)) {
-			result = ip == 0 ? UNWIND_OK : UNWIND_BAD_FRAME;
+			/* (libunwind's guess by rbp, where no CFI covers a new
+			 * thread's first instructions: the rbp it was born with) */
+			result = ip == 0 || (at_snapshot && uw_at_thread_start(&c)) ? UNWIND_OK
+										     : UNWIND_BAD_FRAME;
 			break;
 		}
 		if (n == limit) {

@@ -129,6 +129,10 @@ bool uw_cursor_reg(unw_cursor_t *cur, unw_regnum_t reg, uint64_t *val);
  * with *END. */
 bool uw_step_without_cfi(struct unwind_ctx *c, unw_cursor_t *cur, bool at_snapshot,
 			 uint64_t *ip, uint64_t *sp, enum unwind_result *end);
+/* unwind_fp.c: the snapshot stands on a new thread's first instructions,
+ * the child side of a clone wrapper before its jump to the start code
+ * (rax 0): it has no caller, its walk is whole. */
+bool uw_at_thread_start(struct unwind_ctx *c);
 /* unwind_fp.c: scan up from SP for the frame record [caller's rbp, return
  * address just past a direct call of START]; on success the context
  * registers are the caller's. */
