@@ -178,8 +178,10 @@ void report_summary(const struct report_config *o, pid_t pid, const struct backe
 	/* a run shorter than a few periods has too few ticks to judge */
 	if (ticks && asked >= 10 && (double)st->ticks < RATE_WARN_FRACTION * asked)
 		warn("warning: sampled at %.0f Hz of the %u Hz asked (the machine was busy, or "
-		     "csampler was not allowed real-time priority): the profile has fewer samples; "
-		     "its shares are not biased by it", achieved, o->rate);
+		     "csampler was not allowed real-time priority): %s", achieved, o->rate,
+		     o->idle ? "the periods without a tick are counted at the next tick's reads, so "
+			       "each thread's wall-clock time is whole, its stacks read less often"
+			     : "the profile has fewer samples; its shares are not biased by it");
 	if (o->quiet)
 		return;
 	double period = (double)clock_period_ns(o->rate) / 1e9;

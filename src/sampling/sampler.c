@@ -185,6 +185,8 @@ void sampler_free(struct sampler *s)
 void sampler_note_missed(struct sampler *s, uint64_t missed)
 {
 	s->stats.ticks_missed += missed;
+	if (s->cfg.idle)
+		s->idle_missed += missed;
 }
 
 /* Count T's unwound stack, standing for COUNT periods. */
@@ -217,9 +219,9 @@ static bool sample_in_place(struct sampler *s, struct thread_state *t)
 		threads_read_kernel_stack(s, id, &s->blocked_snap);
 		count_captured(s, t, &s->blocked_snap, t->weight);
 	} else if (t->has_last) {
-		count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);
+		count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, t->weight);
 	} else {
-		count_stack(s, t, STACK_NOT_CAPTURED, NULL, 0, 1);
+		count_stack(s, t, STACK_NOT_CAPTURED, NULL, 0, t->weight);
 		s->stats.not_captured++;
 	}
 	return true;
@@ -279,9 +281,13 @@ static bool sample_asleep(struct sampler *s, struct thread_state *t, unsigned we
  * its place, must not keep the thread out for good). */
 #define LATE_WAIT_NS 200000000u
 
+/* --idle: the most periods without a tick put on one read (csampler
+ * stopped for minutes, say: beyond this, its wall time is lost) */
+#define IDLE_MISSED_MAX (1u << 20)
+
 /* Unwind a captured stack of T and count it: WEIGHT periods (on-CPU: the
  * inverse of the probability that T was read and interrupted at its tick;
- * --idle: 1). */
+ * --idle: 1, and the periods before it that had no tick). */
 static void count_captured(struct sampler *s, struct thread_state *t,
 			   const struct unwind_snapshot *snap, unsigned weight)
 {
@@ -308,8 +314,11 @@ static void capture_late(void *ctx, pid_t tid, const struct user_regs_struct *re
 	t->own_stops++;
 	if (!regs)
 		return;
-	if (!s->cfg.idle && !threads_keep_stop(s, t, regs, s->late_seen_ns))
-		return;
+	if (!s->cfg.idle) {
+		if (!threads_keep_stop(s, t, regs, s->late_seen_ns))
+			return;
+		threads_count_kept_place(s, t, regs);
+	}
 	if (recorder_capture(s->rec, thread_id(s, t)->proc, tid, regs, &s->late_snap) == 0)
 		s->late_thread = t;
 }
@@ -348,7 +357,7 @@ static void capture_thread(void *ctx, size_t index, pid_t tid, const struct user
 		s->round_dropped++;
 	} else {
 		if (!s->cfg.idle)
-			threads_count_kept_place(s, i, regs);
+			threads_count_kept_place(s, s->chosen[i], regs);
 		s->captured[i] = recorder_capture(s->rec, thread_id(s, s->chosen[i])->proc, tid, regs,
 						  &s->snaps[i]) == 0;
 	}
@@ -466,6 +475,7 @@ static size_t sample_round(struct sampler *s, size_t base, size_t n, long long s
 		if (!s->prejudged)
 			t->intr_our_cpu = TICK_CPU_UNKNOWN;  /* (round_sent) */
 		t->intr_weight = t->weight;
+		t->intr_remote = i < base + nspin;
 	}
 	s->round_base = base;
 	s->round_dropped = 0;
@@ -578,7 +588,7 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 	 * tick too, where it was last seen. */
 	if (t->late_until_ns > now) {
 		if (s->cfg.idle && t->has_last)
-			count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);
+			count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, t->weight);
 		return;
 	}
 	t->late_until_ns = 0;
@@ -602,7 +612,7 @@ static void read_thread(struct sampler *s, struct thread_state *t, uint64_t now,
 	 * sleep, 25-115 samples in 8 of 70 runs on a loaded host), else read
 	 * it where it waits. */
 	if (!ran && t->has_last && !reread_cut(t)) {
-		count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, 1);
+		count_stack(s, t, t->last_flags, t->last_stack, t->last_depth, t->weight);
 		return;
 	}
 	if (!sample_in_place(s, t))
@@ -653,12 +663,20 @@ static __attribute__((noinline)) int sampler_tick_locked(struct sampler *s)
 		return -1;
 	threads_set_idle_level(s);
 
+	/* --idle: the periods since the last tick, on each thread followed
+	 * then (one born in the gap counts from its first read) */
+	unsigned idle_periods = 1 + (unsigned)(s->idle_missed < IDLE_MISSED_MAX ? s->idle_missed
+										 : IDLE_MISSED_MAX);
+	s->idle_missed = 0;
+
 	/* 1. read the run times of the threads due, choose */
 	size_t ndue = threads_take_due(s, tick);
 	for (size_t i = 0; i < ndue; i++) {
 		struct thread_state *t = &s->threads[s->due[i]];
 		/* this read's sample stands for 2^level periods (threads_schedule_read) */
 		t->weight = 1u << t->level;
+		if (!t->fresh)
+			t->weight *= idle_periods;
 		read_thread(s, t, now, &nchosen);
 		/* over the descriptor budget: one that ran keeps its files */
 		if (t->ran)

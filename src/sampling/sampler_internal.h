@@ -77,6 +77,7 @@ struct thread_state {
 	uint64_t intr_tick_ns, intr_run_delay_ns, intr_arrivals;
 	enum tick_cpu intr_our_cpu;   /* on csampler's CPU at that tick: taken off
 	                               * it (running) or waiting there (judge_stop) */
+	bool intr_remote;             /* on another CPU than csampler's at its read */
 	unsigned intr_weight;         /* the periods its stop counts, if kept */
 	uint64_t seen_ns, done_ns;    /* the round saw it stopped, then was done copying */
 	/* its run delay read at the stop (judge_stop), for the round's pause */
@@ -194,6 +195,9 @@ struct sampler {
 	bool prejudged;                /* this tick's running threads were judged before
 	                                * its interrupts (threads_judge_running) */
 	uint64_t holders_armed_ns;
+	/* --idle: periods that passed without a tick since the last one
+	 * (csampler given no CPU in time), put on the next tick's reads */
+	uint64_t idle_missed;
 	struct sampler_stats stats;
 };
 
@@ -247,10 +251,11 @@ size_t threads_judge_running(struct sampler *s, size_t n);
 struct user_regs_struct;
 bool threads_keep_stop(struct sampler *s, struct thread_state *t, const struct user_regs_struct *r,
 		       uint64_t seen_ns);
-/* A stop kept, with registers R, taken in the round (INDEX of chosen[]):
- * counted by where it was and where it came (stats.local_*, remote_*:
- * report.h's note compares them). */
-void threads_count_kept_place(struct sampler *s, size_t index, const struct user_regs_struct *r);
+/* A stop of T kept, with registers R, in the round or late: counted by
+ * where it was and where it came (stats.local_*, remote_*: report.h's
+ * note compares them). */
+void threads_count_kept_place(struct sampler *s, const struct thread_state *t,
+			      const struct user_regs_struct *r);
 /* On-CPU mode: the run time read for T goes to the recorder once T has a
  * key (the outputs give each thread the CPU the kernel says it used). */
 void threads_account_cpu(struct sampler *s, struct thread_state *t);

@@ -257,14 +257,14 @@ static enum stop_verdict judge_stop(const struct sampler *s, struct thread_state
 }
 
 /* threads_count_kept_place: see sampler_internal.h. */
-void threads_count_kept_place(struct sampler *s, size_t index, const struct user_regs_struct *r)
+void threads_count_kept_place(struct sampler *s, const struct thread_state *t,
+			      const struct user_regs_struct *r)
 {
-	const struct thread_state *t = s->chosen[index];
 	bool at_call = (long)r->orig_rax >= 0;
 	++*(at_call ? &s->stats.stops_call : &s->stats.stops_user);
 	if (t->intr_our_cpu == TICK_CPU_TAKEN)
 		++*(at_call ? &s->stats.local_call : &s->stats.local_user);
-	else if (index < s->round_base + s->round_nspin)   /* (on another CPU at its read) */
+	else if (t->intr_remote)
 		++*(at_call ? &s->stats.remote_call : &s->stats.remote_user);
 }
 
