@@ -55,8 +55,33 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo "FAIL: $TEST_NAME interrupted"; exit 99' INT TERM
 
-# The whole test may not take longer than TEST_TIMEOUT.
-( sleep "$TEST_TIMEOUT"; echo "FAIL: $TEST_NAME timed out after ${TEST_TIMEOUT}s" >&2; kill -TERM $$ ) &
+# The whole test may not take longer than TEST_TIMEOUT seconds of a machine
+# that runs nothing else: while the load average is above the CPUs, each
+# second counts as CPUs/load of one, up to 3 times as long in all (the
+# quick group runs three tests per CPU: on a slower host fault_children,
+# 50 s alone, took 409 s of its 400; a hang is still caught, later).
+(
+	ncpu=$(nproc 2>/dev/null || echo 1)
+	left=$((TEST_TIMEOUT * 100)) wall=0
+	while [ "$left" -gt 0 ] && [ "$wall" -lt $((TEST_TIMEOUT * 3)) ]; do
+		sleep 2
+		wall=$((wall + 2))
+		read -r load _ </proc/loadavg 2>/dev/null || load=0.00
+		# (load x 100 from "7.74": no awk each tick)
+		case $load in *.*) l=${load%.*} f=${load#*.}00 ;; *) l=$load f=00 ;; esac
+		f=${f%"${f#??}"}
+		l=$((l * 100 + ${f#0}))
+		if [ "$l" -gt $((ncpu * 100)) ]; then
+			left=$((left - 200 * ncpu * 100 / l))
+		else
+			left=$((left - 200))
+		fi
+	done
+	stretched=""
+	[ "$wall" -gt $((TEST_TIMEOUT + 2)) ] && stretched=" ($wall s by the clock: the machine was loaded)"
+	echo "FAIL: $TEST_NAME timed out after ${TEST_TIMEOUT}s$stretched" >&2
+	kill -TERM $$
+) &
 WATCHDOG_PID=$!
 
 skip()    { echo "SKIP: $TEST_NAME: $*"; exit 77; }
@@ -70,6 +95,18 @@ note()    { echo "# $*"; }
 AWK_ROOT='function root(x,  r, i) { if (x <= 0) return 0; r = (x > 1) ? x : 1
 	for (i = 0; i < 64; i++) r = (r + x / r) / 2; return r }'
 
+
+# stress_rounds FULL LIGHT: how many times a stress test repeats its race
+# (a signal at a random moment, a hang among thousands of processes):
+# FULL, or LIGHT where CSAMPLER_STRESS=light (.ci/run's later stages, which
+# look for memory errors and other awks: its first stage runs every round,
+# and its share of the suite's CPU was a third).
+stress_rounds() {
+	case "${CSAMPLER_STRESS:-}" in
+	light) echo "$2" ;;
+	*) echo "$1" ;;
+	esac
+}
 
 # python_each: the CPython interpreters present, a line each, "LABEL ROOT
 # PATH": Debian's python3.11, pyenv's 2.7 and 3.6 to 3.13 (the newest of
@@ -291,6 +328,37 @@ tracer_tgid() {
 	awk '/^Tgid:/ {print $2}' "/proc/$tp/status" 2>/dev/null || echo 0
 }
 
+# wait_traced PID WHAT: wait (up to 10 s) until PID is traced, as csampler's
+# attach makes it; fails naming WHAT if it never is.
+wait_traced() {
+	local i
+	for i in $(seq 1 1000); do
+		[ "$(tracer_pid "$1")" != 0 ] && return 0
+		sleep 0.01
+	done
+	fail "$2: $1 was never traced"
+}
+
+# wait_ticking PID: until csampler PID has made its sampling clock (its
+# timerfd is open), after its "sampling" line; a failure after 20 s.
+wait_ticking() {
+	wait_sampling "$1"
+	wait_clock "$1" || fail "csampler $1 made no sampling clock: $(cat "$T/cs.err")"
+}
+
+# wait_clock PID: until csampler PID has made its sampling clock (its
+# output and options were checked before it), for runs without the
+# "sampling" line (-q); false after 20 s or when PID ended.
+wait_clock() {
+	local i
+	for i in $(seq 1 400); do
+		ls -l /proc/"$1"/fd 2>/dev/null | grep -q 'timerfd' && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
 # wait_state PID LETTERS [SECONDS]: wait until PID's state is one of LETTERS.
 wait_state() {
 	local pid=$1 want=$2 secs=${3:-10} i s
@@ -371,6 +439,31 @@ run_csampler() {
 }
 
 # folded_total FILE: sum of the counts of a folded file.
+# vdso_named_unnamed PID FOLDED: the '[vdso]+0xN' frames of FOLDED (a
+# profile of PID) that a symbol of PID's vdso covers, one per line: a frame
+# csampler should have named. A kernel's vdso may hold code no dynamic
+# symbol covers (a firecracker guest's 6.18, kvm-clock: the clock read
+# at its text's start is a static function), which nobody can name.
+vdso_named_unnamed() {
+	local line start end
+	line=$(grep ' \[vdso\]$' "/proc/$1/maps") || return 0
+	start=${line%%-*}; end=${line#*-}; end=${end%% *}
+	dd if="/proc/$1/mem" of="$T/vdso.img" bs=4096 skip=$((0x$start / 4096)) \
+		count=$(((0x$end - 0x$start) / 4096)) 2>/dev/null || harness "cannot copy the vdso of $1"
+	readelf -W --dyn-syms "$T/vdso.img" >"$T/vdso.syms" 2>/dev/null || harness "readelf on the vdso"
+	# (hex by hand: mawk has no strtonum)
+	awk 'function hex(s,   i, v) { s = tolower(s); sub(/^0x/, "", s); v = 0
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		FNR == NR { if ($4 == "FUNC") { n++; lo[n] = hex($2); hi[n] = hex($2) + $3 }; next }
+		{ k = split($0, f, ";"); for (i = 1; i <= k; i++) {
+			x = f[i]; sub(/ [0-9]+$/, "", x)
+			if (x !~ /^\[vdso\]\+0x[0-9a-f]+$/) continue
+			a = x; sub(/^\[vdso\]\+/, "", a); a = hex(a)
+			for (j = 1; j <= n; j++) if (a >= lo[j] && a < hi[j]) { print x; break } } }' \
+		"$T/vdso.syms" "$2" | sort -u
+}
+
 folded_total() { awk '{s += $NF} END {print s + 0}' "$1"; }
 
 # folded_count FILE REGEX: samples of the stacks whose frames match REGEX.

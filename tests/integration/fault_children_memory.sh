@@ -15,7 +15,11 @@
 # process with no sample now drops its mappings, buffers and vDSO copy
 # (one copy is shared), and at most 32 gone processes keep a symbolizer
 # through the build: about 3000 processes (1000 rounds; they had kept 75-110
-# MB over the 80 MB csampler needs anyway) stay under 100 MB.
+# MB over the 80 MB csampler needs anyway) stay under 130 MB (92-100 MB on
+# a slower host beside the quick group: gone processes are let go later).
+# (1,300 rounds of a shell loop: 70 s alone, 215-250 s beside the quick
+# group on a slower host, more than 360 s there under the sanitizers)
+TEST_TIMEOUT=240
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 need_cmd python3
@@ -60,7 +64,7 @@ note "ulimit -n 256: $named of $total samples have a named leaf"
 [ $((named * 2)) -ge "$total" ] || fail "only $named of $total samples have a named leaf: $(head -5 "$T/c.folded")"
 
 # about 3000 processes at the default rate
-peak_rss 1000 100 -o "$T/soak.folded"
+peak_rss 1000 130 -o "$T/soak.folded"
 assert_folded_has "$T/soak.folded" ';(main|__libc_start_call_main);'
 
 exit 0

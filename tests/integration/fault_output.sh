@@ -29,9 +29,12 @@ ledger_check "$L" "$LOUT" 0
 # cannot be named; nothing is left next to it or in it
 rmdir "$T/out/dir.folded"
 st=0
-"$CSAMPLER" -q -F 499 -d 1 -o "$T/out/dir.folded" -p "$L" 2>"$T/err" &
+"$CSAMPLER" -q -F 499 -d 2 -o "$T/out/dir.folded" -p "$L" 2>"$T/err" &
 cs=$!
-sleep 0.3
+# (once its clock ticks: the output's check at the start is past; a fixed
+# sleep was once too short for csampler under ASAN, which then refused the
+# directory at its start, status 64)
+wait_clock $cs || true
 mkdir "$T/out/dir.folded" || harness "mkdir"
 wait "$cs" || st=$?
 assert_eq "status for a directory made while sampling" "$st" 69

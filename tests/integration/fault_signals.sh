@@ -6,14 +6,15 @@
 # every round the ledger runs untraced, made progress, found no checksum error
 # and received exactly every signal sent; csampler's status is the documented
 # one and its output is whole (counts add up to the samples it reported) or
-# absent. RANDOM_SEED=N replays a run.
+# absent. RANDOM_SEED=N replays a run. (CSAMPLER_STRESS=light: 15
+# rounds, stress_rounds)
 . "$TESTS_SRCDIR/lib.sh"
 . "$TESTS_SRCDIR/ledger_lib.sh"
 need_root
 need_cmd env
 env --default-signal=INT true 2>/dev/null || skip "needs env --default-signal (coreutils 8.31)"
 
-ROUNDS=${FAULT_ROUNDS:-50}
+ROUNDS=${FAULT_ROUNDS:-$(stress_rounds 50 15)}
 start_fixture ledger 2 1
 L=$FIXTURE_PID
 LOUT=$T/ledger.out

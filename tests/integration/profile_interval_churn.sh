@@ -15,18 +15,26 @@ need_root
 start_fixture churn 100000000 8
 CHURN=$FIXTURE_PID
 for be in ptrace perf; do
-	mkdir "$T/churn-$be"
-	run_csampler --backend=$be -v --threads -F 499 -d 6 --interval 1 -o "$T/churn-$be/w-%s.folded" -p "$CHURN"
-	assert_eq "$be: exit status of --interval on churn ($(cat "$T/cs.err"))" "$CS_STATUS" 0
-	keys=$(sed -n 's/.*thread keys \([0-9]*\) held of \([0-9]*\) made, [0-9]* periods taken$/\1 \2/p' "$T/cs.err")
-	held=${keys% *} made=${keys#* }
-	note "$be: churn: thread keys $held held of $made made, $(grep -o '[0-9]* threads seen' "$T/cs.err")"
-	[ -n "$keys" ] || fail "$be: no thread keys in -v's line: $(cat "$T/cs.err")"
+	# (a starved fixture, under sanitizers beside the suite, made too few
+	# threads in 6 s for the count held to tell, 17 keys by perf: then the
+	# run is taken again, 18 s)
+	for secs in 6 18; do
+		rm -rf "$T/churn-$be"
+		mkdir "$T/churn-$be"
+		run_csampler --backend=$be -v --threads -F 499 -d $secs --interval 1 -o "$T/churn-$be/w-%s.folded" -p "$CHURN"
+		assert_eq "$be: exit status of --interval on churn ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+		keys=$(sed -n 's/.*thread keys \([0-9]*\) held of \([0-9]*\) made, [0-9]* periods taken$/\1 \2/p' "$T/cs.err")
+		held=${keys% *} made=${keys#* }
+		note "$be: churn, $secs s: thread keys $held held of $made made, $(grep -o '[0-9]* threads seen' "$T/cs.err")"
+		[ -n "$keys" ] || fail "$be: no thread keys in -v's line: $(cat "$T/cs.err")"
+		[ "$made" -ge 40 ] && break
+	done
 	# (enough threads made for the count held to tell: about 1,000 on a
 	# quiet machine, 490 under sanitizers with the suite running; perf,
 	# which makes a key only for a thread it samples, 175-199 in CI's awk
-	# runs at load 6-20)
-	assert_within "$be: thread keys made over 6 intervals" "$made" 100 1000000
+	# runs at load 6-20, 70 beside the quick group on a slower host; a leak,
+	# every key held, shows above the bound below from 2 x 9 made: 40)
+	assert_within "$be: thread keys made over $secs intervals" "$made" 40 1000000
 	# the last window's and the live threads' only: about a sixth, at
 	# most a third (perf under the suite's load: 107 of 320, its rings
 	# read late; 20-24% in CI's other stages, once 122 of 295 beside the

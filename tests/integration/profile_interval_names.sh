@@ -25,7 +25,10 @@ mkdir "$T/out" || harness "mkdir"
 "$CSAMPLER" -F 199 --interval 1 -d 4 -o "$T/out/p-%Y%m%d%H%M%S.folded" -p "$HOT" 2>"$T/cs.err" &
 CS=$!
 # the names of the seconds to come, touched as if this run wrote them
-sleep 0.5
+# (once it has attached: its run begins then, and a file touched before a
+# slow start, under ASAN, was older than the run and rightly written over)
+wait_traced "$HOT" "csampler's attach ($(cat "$T/cs.err"))"
+sleep 0.1
 now=$(date +%s)
 for k in 1 2 3 4 5 6; do
 	touch "$T/out/p-$(date -d "@$((now + k))" +%Y%m%d%H%M%S).folded"

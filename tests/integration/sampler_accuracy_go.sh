@@ -6,7 +6,11 @@
 # (crypto/sha256) has at least 70% of the samples (or, where perf record
 # -p on the same run puts less there, its share less 3 standard errors),
 # and the runtime's wait
-# and spin functions (as leaf) at most 8%. perf record -e cpu-clock on the
+# and spin functions (as leaf) at most 8% (or where perf record -g -p on
+# the same run puts more there, its share and 3 standard errors: its
+# samples by their user leaf, as csampler's, so that a sample in futex is
+# runtime.futex's; with two busy loops csampler had 9.0% there and failed
+# the fixed bound, perf 11.4%; quiet 5.1% for perf's 8.3%). perf record -e cpu-clock on the
 # same live run: 77% and 6%; before this was fixed, csampler said 60% and
 # 27%. Its locations have file:line and inline frames (Go writes no
 # .debug_aranges: the compile units are found by their own ranges), and
@@ -27,7 +31,7 @@ export GOMAXPROCS=2
 launch_bg_csampler gochan -v -F 199 -o "$F" -o "$T/go.pb.gz" -o "$T/go.txt" -- "$T/gochan" 4 "$T/own.prof"
 perf_ref=
 if command -v perf >/dev/null 2>&1; then
-	perf record -q -e cpu-clock -F 199 -p "$LAUNCHED_PID" -o "$T/go.perf" >/dev/null 2>"$T/perf.err" &
+	perf record -q -e cpu-clock -F 199 -g -p "$LAUNCHED_PID" -o "$T/go.perf" >/dev/null 2>"$T/perf.err" &
 	perf_ref=$!
 fi
 CS_STATUS=0
@@ -41,20 +45,38 @@ total=$(folded_total "$F")
 # thread's kernel-counted CPU, and a Go thread can end before the profile
 # is built (its CPU then only its samples'): 10% either way
 assert_samples "samples of the program" "$total" 199 "$(reported_cpu "$T/cs.out")" 90 110
-waits=$(folded_count "$F" ';runtime\.(futex|usleep|osyield|epollwait|nanosleep|sched_yield|notesleep|notetsleep|semasleep)[^;]*$')
+WAITS_RE='runtime\.(futex|usleep|osyield|epollwait|nanosleep|sched_yield|notesleep|notetsleep|semasleep)'
+waits=$(folded_count "$F" ";$WAITS_RE[^;]*\$")
 hash=$(folded_count "$F" ';crypto/sha256\.')
 note "runtime waits as leaf: $waits of $total; crypto/sha256: $hash"
-[ $((waits * 100)) -le $((total * 8)) ] ||
-	fail "runtime wait/spin functions have $waits of $total samples (more than 8%)"
-# perf record -p's samples on the same run: how many, and the part whose
-# instruction is crypto/sha256's (its chains do not cross Go's assembly, so
-# that is its share of the hashing as a leaf, below the stacks through it)
-pn= pleaf=
+# perf record -p's samples on the same run (-g: Go keeps frame pointers):
+# how many, the part whose user leaf (the first frame outside the kernel:
+# a sample in a system call goes to the function that made it, as
+# csampler's do) is crypto/sha256's (its chains do not cross Go's
+# assembly, so that is its share of the hashing as a leaf, below the
+# stacks through it), and the part in the runtime's waits
+pn= pleaf= pwait=
 if [ -n "$perf_ref" ] && wait "$perf_ref" && [ -s "$T/go.perf" ]; then
-	set -- $(perf script -i "$T/go.perf" -F ip,sym 2>/dev/null |
-		awk 'NF { n++; if ($0 ~ /crypto\/sha256\./) s++ } END { printf "%d %.1f\n", n, (n > 0) ? 100 * s / n : 0 }')
-	[ "${1:-0}" -gt 0 ] && pn=$1 pleaf=$2
+	set -- $(perf script -i "$T/go.perf" -F ip,sym,dso 2>/dev/null |
+		WAITS_RE=$WAITS_RE awk '
+		     BEGIN { wre = ENVIRON["WAITS_RE"] }   # (-v would take its backslashes as escapes)
+		     function done() { if (inside) { n++; if (leaf ~ /crypto\/sha256\./) s++; if (leaf ~ wre) w++ }
+				       inside = 0; leaf = "" }
+		     NF == 0 { done(); next }
+		     { inside = 1; if (leaf == "" && $0 !~ /\[kernel\.kallsyms\]|\[unknown\]\)$/) leaf = $0 }
+		     END { done(); printf "%d %.1f %.1f\n", n, (n > 0) ? 100 * s / n : 0, (n > 0) ? 100 * w / n : 0 }')
+	[ "${1:-0}" -gt 0 ] && pn=$1 pleaf=$2 pwait=$3
 fi
+# the waits: at most 8%, or where the machine moved them, up to perf's
+# share on the same run and 3 standard errors (beside two busy loops: 47
+# of 550, 8.5%, where the runtime parks and spins more for the CPUs it
+# waits for)
+wmax=$(awk -v p="$pwait" -v n="$pn" -v t="$total" "$AWK_ROOT"'BEGIN { hi = 8
+	if (p != "" && n > 0) { q = p / 100; e = p + 300 * root(q * (1 - q) * (1 / n + 1 / t)); if (e > hi) hi = e }
+	printf "%.1f\n", hi }')
+note "runtime waits: $(pct "$waits" "$total")% of csampler's samples; perf record -p's ${pwait:-(not run)}%; at most $wmax% expected"
+awk -v w="$waits" -v t="$total" -v m="$wmax" 'BEGIN { exit !(100 * w <= m * t) }' ||
+	fail "runtime wait/spin functions have $waits of $total samples (more than $wmax%; perf record -p's ${pwait:-not run}%)"
 # the hashing: 70%, or where the machine moved it, down to perf's leaf
 # share on the same run less 3 standard errors (CI's sanitizer stage, beside
 # another test, 463 of 860 periods waiting for a CPU: 67.9%; quiet runs

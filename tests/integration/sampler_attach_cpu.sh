@@ -38,8 +38,22 @@ for backend in ptrace perf; do
 		kill -STOP "$cs"
 		sleep 1
 		kill -CONT "$cs"
-		wait "$cs" || fail "csampler --backend=$backend: $(cat "$err")"
+		# the bracket ends when the sampling does (the target untraced,
+		# or csampler's perf events closed), not when csampler exits:
+		# the busy target runs on while csampler names and writes
+		# (on a slower host beside another share test, that took the
+		# bracket's share to 79-90%)
+		i=0
+		while [ $i -lt 3000 ] && kill -0 "$cs" 2>/dev/null; do
+			case $backend in
+			ptrace) [ "$(tracer_pid "$pid")" = 0 ] && break ;;
+			perf) ls -l "/proc/$cs/fd" 2>/dev/null | grep -q 'perf_event' || break ;;
+			esac
+			sleep 0.01
+			i=$((i + 1))
+		done
 		cpu_window "$pid"
+		wait "$cs" || fail "csampler --backend=$backend: $(cat "$err")"
 		said=$(sed -n 's/.* samples (\([0-9.]*\) s of CPU).*/\1/p' "$T/$backend-$hz.txt")
 		[ -n "$said" ] || fail "no CPU total in the $backend report: $(head -5 "$T/$backend-$hz.txt")"
 		# (the kernel's bracket also holds csampler's start and end

@@ -10,15 +10,21 @@
 # while a holder held its CPU waited for it at the tick and is left out,
 # not stopped to be dropped. The previous binary stopped it: 1.56-1.57
 # stops for each one kept at 999 Hz, 1.96 at 199 Hz, 2.1-2.2 beside two
-# busy loops; now 1.00 quiet, 1.25-1.30 beside the loops (where a holder
-# comes late, the tick falls back to judging after the interrupts).
+# busy loops; now 1.00, quiet and beside the loops. (Beside them it read
+# 1.25-1.60: a thread a holder took off its CPU may get it back only after
+# a busy loop's slice, and so stop after the round, where it stops exact
+# and is kept, but such late stops were left out of -v's count of kept
+# stops, and of the skid note's; they are counted now.)
 TEST_TIMEOUT=120
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 [ -r /proc/self/sched ] || skip "no /proc/PID/sched (a kernel without CONFIG_SCHED_DEBUG)"
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs (holders take the CPUs the tick thread does not run on)"
+# (each rate's run is taken again for 8 s where it kept under 100 stops:
+# under ASAN in CI's load a 3 s run at 199 Hz kept 66, too few for a ratio)
 for rate in 199 999; do
-	start_fixture pingpong nap 3 wait
+for secs in 3 8; do
+	start_fixture pingpong nap "$secs" wait
 	: >"$T/cs.err"
 	"$CSAMPLER" -v -F "$rate" -o "$T/nap.folded" -p "$FIXTURE_PID" >"$T/cs.out" 2>"$T/cs.err" &
 	cs=$!
@@ -35,9 +41,14 @@ for rate in 199 999; do
 	set -- $line
 	stops=$(($3 - $4))
 	note "nap at $rate Hz: $stops stops for $kept kept ($3 voluntary switches, $4 sleeps; CPUs held at $held ticks)"
-	[ "$kept" -ge 100 ] || fail "nap at $rate Hz: only $kept stops kept: $(cat "$T/cs.err")"
+	wait "$FIXTURE_PID" 2>/dev/null || true
+	if [ "$kept" -lt 100 ]; then
+		[ "$secs" = 3 ] && continue
+		fail "nap at $rate Hz: only $kept stops kept in $secs s: $(cat "$T/cs.err")"
+	fi
 	ratio=$(awk -v s="$stops" -v k="$kept" 'BEGIN { printf "%.2f\n", s / k }')
 	assert_within "nap at $rate Hz: stops per stop kept" "$ratio" 0.9 1.45
-	wait "$FIXTURE_PID" 2>/dev/null || true
+	break
+done
 done
 exit 0

@@ -15,7 +15,8 @@
 # race comes as often, gap/(work+wait), for a third of the work's CPU: the
 # 14 threads took 85% of a CPU beside the spinning thread's 87%, and the
 # quick group runs on two.)
-# Each way out is repeated: duration (on-CPU, --idle, both attach modes),
+# Each way out is repeated (once under CSAMPLER_STRESS=light,
+# stress_rounds): duration (on-CPU, --idle, both attach modes),
 # --dump, SIGINT, SIGTERM, SIGHUP, an output error, and last SIGKILL of
 # csampler. After each, every thread is untraced and running, and the
 # count is still 0 (after SIGKILL at most a round's threads: the window the man page
@@ -63,12 +64,12 @@ run_bg_then_signal() {
 # (one shape a test, so that the two run side by side: this one's long
 # waits, or NO_EINTR_SHAPE's, target_no_eintr_short's "100 3")
 for shape in "${NO_EINTR_SHAPE:-0 200}"; do
-	start_fixture blockers 200 $shape
+	start_fixture blockers 900 $shape
 	SPIN_TID=$(thread_named spin) || harness "no spin thread in blockers"
 	note "shape: work/wait $shape"
 	sleep 0.3
 	check_clean "before profiling ($shape)"
-	for rep in 1 2; do
+	for rep in $(seq 1 "$(stress_rounds 2 1)"); do
 		for args in "" "--idle" "--attach-mode=per-sample" "--idle --attach-mode=per-sample"; do
 			run_csampler -q $args --threads -F 999 -d 1 -o "$T/out.folded" -p "$FIXTURE_PID"
 			assert_eq "status ($args)" "$CS_STATUS" 0

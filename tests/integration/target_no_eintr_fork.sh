@@ -21,7 +21,7 @@ need_root
 . "$TESTS_SRCDIR/blockers_lib.sh"
 
 PLACE='\[not stopped: it has child processes\]'
-start_fixture blockers 200 100 3 500
+start_fixture blockers 900 100 3 500
 FORKER=$(thread_named forker) || harness "no forker thread in blockers"
 sleep 0.3
 check_clean "before profiling"
@@ -112,7 +112,7 @@ note "$(grep '^eintr' "$T/blockers.out" | tail -n 1)"
 # beside two and beside six busy loops): 0 EINTR in 40 runs of 40. The
 # bound allows 2 in the two runs here for CI's heavier load (sanitizers,
 # load 10 and more), where a build whose exit left stops owed saw 4 and 5.
-start_fixture blockers 200 100 3 500
+start_fixture blockers 900 100 3 500
 sleep 0.3
 check_clean "before profiling with --children"
 for args in "-F 999" "--idle -F 999"; do

@@ -36,7 +36,7 @@ top_quit() {
 }
 
 for shape in "0 200" "100 3" "100 3 500"; do
-	start_fixture blockers 200 $shape
+	start_fixture blockers 900 $shape
 	check_clean "before profiling ($shape)"
 	for rep in 1 2; do
 		top_quit

@@ -8,7 +8,11 @@
  * CFI unwinds it.
  *
  * usage: hot [SECONDS] [THREADS]   (default: run until killed, 1 thread)
- * Prints "ready PID" on stdout once running. */
+ * Prints "ready PID" on stdout once running. With HOT_WAIT_TRACED=1 in the
+ * environment it first sleeps until a tracer attaches (TracerPid, read every
+ * millisecond), prints "traced CPU_NS", the CPU it used until then, and runs
+ * SECONDS from there: a test's window from the attach on is exactly its CPU
+ * after that line, however late the attach came. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +63,34 @@ CHAIN(c, 300)
 
 static volatile unsigned long long sink;
 static double run_seconds;
+
+static long long process_cpu_ns(void)
+{
+	struct timespec cpu;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+	return (long long)cpu.tv_sec * 1000000000LL + cpu.tv_nsec;
+}
+
+/* HOT_WAIT_TRACED: sleep until /proc/self/status names a tracer. */
+static void wait_traced(void)
+{
+	const struct timespec ms = { 0, 1000000 };
+	for (;;) {
+		char buf[4096];
+		FILE *f = fopen("/proc/self/status", "r");
+		long tracer = 0;
+		while (f && fgets(buf, sizeof buf, f))
+			if (sscanf(buf, "TracerPid: %ld", &tracer) == 1)
+				break;
+		if (f)
+			fclose(f);
+		if (tracer > 0)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	printf("traced %lld\n", process_cpu_ns());
+	fflush(stdout);
+}
 
 static double now(void)
 {
@@ -111,6 +143,9 @@ int main(int argc, char **argv)
 		nthreads = 1;
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
+	const char *wait = getenv("HOT_WAIT_TRACED");
+	if (wait && *wait == '1')
+		wait_traced();
 	pthread_t t[256];
 	for (int i = 1; i < nthreads; i++)
 		pthread_create(&t[i], NULL, worker, (void *)(size_t)(i + 1));
@@ -119,8 +154,6 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	/* the CPU the process used, for tests that judge sample counts against
 	 * it rather than against wall time (a busy machine gives less) */
-	struct timespec cpu;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
-	printf("cpu %lld\n", (long long)cpu.tv_sec * 1000000000LL + cpu.tv_nsec);
+	printf("cpu %lld\n", process_cpu_ns());
 	return 0;
 }
