@@ -86,9 +86,14 @@ start_server --serve 0 -- sh -c 'sleep 1; exit 5'
 wait_exit "$SERVER_PID" 10 "csampler --serve after its program exited"
 assert_eq "exit status: the program's (5)" "$WAIT_STATUS" 5
 # the same with a request open when it exits: the status seen by the stream
-start_server --serve 0 -- sh -c "echo ran >>'$T/ran'; \"$PROGS/hot\" 1 >/dev/null; exit 6"
+# (the shell waits until the request's attach traces it: started at once,
+# its second of work had ended before a starved test's request came, and
+# the server with it: curl's status 000)
+start_server --serve 0 -- sh -c "echo ran >>'$T/ran'
+	until grep -q '^TracerPid:[[:space:]]*[1-9]' /proc/\$\$/status; do sleep 0.01; done
+	\"$PROGS/hot\" 1 >/dev/null; exit 6"
 http_get "/debug/pprof/profile?seconds=30&format=folded" "$T/six.folded"
-assert_eq "request open when the program (status 6) exited" "$HTTP_STATUS" 200
+assert_eq "request open when the program (status 6) exited ($(cat "$T/curl.err"))" "$HTTP_STATUS" 200
 wait_exit "$SERVER_PID" 10 "csampler --serve after its program exited"
 assert_eq "exit status with a request open: the program's (6)" "$WAIT_STATUS" 6
 assert_eq "times the program ran" "$(cat "$T/ran")" ran
