@@ -75,11 +75,25 @@ split_check() {
 				printf "# %s: %-8s csampler %5.1f%% (%d samples), its own %5.1f%%; tolerance %.1f\n", label, f[i], p, s[i], w, tol
 				if (d > tol) bad = 1
 			}
-			printf "# %s: the four functions are in %.1f%% of all samples\n", label, 100 * S / total
 			exit bad }' "$T/split" || fail "$label: the split by Python function is not the fixture's own"
+	# (the share of the four, against the fixture's own: the process's
+	# start-up is a larger part of a starved run's CPU, 74.7% of an ASAN
+	# run's 150 samples, where the share was a fixed 80%. At least 85% of
+	# their own, less 4 standard errors: the clock reads around each call
+	# count part of their own cost in the call, 3.6's through ctypes most,
+	# 88.2% of the samples for their own 94.1% quiet)
 	covered=$(awk '{ s += $2 } END { print s }' "$T/split")
-	[ $((covered * 100)) -ge $((total * 80)) ] ||
-		fail "$label: the four functions are in only $covered of $total samples (less than 80%)"
+	process=$(awk '$1 == "process" { print $2 }' "$T/cs.out")
+	[ -n "$process" ] || fail "$label: no process CPU from the fixture: $(tail -3 "$T/cs.out")"
+	awk -v c="$covered" -v total="$total" -v proc="$process" -v label="$label" "$AWK_ROOT"'
+		BEGIN { S = 0 }
+		{ S += $3 }
+		END {
+			w = 100 * S / proc; if (w > 100) w = 100; p = 100 * c / total
+			tol = 4 * 100 * root((w / 100) * (1 - w / 100) / total); if (tol < 3) tol = 3
+			printf "# %s: the four functions: csampler %.1f%% of its samples, their own %.1f%% of the process CPU; tolerance %.1f\n", label, p, w, tol
+			exit !(p >= 0.85 * w - tol) }' "$T/split" ||
+		fail "$label: the four functions are in only $covered of $total samples, short of their own share of the process's CPU"
 
 	# C extensions keep their frames over the Python function that called them
 	if [ "$label" = debian-3.11 ]; then

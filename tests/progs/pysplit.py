@@ -6,7 +6,9 @@
 # c_hash (hashlib's sha256 of 1 MiB: C that lets the GIL go). Each call
 # is timed with the thread's own CPU clock (time.thread_time_ns, the
 # kernel's CLOCK_THREAD_CPUTIME_ID); at the end it prints one line per
-# function, "cpu FUNCTION NANOSECONDS", summed over the threads.
+# function, "cpu FUNCTION NANOSECONDS", summed over the threads, then
+# "process NANOSECONDS", the whole process's CPU until then (os.times:
+# start-up, the loops' clock reads and the rest included).
 # With "dump" instead of a number of seconds, each thread blocks at a
 # known place and prints its traceback.format_stack() before it does, then
 # "ready"; all block until standard input closes.
@@ -144,3 +146,5 @@ for t in workers:
     t.join()
 for k in sorted(totals):
     print("cpu %s %d" % (k, totals[k]))
+used = os.times()
+print("process %d" % int((used[0] + used[1]) * 1e9))
