@@ -402,7 +402,7 @@ static struct module *module_build(struct unwind_ctx *c, const struct procmaps_e
 			elf_end(elf);
 		}
 	} else if (e->fd >= 0) {
-		Elf *elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
+		Elf *elf = elf_begin(e->fd, ELF_C_READ, NULL);
 		if (elf) {
 			module_load_elf(u, m, elf, e->fd, NULL, 0, e->path);
 			elf_end(elf);

@@ -671,12 +671,22 @@ bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module
 	out->offset = e->offset;
 	if (entry_is_file(e) || entry_is_vdso(e)) {
 		struct sym_module *m = module_for_entry(s, e);
-		if (m != NULL) {
+		if (m != NULL)
 			out->build_id = m->build_id;
-			out->unnamed = !m->is_vdso && !s->opt.addresses_only && sym_module_unnamed(m);
-		}
 	}
 	return true;
+}
+
+bool symbolizer_module_unnamed(struct symbolizer *s, uint64_t addr)
+{
+	uint64_t pc = addr_lookup_pc(addr);
+	if (addr_is_runtime(pc) || s->opt.addresses_only)
+		return false;
+	const struct procmaps_entry *e = procmaps_find_tagged(s->pm, pc, addr_tag(addr));
+	if (e == NULL || !entry_is_file(e))
+		return false;
+	struct sym_module *m = module_for_entry(s, e);
+	return m != NULL && !m->is_vdso && sym_module_unnamed(m);
 }
 
 /* ---- life -------------------------------------------------------------------- */

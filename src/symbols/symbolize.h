@@ -50,7 +50,8 @@ struct symbol_module {
 	const char *build_id;    /* lowercase hex, or NULL */
 	uint64_t start, limit, offset;
 	bool unnamed;            /* a file whose ELF and debug files found name no
-	                          * function (stripped, no debug information) */
+	                          * function (stripped, no debug information); set
+	                          * by symcache_lookup only for an unresolved address */
 };
 
 struct symbolizer;
@@ -72,6 +73,10 @@ size_t symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_fram
  * known from its looked-up addresses: the profile builder sets pprof's
  * has_* flags from them.) */
 bool symbolizer_module(struct symbolizer *s, uint64_t addr, struct symbol_module *out);
+/* Whether ADDR's file names no function (symbol_module.unnamed): indexes the
+ * file's symbol table, so it is asked only of an address left unnamed (each
+ * process of a --children run would index its libc again). */
+bool symbolizer_module_unnamed(struct symbolizer *s, uint64_t addr);
 
 /* Demangle NAME (C++ Itanium, Rust legacy without the ::h hash, Rust v0).
  * Returns a malloc'd string, or NULL if NAME is not mangled. */

@@ -20,6 +20,8 @@ struct proc {
 	bool tried;                     /* its symbolizer was made (or failed) */
 	uint64_t generation;            /* of its mappings when it was made */
 	uint64_t used;                  /* when it was last used (symcache.clock) */
+	bool donor;                     /* other processes' addresses are looked up
+	                                 * in its symbolizer (struct donor) */
 };
 
 /* Symbolizers of processes gone kept at once: beyond, the least recently
@@ -132,7 +134,10 @@ void symcache_release_gone(struct symcache *c)
  * found; mappings are never forgotten, so nothing known is lost). */
 /* Before a symbolizer is made for gone process KEEP: if SYMCACHE_GONE_KEPT
  * are held for gone processes, free the least recently used (it is made
- * again if one of its addresses comes). */
+ * again if one of its addresses comes), a donor only where all held are:
+ * a donor holds the debug information it has loaded for others (libc's is
+ * decompressed again, 50 ms, each time it is made again), the others only
+ * their mappings' identities. */
 static void bound_gone(struct symcache *c, size_t keep)
 {
 	size_t held = 0, lru = SIZE_MAX;
@@ -141,7 +146,8 @@ static void bound_gone(struct symcache *c, size_t keep)
 		if (i == keep || !p->sym || !procmaps_is_gone(p->pm))
 			continue;
 		held++;
-		if (lru == SIZE_MAX || p->used < c->procs[lru].used)
+		if (lru == SIZE_MAX || (!p->donor && c->procs[lru].donor) ||
+		    (p->donor == c->procs[lru].donor && p->used < c->procs[lru].used))
 			lru = i;
 	}
 	if (held < SYMCACHE_GONE_KEPT || lru == SIZE_MAX)
@@ -348,9 +354,11 @@ static struct symbolizer *lookup_in(struct symcache *c, size_t i, const struct s
 	}
 	bool ok = true;
 	const char *build_id = keep(c, mod->build_id, &ok);
-	if (ok && array_grow(&c->donors, &c->donors_cap, c->ndonors + 1, sizeof *c->donors, 64) == 0)
+	if (ok && array_grow(&c->donors, &c->donors_cap, c->ndonors + 1, sizeof *c->donors, 64) == 0) {
 		c->donors[c->ndonors++] = (struct donor){ .build_id = build_id, .offset = mod->offset,
 			.size = size, .start = mod->start, .proc = i };
+		c->procs[i].donor = true;
+	}
 	return symbolizer_of(c, i);
 }
 
@@ -409,6 +417,7 @@ int symcache_lookup(struct symcache *c, pid_t pid, uint64_t addr, struct symcach
 			out->n = slot->n;
 			out->jit = slot->jit;
 			out->resolved = slot->resolved;
+			out->module.unnamed = !out->resolved && symbolizer_module_unnamed(sym, addr);
 			return 0;
 		}
 		uint64_t there = addr;
@@ -432,6 +441,9 @@ int symcache_lookup(struct symcache *c, pid_t pid, uint64_t addr, struct symcach
 		out->resolved &= c->frames[k].resolved;
 		out->jit |= c->frames[k].jit;
 	}
+	/* (asked only here: it indexes the file's symbols, once per process) */
+	if (out->has_module && !out->resolved)
+		out->module.unnamed = symbolizer_module_unnamed(sym, addr);
 	if (slot)
 		known_put(c, slot, &out->module, offset, out);
 	return 0;
