@@ -35,6 +35,11 @@ for backend in ptrace perf; do
 		done
 		grep -Eq "$said_line" "$err" ||
 			harness "no /$said_line/ from csampler in $i tries ($(kill -0 "$cs" 2>&1 && echo running || echo exited: $(wait "$cs"; echo $?))): $(cat "$err")"
+		# (the target's CPU before csampler said so: its start and
+		# attach, long beside a share test on a slower host, where the
+		# target's CPU in the bracket was 1.3 s and the profile had 83%
+		# of it)
+		before_said=$(cpu_ns "$pid")
 		kill -STOP "$cs"
 		sleep 1
 		kill -CONT "$cs"
@@ -57,8 +62,14 @@ for backend in ptrace perf; do
 		said=$(sed -n 's/.* samples (\([0-9.]*\) s of CPU).*/\1/p' "$T/$backend-$hz.txt")
 		[ -n "$said" ] || fail "no CPU total in the $backend report: $(head -5 "$T/$backend-$hz.txt")"
 		# (the kernel's bracket also holds csampler's start and end
-		# around its 3 s: at least 85%, never more than the bracket)
-		assert_within "--backend=$backend at $hz Hz, stopped a second: the profile's CPU, % of the kernel's $CPU_SPENT s" \
-			"$(awk -v s="$said" -v k="$CPU_SPENT" 'BEGIN { printf "%.1f\n", 100 * s / k }')" 85 101
+		# around its 3 s: at least 85% of it from csampler's word that
+		# it samples on, never more than the bracket; from the word on
+		# up to 110%, the attach being a little before it: 99-101% here)
+		from_said=$(awk -v k="$CPU_SPENT" -v m="$CPU_MARK_CPU" -v b="$before_said" \
+			'BEGIN { printf "%.3f\n", k - (b - m) / 1e9 }')
+		assert_within "--backend=$backend at $hz Hz, stopped a second: the profile's CPU, % of the kernel's $from_said s from csampler's word on" \
+			"$(awk -v s="$said" -v k="$from_said" 'BEGIN { printf "%.1f\n", (k > 0 ? 100 * s / k : 0) }')" 85 110
+		assert_within "--backend=$backend at $hz Hz, stopped a second: the profile's CPU, % of the kernel's $CPU_SPENT s in the bracket" \
+			"$(awk -v s="$said" -v k="$CPU_SPENT" 'BEGIN { printf "%.1f\n", 100 * s / k }')" 0 101
 	done
 done
