@@ -402,6 +402,9 @@ static struct module *module_build(struct unwind_ctx *c, const struct procmaps_e
 			elf_end(elf);
 		}
 	} else if (e->fd >= 0) {
+		/* read, not mapped: each unmap interrupts csampler's other
+		 * threads on their CPUs, once a module of each new process
+		 * (--children: 940 unmaps over 242 short processes) */
 		Elf *elf = elf_begin(e->fd, ELF_C_READ, NULL);
 		if (elf) {
 			module_load_elf(u, m, elf, e->fd, NULL, 0, e->path);

@@ -441,7 +441,8 @@ int symcache_lookup(struct symcache *c, pid_t pid, uint64_t addr, struct symcach
 		out->resolved &= c->frames[k].resolved;
 		out->jit |= c->frames[k].jit;
 	}
-	/* (asked only here: it indexes the file's symbols, once per process) */
+	/* (asked only of an unresolved address, here and above: it indexes the
+	 * file's symbols, once per process) */
 	if (out->has_module && !out->resolved)
 		out->module.unnamed = symbolizer_module_unnamed(sym, addr);
 	if (slot)
