@@ -14,7 +14,16 @@
 # 1,400 threads born and ended a second, each stopped at its birth by the
 # tracer: a timer interrupt held back through a context switch lands on
 # the thread switched in (perf record -a -e cpu-clock on the same run
-# counts alike: 103.0% against our 103.7%; 104-114% seen).
+# counts alike: 103.0% against our 103.7%; 104-114% seen). perf record
+# -e cpu-clock -p on the same run is the reference for where too: on this
+# VM with two busy loops, the kernel's own samples give burst_work less
+# than its clock does (epoll 300/3000: 82.8 and 87.8% of perf record's
+# against 89.1 and 89.8% by the fixture's clock; csampler's 75.7-87.6;
+# 87.0 against 91.9 with no busy loop),
+# the rest in the clock reads and the blocking call after it, where a
+# timer's interrupt lands as the thread switches in (pvm_irq_enable in
+# finish_task_switch: 6-11% of perf record's samples); where perf's share
+# lies outside the range, it widens it.
 TEST_TIMEOUT=240
 . "$TESTS_SRCDIR/lib.sh"
 need_root
@@ -41,10 +50,12 @@ check_churn() {
 }
 
 BURST_CS_ARGS="--backend=perf -v"
+BURST_REFERENCE=perf
 check_burst 499 85 115 sleep 500 4500 1 4
 check_burst 499 85 115 sleep 1000 1000 4 3
 check_burst 499 85 115 futex 500 4500 2 3
 check_burst 499 85 115 epoll 300 3000 2 3
+BURST_REFERENCE=
 check_churn 300 0
 check_churn 3000 1000
 exit 0
