@@ -391,31 +391,7 @@ static int file_fd(struct procmaps *pm, const struct procmaps_entry *e, const ch
 		};
 		return sf->fd;
 	}
-	char name[96];
-	snprintf(name, sizeof name, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pm->proc_pid,
-		 e->start, e->end);
-	int fd = open(name, O_RDONLY | O_CLOEXEC);
-	struct stat mst;
-	/* (the link names the file mapped there when it is opened, which is
-	 * not E's if the process mapped another over its range since the
-	 * listing: attached to swaplibs, libalpha.so's mapping once held
-	 * libbravo.so's file, and every alpha sample was named by bravo's
-	 * symbols; only E's inode is kept) */
-	if (fd >= 0 && (fstat(fd, &mst) < 0 || (uint64_t)mst.st_ino != e->inode)) {
-		close(fd);
-		fd = -1;
-	}
-	if (fd < 0 && pm->root_fd >= 0 && !e->deleted) {
-		fd = pm_open_in_root(pm->root_fd, path, O_RDONLY | O_NONBLOCK);
-		struct stat st;
-		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-				(uint64_t)st.st_ino != e->inode)) {
-			close(fd);
-			fd = -1;
-		}
-		if (fd >= 0)
-			fcntl(fd, F_SETFL, 0);
-	}
+	int fd = pm_open_mapped_file(pm, e, path);
 	if (fd < 0)
 		return -1;
 	if (array_grow(&pm->files, &pm->filescap, pm->nfiles + 1, sizeof *pm->files, 16) < 0) {

@@ -3,9 +3,11 @@
  * inode, a root directory once by device, inode and mount namespace, one
  * vDSO image per distinct bytes; each held by reference. And a map of no
  * process, made of files named by hand (procmaps_new_files,
- * procmaps_add_file: -i's mappings). */
+ * procmaps_add_file: -i's mappings). And a mapping's file opened, the one
+ * its listing named (pm_open_mapped_file). */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
@@ -17,6 +19,36 @@
 
 #include "array.h"
 #include "procmaps_internal.h"
+
+int pm_open_mapped_file(const struct procmaps *pm, const struct procmaps_entry *e,
+			const char *path)
+{
+	char name[96];
+	struct stat st;
+	snprintf(name, sizeof name, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pm->proc_pid,
+		 e->start, e->end);
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	/* (the link names the file mapped there when it is opened, which is
+	 * not E's if the process mapped another over its range since the
+	 * listing: attached to swaplibs, libalpha.so's mapping once held
+	 * libbravo.so's file, and every alpha sample was named by bravo's
+	 * symbols) */
+	if (fd >= 0 && (fstat(fd, &st) < 0 || (uint64_t)st.st_ino != e->inode)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0 && pm->root_fd >= 0 && !e->deleted) {
+		fd = pm_open_in_root(pm->root_fd, path, O_RDONLY | O_NONBLOCK);
+		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+				(uint64_t)st.st_ino != e->inode)) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd >= 0)
+			fcntl(fd, F_SETFL, 0);
+	}
+	return fd;
+}
 
 struct shared_file *pm_shared_find(struct procmaps_files *f, bool root, unsigned dev_major,
 				       unsigned dev_minor, uint64_t inode, uint64_t mntns)

@@ -115,6 +115,12 @@ struct procmaps {
  * with FLAGS; a descriptor or -1. */
 int pm_open_in_root(int root_fd, const char *path, int flags);
 
+/* The file of PM's mapping E (PATH its name in the listing), read-only:
+ * through /proc/PID/map_files, else by PATH in the process's root; kept
+ * only if its inode is E's. A descriptor or -1. */
+int pm_open_mapped_file(const struct procmaps *pm, const struct procmaps_entry *e,
+			const char *path);
+
 /* F's file (ROOT: a root directory, of mount namespace MNTNS) by device and
  * inode, or NULL. */
 struct shared_file *pm_shared_find(struct procmaps_files *f, bool root, unsigned dev_major,
