@@ -29,10 +29,19 @@ check_clean "before profiling"
 forker_cpu() { cut -d' ' -f1 "/proc/$FIXTURE_PID/task/$FORKER/schedstat"; }
 
 for args in "-F 999" "-F 99" "--idle -F 999" "--attach-mode=per-sample -F 999"; do
-	c0=$(forker_cpu) w0=$(date +%s%N)
+	# (the bracket opens once csampler samples: an attach slowed by a
+	# loaded host or a sanitizer build is outside it)
+	CS_STATUS=0
+	: >"$T/cs.err"
 	# shellcheck disable=SC2086
-	run_csampler -v $args --threads -d 2 -o "$T/out.folded" -p "$FIXTURE_PID"
+	timeout -k 5 "${CS_TIMEOUT:-60}" ${CSAMPLER_WRAPPER:-} "$CSAMPLER" -v $args --threads -d 2 \
+		-o "$T/out.folded" -p "$FIXTURE_PID" >"$T/cs.out" 2>"$T/cs.err" &
+	cs=$!
+	wait_sampling "$cs"
+	c0=$(forker_cpu) w0=$(date +%s%N)
+	wait "$cs" || CS_STATUS=$?
 	c1=$(forker_cpu) w1=$(date +%s%N)
+	[ "$CS_STATUS" = 124 ] && fail "csampler timed out ($args): $(cat "$T/cs.err")"
 	assert_eq "status ($args): $(tail -n 3 "$T/cs.err")" "$CS_STATUS" 0
 	check_clean "-d 2 $args"
 	assert_folded_has "$T/out.folded" "^forker-$FORKER;$PLACE [0-9]+\$"
@@ -47,7 +56,7 @@ for args in "-F 999" "-F 99" "--idle -F 999" "--attach-mode=per-sample -F 999"; 
 	*--idle*) ;;
 	*)	# the forker's samples, all without a stack, are its CPU (the
 		# kernel's account of the 2 s sampled): at most what its CPU in
-		# the bracket (the run, from before the attach to after the exit)
+		# the bracket (the run, from its first sample to after the exit)
 		# is worth, 3 standard errors allowed, and at least 60% of the
 		# part of it the 2 s sampled are of the bracket's wall time (the
 		# sanitizer build's attach and exit are slower: 55 for 94 once)
