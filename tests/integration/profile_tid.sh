@@ -68,10 +68,20 @@ run_csampler -t "$FIXTURE_PID" -d 1 -o "$T/t.folded"
 assert_eq "-t of no thread: status" "$CS_STATUS" 65
 grep -q "no such thread: $FIXTURE_PID" "$T/cs.err" || fail "-t of no thread: $(cat "$T/cs.err")"
 
-# the run ends with its thread: a thread that sleeps 1.5 s, then exits
+# the run ends with its thread: a thread that waits to be traced (a starved
+# csampler may take seconds to attach), sleeps 0.5 s more, then exits
 python3 -c '
 import threading, time
-t = threading.Thread(target=lambda: time.sleep(1.5))
+def traced(tid):
+    with open("/proc/self/task/%d/status" % tid) as f:
+        return any(l.startswith("TracerPid:") and l.split()[1] != "0" for l in f)
+def body():
+    tid = threading.get_native_id()
+    deadline = time.monotonic() + 60
+    while not traced(tid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+t = threading.Thread(target=body)
 t.start()
 print("ready", t.native_id, flush=True)
 t.join()
