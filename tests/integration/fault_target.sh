@@ -7,12 +7,13 @@
 # its profile). After each: csampler's status is the documented one (the
 # program's, when launched), its output is whole (counts add up to the samples it reported), and
 # every process still alive is untraced, running, and found no checksum error.
-# RANDOM_SEED=N replays a run.
+# RANDOM_SEED=N replays a run. (CSAMPLER_STRESS=light: 8 rounds,
+# stress_rounds)
 . "$TESTS_SRCDIR/lib.sh"
 . "$TESTS_SRCDIR/ledger_lib.sh"
 need_root
 
-ROUNDS=${FAULT_ROUNDS:-16}
+ROUNDS=${FAULT_ROUNDS:-$(stress_rounds 16 8)}
 
 # check_output WHAT: the run's folded output holds exactly the samples csampler
 # said it wrote.
