@@ -151,6 +151,7 @@ left=$(awk -v w0="$wall0" -v now="$(date +%s%N)" 'BEGIN { printf "%d", 4 - (now 
 assert_within "409's Retry-After (the long window's time left: $left s)" "$retry" "$left" "$((left + 1))"
 sleep 1
 cpu_mark "$HOT"
+short_sent=$(date +%s%N)
 http_get "/debug/pprof/profile?seconds=1&format=folded" "$T/short.folded"
 cpu_window "$HOT"
 assert_eq "short request during the long one" "$HTTP_STATUS" 200
@@ -159,8 +160,18 @@ wait "$LONG"
 CPU_MARK_CPU=$long0 CPU_MARK_WALL=$wall0
 cpu_window "$HOT"
 assert_window_samples "samples of the long window" "$(folded_total "$T/long.folded")" 199 4 1 90 102
-assert_eq "attaches for the two overlapping windows" \
-	"$(grep -c '^csampler: attached to process' "$T/srv.err")" $((attaches + 1))
+# one attach for both, where the short window was asked within the long
+# one's 4 s (it opens at its attach, after wall0); asked later, on a host
+# that delayed the steps between, the long one may have ended before, and
+# the short one attaches anew (CI: 11 attaches where 10 were expected)
+n=$(grep -c '^csampler: attached to process' "$T/srv.err")
+late=$(( (short_sent - wall0) / 1000000 ))
+if [ "$late" -lt 4000 ]; then
+	assert_eq "attaches for the two overlapping windows" "$n" $((attaches + 1))
+else
+	note "the short window was asked $late ms after the long one: they may not overlap"
+	assert_within "attaches for the two windows" "$n" $((attaches + 1)) $((attaches + 2))
+fi
 assert_untraced_running "$HOT"
 
 # 8 profiles at once, the most: a ninth (from another address: 8
