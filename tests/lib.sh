@@ -165,10 +165,8 @@ need_flamegraph() {
 # 110 compiles and 43 s of CPU in the quick group.
 need_go() {
 	[ -n "${GO:-}" ] && [ -x "$GO" ] || GO=$(command -v go) || skip "needs go (golang-go)"
-	HOME=$T/home GOCACHE=${TESTS_BUILDDIR:+$TESTS_BUILDDIR/go-cache} GOPATH=$T/gopath GOFLAGS= \
-		GOTOOLCHAIN=local GOPROXY=off \
-		GOTELEMETRY=off
-	[ -n "$GOCACHE" ] || GOCACHE=$T/gocache
+	HOME=$T/home GOCACHE=${TESTS_BUILDDIR:-$T}/go-cache GOPATH=$T/gopath GOFLAGS= \
+		GOTOOLCHAIN=local GOPROXY=off GOTELEMETRY=off
 	export HOME GOCACHE GOPATH GOFLAGS GOTOOLCHAIN GOPROXY GOTELEMETRY
 	mkdir -p "$HOME"
 }
@@ -674,6 +672,17 @@ check_phases() {
 	done <"$T/phases.want"
 }
 
+# start_sampling_csampler ARGS...: csampler ARGS in the background, output
+# in $T/cs.out and $T/cs.err (run_csampler's timeout and wrapper), until it
+# samples; its pid in BG_CSAMPLER (wait for it: its status is csampler's,
+# 124 where the timeout ended it).
+start_sampling_csampler() {
+	: >"$T/cs.out"; : >"$T/cs.err"   # (wait_sampling reads this run's)
+	timeout -k 5 "${CS_TIMEOUT:-60}" ${CSAMPLER_WRAPPER:-} "$CSAMPLER" "$@" >"$T/cs.out" 2>"$T/cs.err" &
+	BG_CSAMPLER=$!
+	wait_sampling "$BG_CSAMPLER"
+}
+
 # launch_bg_csampler NAME ARGS...: csampler ARGS (which launch the program
 # NAME) in the background, output in $T/cs.out and $T/cs.err, until it
 # samples; its pid in BG_CSAMPLER (wait for it), the launched program's in
@@ -681,10 +690,7 @@ check_phases() {
 launch_bg_csampler() {
 	local name=$1 i
 	shift
-	: >"$T/cs.out"; : >"$T/cs.err"   # (wait_sampling reads this run's)
-	timeout -k 5 "${CS_TIMEOUT:-60}" ${CSAMPLER_WRAPPER:-} "$CSAMPLER" "$@" >"$T/cs.out" 2>"$T/cs.err" &
-	BG_CSAMPLER=$!
-	wait_sampling "$BG_CSAMPLER"
+	start_sampling_csampler "$@"
 	# (timeout's child is csampler, whose child is the program)
 	LAUNCHED_PID=$(for i in $(pgrep -P "$BG_CSAMPLER"); do pgrep -P "$i" -x "$name"; done | head -1)
 	[ -n "$LAUNCHED_PID" ] || fail "no $name under csampler $BG_CSAMPLER: $(cat "$T/cs.err")"

@@ -4,17 +4,17 @@
 # thread in each of epoll_wait, sigtimedwait, read and recv on a socket with
 # SO_RCVTIMEO, accept with SO_RCVTIMEO, poll, select, nanosleep, a futex
 # wait, semtimedop, io_uring_enter, a TCP connect with SO_SNDTIMEO, splice
-# and sendfile on sockets with timeouts, plus a thread "spin" that computes 1 ms in every 3, and
-# counts every EINTR (and
-# any other unexpected result) itself. Two shapes: long waits (200 ms), and
+# and sendfile on sockets with timeouts, plus a thread "spin" that computes
+# 1 ms in every 3, and counts every EINTR (and any other unexpected result)
+# itself. Two shapes: long waits (200 ms), and
 # 100 us of work then a 3 ms wait, where a thread read as running blocks
 # just before csampler's interrupt lands (the race a ptrace sampler has):
 # that one is target_no_eintr_short, which runs this script so. (100 us,
 # not 300: a thread is read running for work/(work+wait) of the time and
 # then blocks inside the gap before the interrupt with gap/work, so the
 # race comes as often, gap/(work+wait), for a third of the work's CPU: the
-# 14 threads took 85% of a CPU beside the spinning thread's 87% (it then computed all the time), and the
-# quick group runs on two.)
+# 14 threads took 85% of a CPU beside the spinning thread's 87%, when it
+# computed all the time, and the quick group runs on two.)
 # Each way out is repeated (once under CSAMPLER_STRESS=light,
 # stress_rounds): duration (on-CPU, --idle, both attach modes),
 # --dump, SIGINT, SIGTERM, SIGHUP, an output error, and last SIGKILL of

@@ -32,14 +32,10 @@ for args in "-F 999" "-F 99" "--idle -F 999" "--attach-mode=per-sample -F 999"; 
 	# (the bracket opens once csampler samples: an attach slowed by a
 	# loaded host or a sanitizer build is outside it)
 	CS_STATUS=0
-	: >"$T/cs.err"
 	# shellcheck disable=SC2086
-	timeout -k 5 "${CS_TIMEOUT:-60}" ${CSAMPLER_WRAPPER:-} "$CSAMPLER" -v $args --threads -d 2 \
-		-o "$T/out.folded" -p "$FIXTURE_PID" >"$T/cs.out" 2>"$T/cs.err" &
-	cs=$!
-	wait_sampling "$cs"
+	start_sampling_csampler -v $args --threads -d 2 -o "$T/out.folded" -p "$FIXTURE_PID"
 	c0=$(forker_cpu) w0=$(date +%s%N)
-	wait "$cs" || CS_STATUS=$?
+	wait "$BG_CSAMPLER" || CS_STATUS=$?
 	c1=$(forker_cpu) w1=$(date +%s%N)
 	[ "$CS_STATUS" = 124 ] && fail "csampler timed out ($args): $(cat "$T/cs.err")"
 	assert_eq "status ($args): $(tail -n 3 "$T/cs.err")" "$CS_STATUS" 0
