@@ -4,7 +4,7 @@
 # runtime parks and wakes its threads all the time (futex, usleep,
 # osyield, epollwait). Launched under csampler at 199 Hz: the hashing
 # (crypto/sha256) has at least 70% of the samples (or, where perf record
-# -p on the same run puts less there, its share less 3 standard errors),
+# -p on the same run puts less there, its share less 4 standard errors),
 # and the runtime's wait
 # and spin functions (as leaf) at most 8% (or where perf record -g -p on
 # the same run puts more there, its share and 3 standard errors: its
@@ -78,11 +78,15 @@ note "runtime waits: $(pct "$waits" "$total")% of csampler's samples; perf recor
 awk -v w="$waits" -v t="$total" -v m="$wmax" 'BEGIN { exit !(100 * w <= m * t) }' ||
 	fail "runtime wait/spin functions have $waits of $total samples (more than $wmax%; perf record -p's ${pwait:-not run}%)"
 # the hashing: 70%, or where the machine moved it, down to perf's leaf
-# share on the same run less 3 standard errors (CI's sanitizer stage, beside
-# another test, 463 of 860 periods waiting for a CPU: 67.9%; quiet runs
-# 72.7-74.8%)
+# share on the same run less 4 standard errors of the difference (CI's
+# sanitizer stage, beside another test, 463 of 860 periods waiting for a
+# CPU: 67.9%; quiet runs 72.7-74.8%). Four, not three: perf's window starts
+# after csampler's, so the two differ by more than their sampling errors
+# (beside two busy loops, csampler less perf over nine runs: -3.7 to +5.9
+# points, spread 3.7 where one error is 2.9), and CI's share group once had
+# 64.6% of 646 for perf's 72.3% of 589, three errors under
 want=$(awk -v p="$pleaf" -v n="$pn" -v t="$total" "$AWK_ROOT"'BEGIN { lo = 70
-	if (p != "" && n > 0) { q = p / 100; e = p - 300 * root(q * (1 - q) * (1 / n + 1 / t)); if (e < lo) lo = e }
+	if (p != "" && n > 0) { q = p / 100; e = p - 400 * root(q * (1 - q) * (1 / n + 1 / t)); if (e < lo) lo = e }
 	printf "%.1f\n", lo }')
 note "crypto/sha256: $(pct "$hash" "$total")% of csampler's samples; perf record -p's leaf share ${pleaf:-(not run)}% of ${pn:-0}; at least $want% expected"
 awk -v h="$hash" -v t="$total" -v w="$want" 'BEGIN { exit !(100 * h >= w * t) }' ||
