@@ -66,10 +66,13 @@ done
 half=$((mean / 2))
 # (3 standard errors of a full interval's count, as theirs: where the
 # machine leaves the target a few samples a second its CPU is not the
-# same from second to second; CI, mean 7: the last half had 10)
+# same from second to second; CI, mean 7: the last half had 10. At most
+# what a full interval may hold: CI's sanitizer stage, mean 6, had 12 in
+# the last half second, the target given more CPU there than before; a
+# last file that held the run so far, 4.5 means, still fails)
 slack=$(awk -v m="$mean" "$AWK_ROOT"' BEGIN { s = 3 * root(m); printf "%.0f\n", (s > m / 3) ? s : m / 3 }')
 assert_within "samples of the last half interval (the full ones' mean: $mean)" "$count_5" \
-	$((half - slack)) $((half + slack))
+	$((half - slack)) $((2 * mean + se))
 assert_eq "samples of the intervals together" "$sum" "$samples"
 note "$samples samples in 5 files"
 
