@@ -3,15 +3,18 @@
  * Thread names (set with pthread_setname_np, at most 15 bytes kept by the
  * kernel): "a;b\n999 77", an ANSI escape sequence, "<svg>&\"'", a name ending
  * in " 123", a printf format, bytes that are not UTF-8, and a name longer
- * than 15 bytes. Each spins in its own function, and those functions carry
- * symbol names no C identifier can have (asm labels: the assembler takes any
- * byte but a newline in a quoted name): "evil;frame 999", a tab, markup, an
- * ANSI escape, a printf format, a name ending in a space and digits, and one
- * 10010-byte name. Runs until killed; prints "ready PID".
+ * than 15 bytes. Each computes briefly and sleeps 20 ms in turn in its own
+ * function (so the threads cost the machine next to nothing: the test reads
+ * them with --idle), and those functions carry symbol names no C identifier
+ * can have (asm labels: the assembler takes any byte but a newline in a
+ * quoted name): "evil;frame 999", a tab, markup, an ANSI escape, a printf
+ * format, a name ending in a space and digits, and one 10010-byte name. Runs
+ * until killed; prints "ready PID".
  * usage: evilnames */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #define S10 "LLLLLLLLLL"
@@ -20,10 +23,11 @@
 #define S10000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000
 
 #define SPIN_BODY(x, salt)                                                     \
-	for (unsigned i_ = 0; i_ < 100000u; i_++) {                            \
+	for (unsigned i_ = 0; i_ < 10000u; i_++) {                             \
 		x = x * 6364136223846793005ul + (salt);                        \
 		__asm__ volatile("" : "+r"(x));                                \
 	}                                                                      \
+	nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);            \
 	return x
 
 #define EVIL_FN(cname, symbol, salt)                                           \

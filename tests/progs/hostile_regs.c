@@ -15,8 +15,10 @@
  *   selfloop  valid rsp; rbp points at a frame whose saved rbp is itself
  *
  * A signal handler cannot run on such a stack, so the spinning threads block
- * every signal (SIGKILL and SIGSTOP need no user stack). Between spins the
- * registers are sane for a moment. Runs until killed; prints "ready PID".
+ * every signal (SIGKILL and SIGSTOP need no user stack). Between spins of
+ * about 1 ms the registers are sane and the thread sleeps 9 ms, so the six
+ * threads take about half a CPU, not every CPU the machine gives them (the
+ * test reads them with --idle). Runs until killed; prints "ready PID".
  * usage: hostile_regs */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -25,9 +27,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
-#define SPIN_ITERS 20000000ul
+#define SPIN_ITERS 2000000ul
 
 /* hostile_spin_NAME(iters, sp, bp): spin ITERS times with rsp = SP and
  * rbp = BP (rsp untouched when SP is 0), then restore both and return. */
@@ -75,8 +78,10 @@ static void *spinner_main(void *arg)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	for (;;)
+	for (;;) {
 		m->spin(SPIN_ITERS, m->sp, m->bp);
+		nanosleep(&(struct timespec){ .tv_nsec = 9000000 }, NULL);
+	}
 	return NULL;
 }
 
