@@ -115,6 +115,9 @@ FIXTURE_PIDS="$FIXTURE_PIDS $SP"
 for i in $(seq 1 100); do grep -q '^ready' "$T/stripped.out" && break; sleep 0.05; done
 run_csampler -F 499 -d 1 -o "$T/stripped.pb.gz" -p "$SP"
 assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+# (it would spin on while pprof is built and run, taking the CPU from the
+# tests beside it: 1 s of CPU alone, more on a loaded machine)
+kill "$SP"
 "$GO" tool pprof -symbolize=none -raw "$T/stripped.pb.gz" >"$T/straw" 2>"$T/pprof.err" ||
 	fail "go tool pprof -raw: $(cat "$T/pprof.err")"
 line=$(grep -E "^[0-9]+: 0x[0-9a-f/x]+ $T/stripped/hot " "$T/straw")
