@@ -53,6 +53,7 @@ struct recorder {
 	size_t nfree;
 	uint64_t made;                   /* keys made in all */
 	uint64_t gen;                    /* one more at each new sink (a window begins) */
+	bool account_whole;              /* recorder_set_account_whole */
 
 	struct recorder_followed *followed; /* by slot; tid 0: a free slot */
 	size_t followed_cap, nfollowed;
@@ -158,8 +159,10 @@ void recorder_free(struct recorder *r)
 void recorder_set_stackmap(struct recorder *r, struct stackmap *m)
 {
 	/* (out of memory, its keys are counted as sampled) */
-	if (m)
+	if (m) {
 		(void)stackmap_reserve_keys(m, r->threads_cap);
+		stackmap_set_account_whole(m, r->account_whole);
+	}
 	r->sinks[0].map = m;
 	r->sinks[0].open_gen = ++r->gen;
 	r->nsinks = 1;
@@ -177,8 +180,10 @@ int recorder_add_sink(struct recorder *r, struct stackmap *m, struct timeline *t
 		r->nsinks = 0;
 	if (r->nsinks == RECORDER_MAX_SINKS)
 		return -1;
-	if (m)
+	if (m) {
 		(void)stackmap_reserve_keys(m, r->threads_cap);
+		stackmap_set_account_whole(m, r->account_whole);
+	}
 	r->sinks[r->nsinks++] = (struct recorder_sink){ .map = m, .timeline = tl, .open_gen = ++r->gen };
 	return 0;
 }
@@ -352,6 +357,14 @@ void recorder_account_unnamed_cpu(struct recorder *r, uint64_t ns)
 	for (size_t i = 0; i < r->nsinks; i++)
 		if (r->sinks[i].map)
 			stackmap_add_cpu(r->sinks[i].map, STACKMAP_POOL_KEY, ns);
+}
+
+void recorder_set_account_whole(struct recorder *r)
+{
+	r->account_whole = true;
+	for (size_t i = 0; i < r->nsinks; i++)
+		if (r->sinks[i].map)
+			stackmap_set_account_whole(r->sinks[i].map, true);
 }
 
 void recorder_reserve_keys(struct recorder *r, size_t more)

@@ -194,6 +194,9 @@ void recorder_account_cpu(struct recorder *r, uint32_t key, uint64_t ns);
 /* The CPU of a thread that ends with no key (never sampled): counted with
  * the short-lived threads' (STACKMAP_POOL_KEY), with no key made. */
 void recorder_account_unnamed_cpu(struct recorder *r, uint64_t ns);
+/* Every thread's CPU reaches the accounts to its end: each map counted
+ * into, now and later, is told so (stackmap_set_account_whole). */
+void recorder_set_account_whole(struct recorder *r);
 /* Room for MORE keys, made between ticks. */
 void recorder_reserve_keys(struct recorder *r, size_t more);
 

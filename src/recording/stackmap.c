@@ -102,6 +102,7 @@ struct stackmap {
 	} *keys;
 	size_t nkeys;
 	bool accounted;          /* some key's CPU was accounted */
+	bool account_whole;      /* stackmap_set_account_whole */
 	uint64_t pool_cpu_ns;    /* CPU of threads with no key (never sampled) */
 };
 
@@ -724,10 +725,15 @@ void stackmap_add_cpu(struct stackmap *m, uint32_t key, uint64_t ns)
 		*to = *to + ns < *to ? UINT64_MAX : *to + ns;
 }
 
+void stackmap_set_account_whole(struct stackmap *m, bool whole)
+{
+	m->account_whole = whole;
+}
+
 void stackmap_key_account(const struct stackmap *m, uint32_t key, struct stackmap_account *out)
 {
 	*out = (struct stackmap_account){ .nkeys = m->nkeys, .accounted = m->accounted,
-					  .pool_cpu_ns = m->pool_cpu_ns };
+					  .whole = m->account_whole, .pool_cpu_ns = m->pool_cpu_ns };
 	if (key < m->nkeys) {
 		out->counted = m->keys[key].counted;
 		out->cpu_ns = m->keys[key].cpu_ns;

@@ -47,17 +47,18 @@ int stackmap_scaler_init(struct stackmap_scaler *sc, const struct stackmap *m, u
 	if (!sc->seen)
 		return -1;
 	uint64_t pool_ns = a.pool_cpu_ns;
+	bool whole = a.whole;
 	for (size_t k = 0; k < sc->nkeys; k++)
 		if (pooled(m, k, period_ns)) {
 			stackmap_key_account(m, (uint32_t)k, &a);
 			sc->pool_counted += a.counted;
 			pool_ns += a.cpu_ns < UINT64_MAX - pool_ns ? a.cpu_ns : 0;
 		}
-	/* (never below the count sampled: a pool whose account came out
-	 * short, threads that ended unread while csampler had no CPU, would
-	 * scale their samples away; sampled, they are unbiased) */
+	/* (never below the count sampled unless the account is whole: a
+	 * pool whose account came out short, threads that ended unread
+	 * while csampler had no CPU, would scale their samples away) */
 	sc->pool_total = sc->nkeys ? in_periods(pool_ns, period_ns) : 0;
-	if (sc->pool_total < sc->pool_counted)
+	if (sc->pool_total < sc->pool_counted && !whole)
 		sc->pool_total = sc->pool_counted;
 	return 0;
 }

@@ -35,6 +35,10 @@ struct backend_caps {
 	                                 * tick reads what it wrote */
 	bool ends_with_sampling;        /* its samples end when sampling ends: the
 	                                 * session closes it before the detach */
+	bool reads_exits;               /* reads each thread's CPU at its exit stop
+	                                 * (on-CPU, attached throughout: the
+	                                 * target's exit events), so its accounts
+	                                 * are whole (recorder_set_account_whole) */
 	const char *idle_refusal;       /* why not, when !idle (a phrase) */
 };
 

@@ -91,7 +91,7 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 
 static const struct backend_ops ptrace_ops = {
 	.caps = { .word = "ptrace", .name = "ptrace", .option = "--backend=ptrace", .idle = true,
-		  .dump = true, .per_sample_attach = true, .own_ticks = true },
+		  .dump = true, .per_sample_attach = true, .own_ticks = true, .reads_exits = true },
 	.create = ptrace_create, .destroy = ptrace_destroy, .on_event = ptrace_on_event,
 	.tick = ptrace_tick, .note_missed = ptrace_note_missed, .end_ticks = ptrace_end_ticks,
 	.close_threads = ptrace_close_threads,

@@ -192,6 +192,12 @@ int session_attach(struct session *s, size_t max_stacks,
 		session_detach(s);
 		return CS_EXIT_SYSTEM;
 	}
+	/* each thread stops at its exit, where its last CPU is read: the
+	 * accounts are whole (a thread killed by SIGKILL, which does not
+	 * stop, is the exception) */
+	const struct backend_caps *caps = backend_caps(o->backend);
+	if (caps && caps->reads_exits && cfg.exit_events && o->seize_mode == TARGET_SEIZE_PERSISTENT)
+		recorder_set_account_whole(s->recorder);
 	s->backend = backend_new(o->backend, s->target, s->recorder, &bc, &status);
 	if (!s->backend) {  /* (said) */
 		session_detach(s);

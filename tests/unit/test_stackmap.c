@@ -437,6 +437,16 @@ static void test_cpu_scaling(void **state)
 	assert_int_equal(stackmap_scaler_init(&sc, m, period), 0);
 	assert_int_equal(stackmap_scaler_key_total(&sc, 3, &counted), 5);
 	stackmap_scaler_fini(&sc);
+	/* ...unless the account is whole (every thread read at its end): then
+	 * its CPU, 1 period for the 5 counted (threads sampled beside others
+	 * in one period, each a whole one) */
+	stackmap_set_account_whole(m, true);
+	assert_int_equal(stackmap_scaler_init(&sc, m, period), 0);
+	assert_int_equal(stackmap_scaler_key_total(&sc, 3, &counted), 1);
+	assert_int_equal(counted, 5);
+	assert_int_equal(stackmap_scaler_count(&sc, 3, 5), 1);
+	stackmap_scaler_fini(&sc);
+	stackmap_set_account_whole(m, false);
 	stackmap_insert(m, 0, 0, a, 1, 17);
 	stackmap_insert(m, 0, 0, b, 1, 13);
 	/* wall-clock (period 0): counts as sampled */
