@@ -156,13 +156,19 @@ void recorder_free(struct recorder *r)
 	free(r);
 }
 
+/* M made ready to count into: room for the keys made (out of memory, its
+ * keys are counted as sampled) and told whether the accounts are whole */
+static void adopt_map(const struct recorder *r, struct stackmap *m)
+{
+	if (!m)
+		return;
+	(void)stackmap_reserve_keys(m, r->threads_cap);
+	stackmap_set_account_whole(m, r->account_whole);
+}
+
 void recorder_set_stackmap(struct recorder *r, struct stackmap *m)
 {
-	/* (out of memory, its keys are counted as sampled) */
-	if (m) {
-		(void)stackmap_reserve_keys(m, r->threads_cap);
-		stackmap_set_account_whole(m, r->account_whole);
-	}
+	adopt_map(r, m);
 	r->sinks[0].map = m;
 	r->sinks[0].open_gen = ++r->gen;
 	r->nsinks = 1;
@@ -180,10 +186,7 @@ int recorder_add_sink(struct recorder *r, struct stackmap *m, struct timeline *t
 		r->nsinks = 0;
 	if (r->nsinks == RECORDER_MAX_SINKS)
 		return -1;
-	if (m) {
-		(void)stackmap_reserve_keys(m, r->threads_cap);
-		stackmap_set_account_whole(m, r->account_whole);
-	}
+	adopt_map(r, m);
 	r->sinks[r->nsinks++] = (struct recorder_sink){ .map = m, .timeline = tl, .open_gen = ++r->gen };
 	return 0;
 }

@@ -3,7 +3,7 @@
 # mapping, inside PROT_NONE or at the edge of a mapping, and with cyclic or
 # self-referencing frame-pointer chains (progs/hostile_regs.c). csampler
 # neither crashes nor hangs; every thread's samples are kept, those read in
-# its spin (about 1 ms in every 10: the fixture's threads sleep between
+# its spin (about 0.5 ms in every 10: the fixture's threads sleep between
 # spins, so they do not take the CPUs from the tests beside it) as a short
 # stack ending in its own spin function; the counts add up; the target runs
 # on untraced.
