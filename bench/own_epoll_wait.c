@@ -9,11 +9,14 @@
  * frame also holds the two reads: the half of each that falls outside the
  * span between them (about one read), measured once per process as the
  * mean of 256 reads in a row, is added to each call's span, so the account
- * is the frame's. The sums go to /dev/shm/csampler-bench-own.PID, shared:
+ * is the frame's (nothing else in the frame makes a system call: the
+ * account is found once a process, a fork's child told by pthread_atfork,
+ * not by a getpid a call). The sums go to /dev/shm/csampler-bench-own.PID, shared:
  * calls, then nanoseconds, then the read's cost (ns), each a uint64_t. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,7 +30,7 @@ struct own_account {
 };
 
 static struct own_account *own_account;
-static pid_t own_pid;
+static _Atomic int own_tried;   /* (once a process: no call but the clock's in the span's frame) */
 static int (*real_epoll_wait)(int, struct epoll_event *, int, int);
 
 static uint64_t thread_cpu_ns(void)
@@ -37,17 +40,27 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* The account of this process (made again after a fork: a postgres
- * backend is its postmaster's child); NULL where the file cannot be made. */
+/* A forked child (a postgres backend is its postmaster's) makes its own. */
+static void own_forked(void)
+{
+	own_account = NULL;
+	atomic_store(&own_tried, 0);
+}
+
+__attribute__((constructor)) static void own_start(void)
+{
+	pthread_atfork(NULL, NULL, own_forked);
+}
+
+/* The account of this process, made at its first call; NULL where the
+ * file cannot be made. */
 static struct own_account *account(void)
 {
-	pid_t pid = getpid();
-	if (own_account && own_pid == pid)
+	if (atomic_load_explicit(&own_tried, memory_order_acquire))
 		return own_account;
-	own_account = NULL;
-	own_pid = pid;
+	atomic_store(&own_tried, 1);
 	char path[64];
-	snprintf(path, sizeof path, "/dev/shm/csampler-bench-own.%d", (int)pid);
+	snprintf(path, sizeof path, "/dev/shm/csampler-bench-own.%d", (int)getpid());
 	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return NULL;
