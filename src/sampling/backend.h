@@ -75,7 +75,7 @@ struct backend_config {
  * sampler_stats or perf_sampler.h's perf_sampler_stats, copied), which only
  * the kind's -v line reads. Every word is a count, so the sessions of a run
  * add up word by word. */
-#define BACKEND_OWN_WORDS 24
+#define BACKEND_OWN_WORDS 28
 struct backend_stats {
 	union {
 		struct {
@@ -96,9 +96,15 @@ struct backend_stats {
 			 * from (csampler's own, or a holder's): each stopped where
 			 * it was at the tick */
 			uint64_t stops_taken;
+			/* the switch into the threads whose task clocks were
+			 * read: the span the kernel charges them from being
+			 * picked to being on a CPU, where no sample lands (the
+			 * target's own switches), and their CPU over the same
+			 * reads; 0 where not measured */
+			uint64_t switch_in_ns, switch_run_ns;
 			uint64_t own[BACKEND_OWN_WORDS];
 		};
-		uint64_t words[10 + BACKEND_OWN_WORDS];
+		uint64_t words[12 + BACKEND_OWN_WORDS];
 	};
 };
 _Static_assert(sizeof(struct backend_stats) == sizeof(((struct backend_stats *)0)->words),

@@ -158,6 +158,7 @@ void sampler_free(struct sampler *s)
 	sampler_end_ticks(s);
 	for (size_t i = 0; i < s->nthreads_cap; i++) {
 		if (thread_at(s, i)) {
+			switch_clock_close(s, &s->threads[i]);
 			threads_close_files(s, &s->threads[i]);
 			recorder_unfollow_thread(s->rec, (uint32_t)i);
 		}
@@ -312,6 +313,7 @@ static void capture_late(void *ctx, pid_t tid, const struct user_regs_struct *re
 	s->late_seen_ns = clock_monotonic_ns();
 	t->late_until_ns = 0;
 	t->own_stops++;
+	t->clock_stops++;
 	if (!regs)
 		return;
 	if (!s->cfg.idle) {
@@ -349,6 +351,7 @@ static void capture_thread(void *ctx, size_t index, pid_t tid, const struct user
 
 	s->chosen[i]->late_until_ns = 0;
 	s->chosen[i]->own_stops++;
+	s->chosen[i]->clock_stops++;
 	s->chosen[i]->stop_run_delay_read = false;
 	s->captured[i] = false;
 	if (!regs)
@@ -644,6 +647,7 @@ void threads_account_exit(struct sampler *s, pid_t pid, pid_t tid)
 	    !procfs_read_schedstat(t->schedstat_fd, &ss))
 		return;
 	threads_take_runtime(s, t, ss.runtime_ns);
+	switch_clock_pair(s, t, &ss, false, clock_monotonic_ns());
 	/* never a candidate, so never named: no key for it */
 	if (thread_id(s, t)->key == UINT32_MAX && t->cpu_unaccounted_ns) {
 		recorder_account_unnamed_cpu(s->rec, t->cpu_unaccounted_ns);

@@ -78,6 +78,11 @@ struct sampler_stats {
 	uint64_t stops_call, stops_user;   /* all of them (on-CPU) */
 	uint64_t cpus_held, cpus_not_held; /* at the ticks, the other CPUs taken by a
 	                                 * holder in time (holders.h), and those not */
+	/* the switch into the threads whose task clocks were read (issue 44,
+	 * sampler_switch.c): the span the kernel charged them from being
+	 * picked to being on their CPU, our stops' part left out, and their
+	 * run time over the same pairs of reads; the span with our stops' */
+	uint64_t switch_in_ns, switch_run_ns, switch_threads, switch_all_ns;
 	uint64_t user_ticks, kernel_ticks; /* the kernel's account of the threads'
 	                                 * time in user code and in the kernel
 	                                 * (stat's utime, stime) between their first

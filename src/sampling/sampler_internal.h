@@ -97,6 +97,13 @@ struct thread_state {
 	 * reread_cut in sampler.c) */
 	unsigned cut_reuses;
 	bool retired;                 /* gone during a tick; released after it */
+	/* its task clock (sampler_switch.c; -1: none), and the pairs read:
+	 * the first and the last, its run time and arrivals with them, our
+	 * stops counted at each (clock_stops: all so far) */
+	int clock_fd;
+	uint64_t clock_ns, clock_read_ns;
+	uint64_t clock_base_run_ns, clock_run_ns, clock_base_arrivals, clock_arrivals;
+	uint64_t clock_stops, clock_base_stops, clock_pair_stops;
 };
 
 /* On-CPU mode: every candidate's state is read while there are at most
@@ -198,6 +205,8 @@ struct sampler {
 	/* --idle: periods that passed without a tick since the last one
 	 * (csampler given no CPU in time), put on the next tick's reads */
 	uint64_t idle_missed;
+	size_t nclocks;                /* threads' task clocks open (sampler_switch.c) */
+	bool clocks_refused;           /* perf events refused: none is opened */
 	struct sampler_stats stats;
 };
 
@@ -317,5 +326,18 @@ bool threads_read_stat(struct sampler *s, struct thread_state *t, char *state);
  * many are left to stop. */
 size_t threads_count_unstoppable(struct sampler *s, size_t base, size_t n);
 void threads_set_idle_level(struct sampler *s);
+
+/* ---- sampler_switch.c ---------------------------------------------------------- */
+
+/* On-CPU mode, T off its CPU (stopped) with schedstat SS read at NOW: at a
+ * stop of ours (OWN_STOP), its task clock is opened if it has none (within
+ * SWITCH_MAX_CLOCKS and half the descriptor budget), else read with SS as
+ * its last pair (at most every SWITCH_PAIR_EVERY_NS); at its exit's stop,
+ * read. */
+void switch_clock_pair(struct sampler *s, struct thread_state *t, const struct procfs_schedstat *ss,
+		       bool own_stop, uint64_t now);
+/* T let go (gone, or sampling over): the span between its first and last
+ * pairs into stats.switch_in_ns and switch_run_ns, its clock closed. */
+void switch_clock_close(struct sampler *s, struct thread_state *t);
 
 #endif

@@ -229,13 +229,15 @@ enum stop_verdict {
  * (EINTR, ERESTART*) was being entered by a thread that ran at the tick,
  * unless it had gone to sleep in it already (then it got a CPU again to
  * stop); one that returned its timeout slept until its timer fired. */
-static enum stop_verdict judge_stop(const struct sampler *s, struct thread_state *t,
+static enum stop_verdict judge_stop(struct sampler *s, struct thread_state *t,
 				    const struct user_regs_struct *r, uint64_t seen_ns)
 {
 	struct procfs_schedstat ss;
 	bool have = procfs_read_schedstat(t->schedstat_fd, &ss);
 	t->stop_run_delay_read = have;  /* (the round's pause uses it) */
 	t->stop_run_delay_ns = have ? ss.run_delay_ns : 0;
+	if (have)
+		switch_clock_pair(s, t, &ss, true, seen_ns);
 	if (t->intr_our_cpu == TICK_CPU_WAITING)
 		return STOP_QUEUED;
 	bool arrived = have && ss.arrivals != t->intr_arrivals;

@@ -262,7 +262,7 @@ static void thread_clear(struct thread_state *t)
 	memset(t, 0, sizeof *t);
 	t->last_stack = last_stack;
 	t->last_cap = last_cap;
-	t->schedstat_fd = t->stat_fd = t->syscall_fd = -1;
+	t->schedstat_fd = t->stat_fd = t->syscall_fd = t->clock_fd = -1;
 }
 
 void threads_keep_last(struct thread_state *t, const uint64_t *addrs, unsigned depth,
@@ -282,6 +282,7 @@ static void thread_release(struct sampler *s, struct thread_state *t)
 {
 	if (!thread_id(s, t)->tid)
 		return;
+	switch_clock_close(s, t);
 	threads_close_files(s, t);
 	wheel_remove(s, t);
 	s->nidle -= t->idle;
@@ -465,8 +466,10 @@ void sampler_close_threads(struct sampler *s)
 {
 	sampler_end_ticks(s);
 	for (size_t i = 0; i < s->nthreads_cap; i++)
-		if (thread_at(s, i))
+		if (thread_at(s, i)) {
+			switch_clock_close(s, &s->threads[i]);
 			threads_close_files(s, &s->threads[i]);
+		}
 	for (size_t i = 0; i < s->task_dirs_cap; i++)
 		threads_close_file(s, &s->task_dirs[i]);
 }
