@@ -224,12 +224,12 @@ void report_summary(const struct report_config *o, pid_t pid, const struct backe
 			"run (root)\n", calls, kernel);
 	if (rs->samples && !o->idle && st->switch_run_ns >= SWITCH_NOTE_MIN_RUN_NS &&
 	    100.0 * (double)st->switch_in_ns / (double)st->switch_run_ns > SWITCH_NOTE_POINTS)
-		fprintf(stderr, "csampler: note: %.0f%% of the threads' CPU was the switch onto a CPU "
+		fprintf(stderr, "csampler: note: %.1f%% of the threads' CPU was the switch onto a CPU "
 			"(their task clocks against the kernel's account, csampler's own stops left "
 			"out): the kernel counts a thread's CPU from when it is picked, no sample lands "
 			"before the switch is done (perf's neither), and it is spread over each "
 			"thread's stacks, so where they are woken or preempted (a wait's return) is "
-			"counted up to %.0f points short; busy CPUs make switches dearer\n",
+			"counted up to %.1f points short; busy CPUs make switches dearer\n",
 			100.0 * (double)st->switch_in_ns / (double)st->switch_run_ns,
 			100.0 * (double)st->switch_in_ns / (double)st->switch_run_ns);
 	if (!rs->samples)

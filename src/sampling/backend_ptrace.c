@@ -73,9 +73,9 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		"pause p50 %.1f us p99 %.1f us%s, %llu not stopped (threads with child processes), "
 		"other CPUs held at the ticks: %llu of %llu, %llu copied where they slept, "
 		"stops at a call's exit: %llu of %llu taken where csampler's tick took the CPU, "
-		"%llu of %llu from another, thread keys %llu held of %llu made, %llu periods taken, "
-		"switch-in span %.3f s of %.3f s run (%.3f s with csampler's stops) on %llu threads' "
-		"task clocks\n",
+		"%llu of %llu from another, switch-in span %.3f s of %.3f s run (%.3f s with "
+		"csampler's stops) on %llu threads' task clocks, thread keys %llu held of %llu made, "
+		"%llu periods taken\n",
 		(unsigned long long)rs->samples, (unsigned long long)ss.threads_seen,
 		(unsigned long long)ss.ticks_missed, unwind_stops,
 		(unsigned long long)rs->truncated, (unsigned long long)ss.late,
@@ -88,11 +88,10 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		(unsigned long long)ss.local_call, (unsigned long long)(ss.local_call + ss.local_user),
 		(unsigned long long)ss.remote_call,
 		(unsigned long long)(ss.remote_call + ss.remote_user),
-		(unsigned long long)rs->keys_held,
-		(unsigned long long)rs->keys_made, (unsigned long long)taken,
 		(double)ss.switch_in_ns / 1e9, (double)ss.switch_run_ns / 1e9,
-		(double)ss.switch_all_ns / 1e9,
-		(unsigned long long)ss.switch_threads);
+		(double)ss.switch_all_ns / 1e9, (unsigned long long)ss.switch_threads,
+		(unsigned long long)rs->keys_held,
+		(unsigned long long)rs->keys_made, (unsigned long long)taken);
 }
 
 static const struct backend_ops ptrace_ops = {

@@ -50,6 +50,9 @@ struct perf_sampler_stats {
 	uint64_t own_threads_now;       /* ... that have them now */
 	uint64_t own_refused;           /* threads left on the CPUs' clocks (the
 	                                 * open-file limit, or refused) */
+	/* over the threads' own clocks: the switch into them (their run time
+	 * less those clocks' time: backend_stats.switch_in_ns), their run time */
+	uint64_t switch_in_ns, switch_run_ns;
 };
 
 struct perf_sampler;

@@ -35,6 +35,9 @@ struct thread_row {
 	bool have_runtime;
 	bool own;                       /* its own clocks are open (own_fds) */
 	bool own_refused;               /* they could not be: the CPUs' clocks only */
+	int clock_fd;                   /* its task clock, opened with its own clocks
+	                                 * (-1: none), and its run time then */
+	uint64_t clock_run0_ns;
 	uint32_t samples;               /* samples before its own clocks (up to
 	                                 * STACKMAP_SCALE_MIN) */
 };

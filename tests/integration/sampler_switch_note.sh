@@ -15,33 +15,47 @@
 # larger of 3 points and that figure (plus 3 standard errors) of its own
 # CPU clock's share (a run at 31% put the client's read 9.3 points short,
 # the server's wait 6.4: perf's task-clock timer 17.3 and 7.5). Runs:
-# epoll as the host is, epoll and nap beside two busy loops of the test's.
+# epoll as the host is, epoll and nap beside two busy loops of the test's,
+# and epoll there again with --backend=perf (its threads' task clocks read
+# while they run: within a scheduler tick each).
 TEST_TIMEOUT=200
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 
 DIAG_RE="switch-in span ([0-9.]+) s of ([0-9.]+) s run \\(([0-9.]+) s with csampler's stops\\) on ([0-9]+) threads"
-NOTE_RE='^csampler: note: [0-9]+% of the threads. CPU was the switch onto a CPU'
+# --backend=perf: no stops; its threads' task clocks open with their own
+# clocks (after a few samples of each), so the window starts a little later
+PERF_DIAG_RE="switch-in span ([0-9.]+) s of ([0-9.]+) s run on the threads' own clocks"
+NOTE_RE='^csampler: note: [0-9.]+% of the threads. CPU was the switch onto a CPU'
 
-# check_span MODE LABEL: pingpong MODE for 4 s, attached at 999 Hz from
-# before its start to its end
+# check_span MODE LABEL [ARGS...]: pingpong MODE for 4 s, attached at 999 Hz
+# (csampler ARGS) from before its start to its end
 check_span() {
 	local mode=$1 label=$2 F="$T/$1-$2.folded" line in run all n share with fixture tol
+	shift 2
 	start_fixture pingpong "$mode" 4 wait
-	start_sampling_csampler -v -F 999 -d 30 -o "$F" -p "$FIXTURE_PID"
+	start_sampling_csampler -v -F 999 -d 30 -o "$F" -p "$FIXTURE_PID" "$@"
 	kill -USR2 "$FIXTURE_PID"
 	CS_STATUS=0
 	wait "$BG_CSAMPLER" || CS_STATUS=$?
 	assert_eq "$mode ($label): exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
 	grep -q '^total ' "$T/pingpong.out" || fail "$mode ($label): no account: $(cat "$T/pingpong.out")"
-	line=$(grep -Eo "$DIAG_RE" "$T/cs.err") ||
-		fail "$mode ($label): no switch-in span in -v's line: $(cat "$T/cs.err")"
-	in=$(echo "$line" | sed -E "s/$DIAG_RE/\\1/")
-	run=$(echo "$line" | sed -E "s/$DIAG_RE/\\2/")
-	all=$(echo "$line" | sed -E "s/$DIAG_RE/\\3/")
-	n=$(echo "$line" | sed -E "s/$DIAG_RE/\\4/")
-	want=2; [ "$mode" = nap ] && want=1
-	[ "$n" -ge "$want" ] || fail "$mode ($label): task clocks of $n threads, $want expected: $line"
+	if [ "$label" = perf ]; then
+		line=$(grep -Eo "$PERF_DIAG_RE" "$T/cs.err") ||
+			fail "$mode ($label): no switch-in span in -v's line: $(cat "$T/cs.err")"
+		in=$(echo "$line" | sed -E "s/$PERF_DIAG_RE/\\1/")
+		run=$(echo "$line" | sed -E "s/$PERF_DIAG_RE/\\2/")
+		all=$in
+	else
+		line=$(grep -Eo "$DIAG_RE" "$T/cs.err") ||
+			fail "$mode ($label): no switch-in span in -v's line: $(cat "$T/cs.err")"
+		in=$(echo "$line" | sed -E "s/$DIAG_RE/\\1/")
+		run=$(echo "$line" | sed -E "s/$DIAG_RE/\\2/")
+		all=$(echo "$line" | sed -E "s/$DIAG_RE/\\3/")
+		n=$(echo "$line" | sed -E "s/$DIAG_RE/\\4/")
+		want=2; [ "$mode" = nap ] && want=1
+		[ "$n" -ge "$want" ] || fail "$mode ($label): task clocks of $n threads, $want expected: $line"
+	fi
 	assert_within "$mode ($label): CPU of the threads measured, s" "$run" 0.5 100
 	share=$(awk -v a="$in" -v r="$run" 'BEGIN { printf "%.1f\n", 100 * a / r }')
 	with=$(awk -v a="$all" -v r="$run" 'BEGIN { printf "%.1f\n", 100 * a / r }')
@@ -86,5 +100,11 @@ done
 FIXTURE_PIDS="$FIXTURE_PIDS$busy_pids"
 check_span epoll busy
 check_span nap busy
+# the kernel's samples (root), beside the same loops
+if "$CSAMPLER" --backend=perf -F 99 -d 0.1 -o "$T/probe.folded" -- true >/dev/null 2>"$T/probe.err"; then
+	check_span epoll perf --backend=perf
+else
+	note "perf events not permitted here: --backend=perf not checked ($(head -1 "$T/probe.err"))"
+fi
 kill $busy_pids 2>/dev/null
 exit 0
