@@ -277,7 +277,7 @@ static int count_stack(void *ctx, const struct stackmap_entry *e)
 	const struct recorder_thread *ti = recorder_thread(tp->s.recorder, e->thread_key);
 	pid_t pid = ti ? ti->pid : tp->pid;
 
-	uint64_t count = stackmap_scaler_count(&tp->scale, e->thread_key, e->count);
+	uint64_t count = stackmap_scaler_count(&tp->scale, e->thread_key, e->flags, e->count);
 	if (!count)
 		return 0;
 	tp->ring[tp->ring_next].samples += count;

@@ -99,6 +99,10 @@ struct stackmap {
 	struct key_account {     /* by thread key */
 		uint64_t counted;        /* periods counted */
 		uint64_t cpu_ns;         /* the kernel's account */
+		uint64_t woken;          /* STACK_WAKE periods counted */
+		uint64_t span_ns;        /* stackmap_add_span */
+		uint64_t preempted;      /* STACK_PREEMPT periods counted */
+		uint64_t preempt_span_ns;
 	} *keys;
 	size_t nkeys;
 	bool accounted;          /* some key's CPU was accounted */
@@ -366,8 +370,12 @@ int stackmap_insert(struct stackmap *m, uint32_t thread_key, uint32_t flags,
 	}
 	m->stats.inserts++;
 	m->stats.samples += count;
-	if (thread_key < m->nkeys)
-		m->keys[thread_key].counted += count;
+	uint64_t *counted = thread_key >= m->nkeys ? NULL
+			    : (flags & STACK_WAKE) ? &m->keys[thread_key].woken
+			    : (flags & STACK_PREEMPT) ? &m->keys[thread_key].preempted
+			    : &m->keys[thread_key].counted;
+	if (counted)
+		*counted += count;
 
 	uint64_t h = hash_key(thread_key, flags, addrs, depth);
 	size_t b = h % m->nbuckets;
@@ -409,8 +417,8 @@ int stackmap_insert(struct stackmap *m, uint32_t thread_key, uint32_t flags,
 
 lost:
 	m->stats.lost += count;
-	if (thread_key < m->nkeys)
-		m->keys[thread_key].counted -= count;
+	if (counted)
+		*counted -= count;
 	return -1;
 }
 
@@ -725,6 +733,15 @@ void stackmap_add_cpu(struct stackmap *m, uint32_t key, uint64_t ns)
 		*to = *to + ns < *to ? UINT64_MAX : *to + ns;
 }
 
+void stackmap_add_span(struct stackmap *m, uint32_t key, uint32_t class, uint64_t ns)
+{
+	if (key < m->nkeys) {
+		uint64_t *to = class == STACK_PREEMPT ? &m->keys[key].preempt_span_ns
+						       : &m->keys[key].span_ns;
+		*to = *to + ns < *to ? UINT64_MAX : *to + ns;
+	}
+}
+
 void stackmap_set_account_whole(struct stackmap *m, bool whole)
 {
 	m->account_whole = whole;
@@ -737,5 +754,9 @@ void stackmap_key_account(const struct stackmap *m, uint32_t key, struct stackma
 	if (key < m->nkeys) {
 		out->counted = m->keys[key].counted;
 		out->cpu_ns = m->keys[key].cpu_ns;
+		out->woken = m->keys[key].woken;
+		out->span_ns = m->keys[key].span_ns;
+		out->preempted = m->keys[key].preempted;
+		out->preempt_span_ns = m->keys[key].preempt_span_ns;
 	}
 }

@@ -42,6 +42,13 @@
                                        * (--backend=perf) ended at a page not in memory */
 #define STACK_NOT_STOPPED      0x80u /* a thread with child processes that is not
                                        * stopped (target_thread_stoppable) (depth 0) */
+#define STACK_WAKE             0x100u /* on-CPU, ptrace: a stop of a thread not
+                                       * running at the tick, at the exit of a call
+                                       * that waits (where it came back from a wait);
+                                       * it stands for the switch into the thread,
+                                       * not for a period (stackmap_add_span) */
+#define STACK_PREEMPT          0x200u /* the same elsewhere (where it was preempted) */
+#define STACK_ARRIVAL (STACK_WAKE | STACK_PREEMPT)
 
 struct stackmap;
 
@@ -121,10 +128,24 @@ void stackmap_add_cpu(struct stackmap *m, uint32_t key, uint64_t ns);
  * pool keeps its count: threads that ended unread while csampler had no
  * CPU would scale their samples away. */
 void stackmap_set_account_whole(struct stackmap *m, bool whole);
+/* The switch into KEY's thread (issue 44: the kernel charges the switch
+ * into a thread to the thread, and no sample lands in it): NS of its CPU
+ * account was the switch where it came back from its waits (CLASS
+ * STACK_WAKE: its voluntary switches'), or where it was preempted
+ * (STACK_PREEMPT), given to its stacks of that flag in their proportions,
+ * the rest of its account to its other stacks. A class with fewer than
+ * STACKMAP_WAKE_MIN periods of such stacks, or a pooled thread, has it
+ * spread over all its stacks; those stacks count nothing then, and
+ * nothing in a map never accounted. */
+#define STACKMAP_WAKE_MIN 4u
+void stackmap_add_span(struct stackmap *m, uint32_t key, uint32_t class, uint64_t ns);
 /* KEY's account in M (and the map's: its room, whether any CPU was
  * accounted, the CPU of threads with no key), for the scaler. */
 struct stackmap_account {
 	uint64_t counted, cpu_ns;       /* KEY's: periods counted, CPU */
+	uint64_t woken, span_ns;        /* KEY's STACK_WAKE periods, and the CPU
+	                                 * stackmap_add_span gave them */
+	uint64_t preempted, preempt_span_ns;  /* the same of STACK_PREEMPT */
 	size_t nkeys;
 	bool accounted;
 	bool whole;                     /* stackmap_set_account_whole */
@@ -139,15 +160,19 @@ struct stackmap_scaler {
 	const struct stackmap *map;
 	uint64_t period_ns;
 	uint64_t *seen;          /* by key: periods walked so far */
+	uint64_t *seen_woken;    /* by key: STACK_WAKE periods walked so far */
+	uint64_t *seen_preempted; /* by key: STACK_PREEMPT periods walked so far */
 	uint64_t pool_total, pool_counted, pool_seen;
 	size_t nkeys;
 };
 int stackmap_scaler_init(struct stackmap_scaler *sc, const struct stackmap *m, uint64_t period_ns);
 /* KEY's total in periods after scaling (its share of the pool's for a
- * pooled key, rounded), and its count as sampled (*COUNTED). */
+ * pooled key, rounded), and its count as sampled (*COUNTED, STACK_ARRIVAL
+ * periods left out). The count of a stack of FLAGS after scaling. */
 uint64_t stackmap_scaler_key_total(const struct stackmap_scaler *sc, uint32_t key,
 				   uint64_t *counted);
-uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint64_t count);
+uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint32_t flags,
+			       uint64_t count);
 void stackmap_scaler_fini(struct stackmap_scaler *sc);
 
 /* The part of a key's total that falls to its stacks counted so far: with

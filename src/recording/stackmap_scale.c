@@ -44,8 +44,12 @@ int stackmap_scaler_init(struct stackmap_scaler *sc, const struct stackmap *m, u
 		stackmap_key_account(m, 0, &a);
 	sc->nkeys = period_ns && a.accounted ? a.nkeys : 0;
 	sc->seen = calloc(sc->nkeys ? sc->nkeys : 1, sizeof *sc->seen);
-	if (!sc->seen)
+	sc->seen_woken = calloc(sc->nkeys ? sc->nkeys : 1, sizeof *sc->seen_woken);
+	sc->seen_preempted = calloc(sc->nkeys ? sc->nkeys : 1, sizeof *sc->seen_preempted);
+	if (!sc->seen || !sc->seen_woken || !sc->seen_preempted) {
+		stackmap_scaler_fini(sc);
 		return -1;
+	}
 	uint64_t pool_ns = a.pool_cpu_ns;
 	bool whole = a.whole;
 	for (size_t k = 0; k < sc->nkeys; k++)
@@ -77,15 +81,49 @@ uint64_t stackmap_scaler_key_total(const struct stackmap_scaler *sc, uint32_t ke
 		       : stackmap_scale_share(0, *counted, sc->pool_total, sc->pool_counted);
 }
 
-uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint64_t count)
+/* Of an unpooled key's total TOTAL, the periods its stacks of COUNTED
+ * periods of one arrival class get: SPAN_NS, where they are enough to
+ * place it, within LEFT. */
+static uint64_t arrival_total(uint64_t counted, uint64_t span_ns, uint64_t left,
+			      uint64_t period_ns)
 {
-	uint64_t counted, total = stackmap_scaler_key_total(sc, key, &counted);
+	if (counted < STACKMAP_WAKE_MIN || !span_ns)
+		return 0;
+	uint64_t span = in_periods(span_ns, period_ns);
+	return span < left ? span : left;
+}
+
+uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint32_t flags,
+			       uint64_t count)
+{
+	bool arrival = (flags & STACK_ARRIVAL) != 0;
 	if (key >= sc->nkeys)
-		return count;
-	bool pool = pooled(sc->map, key, sc->period_ns);
-	uint64_t *seen = pool ? &sc->pool_seen : &sc->seen[key];
-	uint64_t share = pool ? stackmap_scale_share(*seen, count, sc->pool_total, sc->pool_counted)
-			      : stackmap_scale_share(*seen, count, total, counted);
+		return arrival ? 0 : count;
+	if (pooled(sc->map, key, sc->period_ns)) {
+		if (arrival)
+			return 0;
+		uint64_t share = stackmap_scale_share(sc->pool_seen, count, sc->pool_total,
+						      sc->pool_counted);
+		sc->pool_seen += count;
+		return share;
+	}
+	struct stackmap_account a;
+	stackmap_key_account(sc->map, key, &a);
+	uint64_t total = in_periods(a.cpu_ns, sc->period_ns);
+	uint64_t woken = arrival_total(a.woken, a.span_ns, total, sc->period_ns);
+	uint64_t preempted = arrival_total(a.preempted, a.preempt_span_ns, total - woken,
+					   sc->period_ns);
+	uint64_t *seen, share;
+	if (flags & STACK_WAKE) {
+		seen = &sc->seen_woken[key];
+		share = woken ? stackmap_scale_share(*seen, count, woken, a.woken) : 0;
+	} else if (flags & STACK_PREEMPT) {
+		seen = &sc->seen_preempted[key];
+		share = preempted ? stackmap_scale_share(*seen, count, preempted, a.preempted) : 0;
+	} else {
+		seen = &sc->seen[key];
+		share = stackmap_scale_share(*seen, count, total - woken - preempted, a.counted);
+	}
 	*seen += count;
 	return share;
 }
@@ -93,6 +131,8 @@ uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint64_
 void stackmap_scaler_fini(struct stackmap_scaler *sc)
 {
 	free(sc->seen);
-	sc->seen = NULL;
+	free(sc->seen_woken);
+	free(sc->seen_preempted);
+	sc->seen = sc->seen_woken = sc->seen_preempted = NULL;
 	sc->nkeys = 0;
 }

@@ -217,7 +217,7 @@ static int add_entry(void *ctx, const struct stackmap_entry *e)
 	walked(b, e->count);
 	/* its share of its thread's total: the kernel's account of the
 	 * thread's CPU where the map has one (stackmap_scaler_init) */
-	uint64_t count = stackmap_scaler_count(&b->scale, e->thread_key, e->count);
+	uint64_t count = stackmap_scaler_count(&b->scale, e->thread_key, e->flags, e->count);
 	return count ? add_stack(b, e->thread_key, e->flags, e->addrs, e->depth, count,
 				 PROFILE_NO_TIME) : 0;
 }
@@ -227,7 +227,7 @@ static int add_timeline_entry(void *ctx, const struct timeline_entry *e)
 	struct build *b = ctx;
 	walked(b, e->count);
 	uint64_t t = e->time_ns > b->in->start_ns ? e->time_ns - b->in->start_ns : 0;
-	uint64_t count = stackmap_scaler_count(&b->scale, e->thread_key, e->count);
+	uint64_t count = stackmap_scaler_count(&b->scale, e->thread_key, e->flags, e->count);
 	return count ? add_stack(b, e->thread_key, e->flags, e->addrs, e->depth, count, t) : 0;
 }
 

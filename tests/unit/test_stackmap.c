@@ -374,7 +374,7 @@ static void test_cpu_scaling(void **state)
 	assert_int_equal(stackmap_insert(m, 0, 0, b, 1, 13), 0);
 	assert_int_equal(stackmap_scaler_init(&sc, m, period), 0);
 	assert_int_equal(stackmap_scaler_key_total(&sc, 0, &counted), 30);
-	assert_int_equal(stackmap_scaler_count(&sc, 0, 17), 17);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, 0, 17), 17);
 	stackmap_scaler_fini(&sc);
 
 	/* key 0: 30 counted, the kernel says 12.34 periods */
@@ -411,15 +411,15 @@ static void test_cpu_scaling(void **state)
 	assert_int_equal(stackmap_scaler_key_total(&sc, 6, &counted), 3);
 	/* the walk: the pool's stacks share its 12 periods, whatever the key */
 	uint64_t pool = 0;
-	pool += stackmap_scaler_count(&sc, 4, 1);
-	pool += stackmap_scaler_count(&sc, 3, 1);
-	pool += stackmap_scaler_count(&sc, 4, 1);
-	pool += stackmap_scaler_count(&sc, 6, 1);
-	assert_int_equal(stackmap_scaler_count(&sc, 200, 7), 7);
-	assert_int_equal(stackmap_scaler_count(&sc, 1, 5), 90);
+	pool += stackmap_scaler_count(&sc, 4, 0, 1);
+	pool += stackmap_scaler_count(&sc, 3, 0, 1);
+	pool += stackmap_scaler_count(&sc, 4, 0, 1);
+	pool += stackmap_scaler_count(&sc, 6, 0, 1);
+	assert_int_equal(stackmap_scaler_count(&sc, 200, 0, 7), 7);
+	assert_int_equal(stackmap_scaler_count(&sc, 1, 0, 5), 90);
 	assert_int_equal(pool, 12);
-	assert_int_equal(stackmap_scaler_count(&sc, 0, 17) + stackmap_scaler_count(&sc, 0, 13), 12);
-	assert_int_equal(stackmap_scaler_count(&sc, 2, 40), 0);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, 0, 17) + stackmap_scaler_count(&sc, 0, 0, 13), 12);
+	assert_int_equal(stackmap_scaler_count(&sc, 2, 0, 40), 0);
 	stackmap_scaler_fini(&sc);
 	/* a thread that ended never sampled: its CPU with no key, the pool's */
 	stackmap_add_cpu(m, STACKMAP_POOL_KEY, 90000000);
@@ -444,7 +444,7 @@ static void test_cpu_scaling(void **state)
 	assert_int_equal(stackmap_scaler_init(&sc, m, period), 0);
 	assert_int_equal(stackmap_scaler_key_total(&sc, 3, &counted), 1);
 	assert_int_equal(counted, 5);
-	assert_int_equal(stackmap_scaler_count(&sc, 3, 5), 1);
+	assert_int_equal(stackmap_scaler_count(&sc, 3, 0, 5), 1);
 	stackmap_scaler_fini(&sc);
 	stackmap_set_account_whole(m, false);
 	stackmap_insert(m, 0, 0, a, 1, 17);
@@ -452,7 +452,7 @@ static void test_cpu_scaling(void **state)
 	/* wall-clock (period 0): counts as sampled */
 	assert_int_equal(stackmap_scaler_init(&sc, m, 0), 0);
 	assert_int_equal(stackmap_scaler_key_total(&sc, 0, &counted), 30);
-	assert_int_equal(stackmap_scaler_count(&sc, 3, 1), 1);
+	assert_int_equal(stackmap_scaler_count(&sc, 3, 0, 1), 1);
 	stackmap_scaler_fini(&sc);
 	stackmap_free(m);
 
@@ -478,6 +478,79 @@ static void test_cpu_scaling(void **state)
 	assert_int_equal(stackmap_scale_share(4, 7, 20, 20), 7);
 }
 
+/* The switch into a thread put where it arrived (stackmap_add_span): its
+ * STACK_WAKE stacks share the span of its wake-ups, its STACK_PREEMPT
+ * stacks that of its preemptions, its other stacks the rest of its
+ * account; a class with too few periods, a pooled thread and a map never
+ * accounted count those stacks as nothing. */
+static void test_arrival_span(void **state)
+{
+	(void)state;
+	const uint64_t period = 10000000;  /* 10 ms */
+	struct stackmap *m = stackmap_new(64, 8);
+	assert_non_null(m);
+	assert_int_equal(stackmap_reserve_keys(m, 8), 0);
+	uint64_t a[1] = { 0x1000 }, b[1] = { 0x2000 }, w[1] = { 0x3000 }, x[1] = { 0x4000 };
+	struct stackmap_scaler sc;
+	uint64_t counted;
+
+	/* never accounted: arrivals are nothing, the rest as sampled */
+	assert_int_equal(stackmap_insert(m, 0, 0, a, 1, 30), 0);
+	assert_int_equal(stackmap_insert(m, 0, 0, b, 1, 10), 0);
+	assert_int_equal(stackmap_insert(m, 0, STACK_WAKE, w, 1, 6), 0);
+	assert_int_equal(stackmap_insert(m, 0, STACK_WAKE, a, 1, 2), 0);
+	assert_int_equal(stackmap_insert(m, 0, STACK_PREEMPT, x, 1, 3), 0);
+	assert_int_equal(stackmap_scaler_init(&sc, m, period), 0);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, STACK_WAKE, 6), 0);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, 0, 30), 30);
+	stackmap_scaler_fini(&sc);
+
+	/* 100 periods of CPU, 20 of them wake-ups' (8 periods of such stops),
+	 * 10 preemptions' (3 periods of such stops: too few, spread) */
+	stackmap_add_cpu(m, 0, 100 * period);
+	stackmap_add_span(m, 0, STACK_WAKE, 20 * period);
+	stackmap_add_span(m, 0, STACK_PREEMPT, 10 * period);
+	assert_int_equal(stackmap_scaler_init(&sc, m, period), 0);
+	assert_int_equal(stackmap_scaler_key_total(&sc, 0, &counted), 100);
+	assert_int_equal(counted, 40);  /* (arrivals left out) */
+	assert_int_equal(stackmap_scaler_count(&sc, 0, STACK_WAKE, 6), 15);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, 0, 30), 60);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, STACK_PREEMPT, 3), 0);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, STACK_WAKE, 2), 5);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, 0, 10), 20);
+	stackmap_scaler_fini(&sc);
+
+	/* a fourth period of preemption stops: the class is placed too */
+	assert_int_equal(stackmap_insert(m, 0, STACK_PREEMPT, x, 1, 1), 0);
+	assert_int_equal(stackmap_scaler_init(&sc, m, period), 0);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, STACK_PREEMPT, 4), 10);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, STACK_WAKE, 8), 20);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, 0, 40), 70);
+	stackmap_scaler_fini(&sc);
+
+	/* a span over the account: the arrivals get all of it, in order */
+	stackmap_add_span(m, 0, STACK_WAKE, 200 * period);
+	assert_int_equal(stackmap_scaler_init(&sc, m, period), 0);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, STACK_WAKE, 8), 100);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, STACK_PREEMPT, 4), 0);
+	assert_int_equal(stackmap_scaler_count(&sc, 0, 0, 40), 0);
+	stackmap_scaler_fini(&sc);
+
+	/* a pooled thread (few periods, little CPU): its arrivals are nothing */
+	assert_int_equal(stackmap_insert(m, 3, 0, a, 1, 2), 0);
+	assert_int_equal(stackmap_insert(m, 3, STACK_WAKE, w, 1, 5), 0);
+	stackmap_add_cpu(m, 3, 4 * period);
+	stackmap_add_span(m, 3, STACK_WAKE, 2 * period);
+	assert_int_equal(stackmap_scaler_init(&sc, m, period), 0);
+	assert_int_equal(stackmap_scaler_count(&sc, 3, STACK_WAKE, 5), 0);
+	assert_int_equal(stackmap_scaler_count(&sc, 3, 0, 2), 4);
+	/* a key beyond the room: as sampled, arrivals nothing */
+	assert_int_equal(stackmap_scaler_count(&sc, 200, STACK_WAKE, 5), 0);
+	assert_int_equal(stackmap_scaler_count(&sc, 200, 0, 5), 5);
+	stackmap_scaler_fini(&sc);
+	stackmap_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -492,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_stream_deep_stacks_arena_eviction),
 		cmocka_unit_test(test_stream_many_passes),
 		cmocka_unit_test(test_cpu_scaling),
+		cmocka_unit_test(test_arrival_span),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
