@@ -355,6 +355,13 @@ void recorder_account_cpu(struct recorder *r, uint32_t key, uint64_t ns)
 			stackmap_add_cpu(r->sinks[i].map, key, ns);
 }
 
+void recorder_account_span(struct recorder *r, uint32_t key, uint32_t class, uint64_t ns)
+{
+	for (size_t i = 0; i < r->nsinks; i++)
+		if (r->sinks[i].map)
+			stackmap_add_span(r->sinks[i].map, key, class, ns);
+}
+
 void recorder_account_unnamed_cpu(struct recorder *r, uint64_t ns)
 {
 	for (size_t i = 0; i < r->nsinks; i++)
@@ -515,6 +522,10 @@ void recorder_count(struct recorder *r, uint32_t key, uint32_t flags, const uint
 	}
 	if (!counted)
 		return;
+	if (flags & STACK_ARRIVAL) {
+		r->stats.arrivals += count;
+		return;
+	}
 	r->stats.samples += count;
 	/* every stack the outputs mark [truncated]: cut by depth or window, or
 	 * stopped by the unwinder before its root */
@@ -683,6 +694,9 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 			     const struct unwind_snapshot *snap, unsigned count,
 			     const uint64_t **addrs, unsigned *depth, uint32_t *flags)
 {
+	/* (a stop at an arrival stands for no period: no period's counters) */
+	uint32_t add = *flags;
+	unsigned periods = (add & STACK_ARRIVAL) ? 0 : count;
 	*depth = 0;
 	p->sampled = true;
 	/* (the mappings of a process that unloaded code are read before each
@@ -702,20 +716,20 @@ void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uin
 	if (res != UNWIND_OK && snap->fp_chain_n &&
 	    unwind_fp_continue(p->unwinder, snap, user, depth, max)) {
 		res = UNWIND_OK;
-		r->stats.fp_continued += count;
+		r->stats.fp_continued += periods;
 	}
 	if (unwind_snapshot_runtime_frames(snap, RUNTIME_PYTHON))
-		r->stats.python += count;
+		r->stats.python += periods;
 	if (procmaps_has_reuse(p->maps))
 		tag_addresses(p, user, *depth);
 	*depth += nk;
-	r->stats.unwind_results[res] += count;   /* (periods, as samples and truncated) */
+	r->stats.unwind_results[res] += periods;   /* (periods, as samples and truncated) */
 	if (res == UNWIND_WINDOW) {
 		size_t w = unwind_widen(p->unwinder, snap);
 		if (w > r->cfg.stack_window && w > r->stats.window_widest)
 			r->stats.window_widest = w;
 	}
-	*flags = flags_for_result(res);
+	*flags = flags_for_result(res) | add;
 	/* (a window cut before the window's end: the kernel's copy was short) */
 	if (res == UNWIND_WINDOW && snap->kernel_copy && snap->stack_len < snap->stack_cap)
 		*flags |= STACK_COPY_SHORT;

@@ -93,6 +93,7 @@ struct recorder_stats {
 	                                 * with probability 1/k counts k) */
 	uint64_t unwind_results[UNWIND_NRESULTS];  /* periods, by how their unwind ended */
 	uint64_t truncated;             /* periods of stacks the outputs mark [truncated] */
+	uint64_t arrivals;              /* stops counted at arrivals (STACK_ARRIVAL) */
 	uint64_t unreadable;            /* stack copies refused (EPERM: not dumpable) */
 	uint64_t python;                /* periods of stacks with Python frames */
 	uint64_t pause_p50_ns, pause_p99_ns; /* target pause per sample (recorder_record_pause) */
@@ -191,6 +192,10 @@ size_t recorder_nfollowed(const struct recorder *r);
  * threads reads it): every sink counting now keeps it beside its counts,
  * and the outputs give each thread that total (stackmap_scaler_init). */
 void recorder_account_cpu(struct recorder *r, uint32_t key, uint64_t ns);
+/* Of KEY's CPU told so far, NS was the switch into it where it came back
+ * from its waits (CLASS STACK_WAKE) or where it was preempted
+ * (STACK_PREEMPT): given to its stacks of that flag (stackmap_add_span). */
+void recorder_account_span(struct recorder *r, uint32_t key, uint32_t class, uint64_t ns);
 /* The CPU of a thread that ends with no key (never sampled): counted with
  * the short-lived threads' (STACKMAP_POOL_KEY), with no key made. */
 void recorder_account_unnamed_cpu(struct recorder *r, uint64_t ns);
@@ -220,7 +225,9 @@ size_t recorder_kernel_stack(struct recorder *r, const char *text, size_t len, u
 			     size_t max);
 /* Unwind SNAP of P and count it for KEY, standing for COUNT periods. The
  * addresses, their depth and the stack's flags are left in *ADDRS, *DEPTH
- * and *FLAGS (valid until the next call) for a backend that reuses them. */
+ * and *FLAGS (valid until the next call) for a backend that reuses them;
+ * *FLAGS holds on entry the flags to add (STACK_ARRIVAL: a stop at an
+ * arrival, counted in stats.arrivals, not as periods). */
 void recorder_count_snapshot(struct recorder *r, struct recorder_process *p, uint32_t key,
 			     const struct unwind_snapshot *snap, unsigned count,
 			     const uint64_t **addrs, unsigned *depth, uint32_t *flags);

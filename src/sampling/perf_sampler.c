@@ -360,7 +360,7 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 	                                      * use only, no runtime read) */
 	const uint64_t *addrs;
 	unsigned depth;
-	uint32_t flags;
+	uint32_t flags = 0;
 	recorder_count_snapshot(ps->rec, ps_row_id(ps, row)->proc, key, s, 1, &addrs, &depth, &flags);
 }
 
