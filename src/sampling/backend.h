@@ -100,11 +100,12 @@ struct backend_stats {
 			 * read: the span the kernel charges them from being
 			 * picked to being on a CPU, where no sample lands (the
 			 * target's own switches), and their CPU over the same
-			 * reads; 0 where not measured */
-			uint64_t switch_in_ns, switch_run_ns;
+			 * reads; 0 where not measured; of the span, the part put
+			 * where the threads arrived (stackmap_add_span) */
+			uint64_t switch_in_ns, switch_run_ns, switch_placed_ns;
 			uint64_t own[BACKEND_OWN_WORDS];
 		};
-		uint64_t words[12 + BACKEND_OWN_WORDS];
+		uint64_t words[13 + BACKEND_OWN_WORDS];
 	};
 };
 _Static_assert(sizeof(struct backend_stats) == sizeof(((struct backend_stats *)0)->words),

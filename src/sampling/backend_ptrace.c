@@ -53,6 +53,7 @@ static void ptrace_get_stats(const void *impl, struct backend_stats *out)
 		.user_ticks = ss.user_ticks, .kernel_ticks = ss.kernel_ticks,
 		.stops_taken = ss.local_call + ss.local_user,
 		.switch_in_ns = ss.switch_in_ns, .switch_run_ns = ss.switch_run_ns,
+		.switch_placed_ns = ss.switch_placed_ns,
 	};
 	memcpy(out->own, &ss, sizeof ss);
 }
@@ -74,7 +75,7 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		"other CPUs held at the ticks: %llu of %llu, %llu copied where they slept, "
 		"stops at a call's exit: %llu of %llu taken where csampler's tick took the CPU, "
 		"%llu of %llu from another, switch-in span %.3f s of %.3f s run (%.3f s with "
-		"csampler's stops) on %llu threads' task clocks, thread keys %llu held of %llu made, "
+		"csampler's stops, %.3f s put where they arrived) on %llu threads' task clocks, thread keys %llu held of %llu made, "
 		"%llu periods taken\n",
 		(unsigned long long)rs->samples, (unsigned long long)ss.threads_seen,
 		(unsigned long long)ss.ticks_missed, unwind_stops,
@@ -89,7 +90,8 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		(unsigned long long)ss.remote_call,
 		(unsigned long long)(ss.remote_call + ss.remote_user),
 		(double)ss.switch_in_ns / 1e9, (double)ss.switch_run_ns / 1e9,
-		(double)ss.switch_all_ns / 1e9, (unsigned long long)ss.switch_threads,
+		(double)ss.switch_all_ns / 1e9, (double)ss.switch_placed_ns / 1e9,
+		(unsigned long long)ss.switch_threads,
 		(unsigned long long)rs->keys_held,
 		(unsigned long long)rs->keys_made, (unsigned long long)taken);
 }

@@ -296,6 +296,10 @@ static void count_captured(struct sampler *s, struct thread_state *t,
 	unsigned depth;
 	uint32_t flags;
 	const struct recorder_followed *id = thread_id(s, t);
+	flags = t->stop_arrival;
+	t->stop_arrival = 0;
+	if (flags)
+		t->arrival_counted[flags == STACK_PREEMPT] += weight;
 	recorder_count_snapshot(s->rec, id->proc, id->key, snap, weight, &addrs, &depth, &flags);
 	if (s->cfg.idle)
 		threads_keep_last(t, addrs, depth, flags);
@@ -314,12 +318,14 @@ static void capture_late(void *ctx, pid_t tid, const struct user_regs_struct *re
 	t->late_until_ns = 0;
 	t->own_stops++;
 	t->clock_stops++;
+	t->stop_arrival = 0;
 	if (!regs)
 		return;
 	if (!s->cfg.idle) {
-		if (!threads_keep_stop(s, t, regs, s->late_seen_ns))
+		if (!threads_keep_stop(s, t, regs, s->late_seen_ns) && !t->stop_arrival)
 			return;
-		threads_count_kept_place(s, t, regs);
+		if (!t->stop_arrival)
+			threads_count_kept_place(s, t, regs);
 	}
 	if (recorder_capture(s->rec, thread_id(s, t)->proc, tid, regs, &s->late_snap) == 0)
 		s->late_thread = t;
@@ -353,13 +359,15 @@ static void capture_thread(void *ctx, size_t index, pid_t tid, const struct user
 	s->chosen[i]->own_stops++;
 	s->chosen[i]->clock_stops++;
 	s->chosen[i]->stop_run_delay_read = false;
+	s->chosen[i]->stop_arrival = 0;
 	s->captured[i] = false;
 	if (!regs)
 		return;
-	if (!s->cfg.idle && !threads_keep_stop(s, s->chosen[i], regs, seen)) {
-		s->round_dropped++;
-	} else {
-		if (!s->cfg.idle)
+	bool keep = s->cfg.idle || threads_keep_stop(s, s->chosen[i], regs, seen);
+	if (!keep)
+		s->round_dropped++;   /* (an arrival too: it ran at no tick) */
+	if (keep || s->chosen[i]->stop_arrival) {
+		if (keep && !s->cfg.idle)
 			threads_count_kept_place(s, s->chosen[i], regs);
 		s->captured[i] = recorder_capture(s->rec, thread_id(s, s->chosen[i])->proc, tid, regs,
 						  &s->snaps[i]) == 0;

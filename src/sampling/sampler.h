@@ -81,8 +81,10 @@ struct sampler_stats {
 	/* the switch into the threads whose task clocks were read (issue 44,
 	 * sampler_switch.c): the span the kernel charged them from being
 	 * picked to being on their CPU, our stops' part left out, and their
-	 * run time over the same pairs of reads; the span with our stops' */
-	uint64_t switch_in_ns, switch_run_ns, switch_threads, switch_all_ns;
+	 * run time over the same pairs of reads; the span with our stops';
+	 * the part of the first put where the threads arrived (those with
+	 * STACKMAP_WAKE_MIN periods of stops there: stackmap_add_span) */
+	uint64_t switch_in_ns, switch_run_ns, switch_threads, switch_all_ns, switch_placed_ns;
 	uint64_t user_ticks, kernel_ticks; /* the kernel's account of the threads'
 	                                 * time in user code and in the kernel
 	                                 * (stat's utime, stime) between their first

@@ -104,6 +104,15 @@ struct thread_state {
 	uint64_t clock_ns, clock_read_ns;
 	uint64_t clock_base_run_ns, clock_run_ns, clock_base_arrivals, clock_arrivals;
 	uint64_t clock_stops, clock_base_stops, clock_pair_stops;
+	/* its switches out (/proc status: voluntary, involuntary) at the first
+	 * pair, and the parts of its span told as its wake-ups' and its
+	 * preemptions' so far, the parts not yet told (it has no key yet) */
+	uint64_t clock_base_nvcsw, clock_base_nivcsw;
+	uint64_t span_told_ns[2], span_unaccounted_ns[2];
+	uint64_t arrival_counted[2];  /* periods counted at its stops there */
+	bool clock_switches;          /* its switches out read at the first pair */
+	uint32_t stop_arrival;        /* its stop, not at a tick's run, is counted
+	                               * where it arrives: STACK_WAKE, STACK_PREEMPT */
 };
 
 /* On-CPU mode: every candidate's state is read while there are at most
@@ -256,7 +265,10 @@ void threads_judge_held(struct sampler *s, size_t base, size_t n);
 size_t threads_judge_running(struct sampler *s, size_t n);
 /* On-CPU mode: whether the stop of T (registers R, seen stopped at SEEN_NS)
  * shows where it ran at the tick, so is counted; a dropped one is counted
- * in stats (dropped_waking, dropped_queued). */
+ * in stats (dropped_waking, dropped_queued); of a thread whose switch in
+ * is measured, it is marked t->stop_arrival: copied and counted where the
+ * thread arrives next (STACK_WAKE at the exit of a call that waits, else
+ * STACK_PREEMPT). */
 struct user_regs_struct;
 bool threads_keep_stop(struct sampler *s, struct thread_state *t, const struct user_regs_struct *r,
 		       uint64_t seen_ns);
@@ -333,9 +345,15 @@ void threads_set_idle_level(struct sampler *s);
  * stop of ours (OWN_STOP), its task clock is opened if it has none (within
  * SWITCH_MAX_CLOCKS and half the descriptor budget), else read with SS as
  * its last pair (at most every SWITCH_PAIR_EVERY_NS); at its exit's stop,
- * read. */
+ * read. The span of its own arrivals since the first pair goes to the
+ * recorder (recorder_account_span) in the shares of its switches out:
+ * voluntary (it came back where it waited) as its wake-ups', involuntary
+ * as its preemptions'. */
 void switch_clock_pair(struct sampler *s, struct thread_state *t, const struct procfs_schedstat *ss,
 		       bool own_stop, uint64_t now);
+/* T's span told as its wake-ups' and preemptions' (switch_clock_pair) to
+ * the recorder once it has a key. */
+void switch_span_account(struct sampler *s, struct thread_state *t);
 /* T let go (gone, or sampling over): the span between its first and last
  * pairs into stats.switch_in_ns and switch_run_ns, its clock closed. */
 void switch_clock_close(struct sampler *s, struct thread_state *t);

@@ -270,6 +270,19 @@ void threads_count_kept_place(struct sampler *s, const struct thread_state *t,
 		++*(at_call ? &s->stats.remote_call : &s->stats.remote_user);
 }
 
+/* Whether T, stopped with registers R, is at the exit of a call that waits
+ * (or one our stop interrupted): where it goes on from a wait. */
+static bool at_wait_exit(struct sampler *s, struct thread_state *t,
+			 const struct user_regs_struct *r)
+{
+	long nr = (long)r->orig_rax;
+	int64_t ret = (int64_t)r->rax, timeout_ret;
+	if (nr < 0)
+		return false;
+	return ret == -4 || (ret >= -516 && ret <= -512) ||
+	       blocked_call_waits(thread_id(s, t)->pid, nr, r, &timeout_ret);
+}
+
 /* threads_keep_stop: see sampler_internal.h. */
 bool threads_keep_stop(struct sampler *s, struct thread_state *t, const struct user_regs_struct *r,
 		       uint64_t seen_ns)
@@ -279,5 +292,9 @@ bool threads_keep_stop(struct sampler *s, struct thread_state *t, const struct u
 		s->stats.dropped_waking++;
 	else if (v == STOP_QUEUED)
 		s->stats.dropped_queued++;
+	/* (of a thread whose switches are measured: where its switch in is
+	 * put, sampler_switch.c) */
+	t->stop_arrival = v == STOP_KEEP || t->clock_fd < 0 || !t->clock_switches ? 0
+			  : at_wait_exit(s, t, r) ? STACK_WAKE : STACK_PREEMPT;
 	return v == STOP_KEEP;
 }

@@ -8,14 +8,19 @@
  * When it is let go (gone, or sampling over), the span between its last
  * pair and its first, less the part csampler's own stops made, goes into
  * stats.switch_in_ns, its run time into stats.switch_run_ns: report.h's
- * note. */
+ * note. At each pair, that span goes to the recorder, to be put on the
+ * stops where the thread was about to arrive (stackmap_add_span): its
+ * voluntary switches' share on those at a call that waits (STACK_WAKE),
+ * its involuntary switches' on the others (STACK_PREEMPT). */
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "procfs.h"
 #include "sampler_internal.h"
+#include "stackmap.h"
 #include "taskclock.h"
 
 /* a thread's clock is read again at a stop this long after the last read */
@@ -23,6 +28,22 @@
 /* the most clocks open at once (each a descriptor, and a perf context the
  * target's switches run through): the threads beyond wait for a slot */
 #define SWITCH_MAX_CLOCKS 64u
+
+/* T's switches out so far, voluntary and involuntary (its status file). */
+static bool read_switches(struct sampler *s, struct thread_state *t, uint64_t *nv, uint64_t *niv)
+{
+	char buf[2048];
+	const struct recorder_followed *id = thread_id(s, t);
+	if (procfs_read_file(id->pid, id->tid, "status", buf, sizeof buf) <= 0)
+		return false;
+	long v = procfs_status_long(buf, "voluntary_ctxt_switches", -1);
+	long iv = procfs_status_long(buf, "nonvoluntary_ctxt_switches", -1);
+	if (v < 0 || iv < 0)
+		return false;
+	*nv = (uint64_t)v;
+	*niv = (uint64_t)iv;
+	return true;
+}
 
 static void clock_open(struct sampler *s, struct thread_state *t, const struct procfs_schedstat *ss,
 		       uint64_t now)
@@ -44,6 +65,50 @@ static void clock_open(struct sampler *s, struct thread_state *t, const struct p
 	t->clock_base_stops = t->clock_pair_stops = t->clock_stops;
 	t->clock_ns = 0;
 	t->clock_read_ns = now;
+	t->span_told_ns[0] = t->span_told_ns[1] = 0;
+	t->arrival_counted[0] = t->arrival_counted[1] = 0;
+	t->clock_switches = read_switches(s, t, &t->clock_base_nvcsw, &t->clock_base_nivcsw);
+}
+
+/* the arrival classes, by index into span_told_ns and span_unaccounted_ns */
+static const uint32_t span_class[2] = { STACK_WAKE, STACK_PREEMPT };
+
+void switch_span_account(struct sampler *s, struct thread_state *t)
+{
+	uint32_t key = thread_id(s, t)->key;
+	for (int c = 0; c < 2; c++)
+		if (t->span_unaccounted_ns[c] && key != UINT32_MAX) {
+			recorder_account_span(s->rec, key, span_class[c], t->span_unaccounted_ns[c]);
+			t->span_unaccounted_ns[c] = 0;
+		}
+}
+
+/* T's span since its first pair, in the shares of its voluntary and its
+ * involuntary switches out, beyond what was told: told now. */
+static void tell_span(struct sampler *s, struct thread_state *t)
+{
+	uint64_t nv, niv;
+	if (!t->clock_switches || t->clock_run_ns < t->clock_base_run_ns ||
+	    t->clock_arrivals < t->clock_base_arrivals || !read_switches(s, t, &nv, &niv) ||
+	    nv < t->clock_base_nvcsw || niv < t->clock_base_nivcsw)
+		return;
+	uint64_t own = t->clock_pair_stops > t->clock_base_stops
+			       ? t->clock_pair_stops - t->clock_base_stops : 0;
+	uint64_t span = taskclock_span(t->clock_run_ns - t->clock_base_run_ns, t->clock_ns,
+				       t->clock_arrivals - t->clock_base_arrivals, own);
+	/* (each of our stops is a voluntary switch out of the thread) */
+	uint64_t n[2] = { nv - t->clock_base_nvcsw, niv - t->clock_base_nivcsw };
+	n[0] = n[0] > own ? n[0] - own : 0;
+	if (!span || !(n[0] + n[1]))
+		return;
+	for (int c = 0; c < 2; c++) {
+		uint64_t part = (uint64_t)((double)span * (double)n[c] / (double)(n[0] + n[1]));
+		if (part > t->span_told_ns[c]) {
+			t->span_unaccounted_ns[c] += part - t->span_told_ns[c];
+			t->span_told_ns[c] = part;
+		}
+	}
+	switch_span_account(s, t);
 }
 
 void switch_clock_pair(struct sampler *s, struct thread_state *t, const struct procfs_schedstat *ss,
@@ -68,6 +133,7 @@ void switch_clock_pair(struct sampler *s, struct thread_state *t, const struct p
 	 * is not yet (its arrival is to come), the first one is */
 	t->clock_pair_stops = t->clock_stops + !own_stop;
 	t->clock_read_ns = now;
+	tell_span(s, t);
 }
 
 void switch_clock_close(struct sampler *s, struct thread_state *t)
@@ -88,4 +154,7 @@ void switch_clock_close(struct sampler *s, struct thread_state *t)
 	s->stats.switch_all_ns += run > t->clock_ns ? run - t->clock_ns : 0;
 	s->stats.switch_run_ns += run;
 	s->stats.switch_threads++;
+	for (int c = 0; c < 2; c++)
+		if (t->arrival_counted[c] >= STACKMAP_WAKE_MIN)
+			s->stats.switch_placed_ns += t->span_told_ns[c];
 }

@@ -567,6 +567,7 @@ void threads_account_cpu(struct sampler *s, struct thread_state *t)
 		recorder_account_cpu(s->rec, key, t->cpu_unaccounted_ns);
 		t->cpu_unaccounted_ns = 0;
 	}
+	switch_span_account(s, t);
 }
 
 /* RUNTIME_NS read for T: the CPU it used since its last read waits in
