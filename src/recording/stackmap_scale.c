@@ -97,6 +97,7 @@ uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint32_
 			       uint64_t count)
 {
 	bool arrival = (flags & STACK_ARRIVAL) != 0;
+	uint64_t counted, total = stackmap_scaler_key_total(sc, key, &counted);
 	if (key >= sc->nkeys)
 		return arrival ? 0 : count;
 	if (pooled(sc->map, key, sc->period_ns)) {
@@ -109,7 +110,6 @@ uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint32_
 	}
 	struct stackmap_account a;
 	stackmap_key_account(sc->map, key, &a);
-	uint64_t total = in_periods(a.cpu_ns, sc->period_ns);
 	uint64_t woken = arrival_total(a.woken, a.span_ns, total, sc->period_ns);
 	uint64_t preempted = arrival_total(a.preempted, a.preempt_span_ns, total - woken,
 					   sc->period_ns);
@@ -122,7 +122,7 @@ uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint32_
 		share = preempted ? stackmap_scale_share(*seen, count, preempted, a.preempted) : 0;
 	} else {
 		seen = &sc->seen[key];
-		share = stackmap_scale_share(*seen, count, total - woken - preempted, a.counted);
+		share = stackmap_scale_share(*seen, count, total - woken - preempted, counted);
 	}
 	*seen += count;
 	return share;

@@ -203,6 +203,21 @@ enum stop_verdict {
 	STOP_QUEUED,    /* it was waiting for a CPU at the tick */
 };
 
+/* Whether T, stopped with registers R, is at the exit of a call that waits
+ * or of one our stop interrupted (EINTR, ERESTART*): where it goes on from
+ * a wait. *TIMEOUT_RET as blocked_call_waits's. */
+static bool at_wait_exit(struct sampler *s, struct thread_state *t,
+			 const struct user_regs_struct *r, int64_t *timeout_ret)
+{
+	long nr = (long)r->orig_rax;
+	int64_t ret = (int64_t)r->rax;
+	*timeout_ret = INT64_MIN;
+	if (nr < 0)
+		return false;
+	bool interrupted = ret == -4 || (ret >= -516 && ret <= -512);
+	return blocked_call_waits(thread_id(s, t)->pid, nr, r, timeout_ret) || interrupted;
+}
+
 /* On-CPU mode (a wall-clock profile wants the waits): see the top of this
  * file. T, interrupted at the tick of t->intr_tick_ns, stopped with
  * registers R and was seen stopped at SEEN_NS: was it running at the tick?
@@ -246,14 +261,12 @@ static enum stop_verdict judge_stop(struct sampler *s, struct thread_state *t,
 		return STOP_QUEUED;     /* (also one csampler took its CPU from before the tick) */
 	if (t->intr_our_cpu == TICK_CPU_TAKEN)
 		return STOP_KEEP;
-	long nr = (long)r->orig_rax;
-	int64_t ret = (int64_t)r->rax, timeout_ret;
-	if (nr < 0)
+	if ((long)r->orig_rax < 0)
 		return STOP_KEEP;       /* stopped in user code: it ran there */
-	bool interrupted = ret == -4 || (ret >= -516 && ret <= -512);
-	if (!blocked_call_waits(thread_id(s, t)->pid, nr, r, &timeout_ret) && !interrupted)
+	int64_t timeout_ret;
+	if (!at_wait_exit(s, t, r, &timeout_ret))
 		return STOP_KEEP;
-	if (ret == timeout_ret)
+	if ((int64_t)r->rax == timeout_ret)
 		return STOP_WAKING;     /* slept until its timer fired */
 	return arrived ? STOP_WAKING : STOP_KEEP;
 }
@@ -270,19 +283,6 @@ void threads_count_kept_place(struct sampler *s, const struct thread_state *t,
 		++*(at_call ? &s->stats.remote_call : &s->stats.remote_user);
 }
 
-/* Whether T, stopped with registers R, is at the exit of a call that waits
- * (or one our stop interrupted): where it goes on from a wait. */
-static bool at_wait_exit(struct sampler *s, struct thread_state *t,
-			 const struct user_regs_struct *r)
-{
-	long nr = (long)r->orig_rax;
-	int64_t ret = (int64_t)r->rax, timeout_ret;
-	if (nr < 0)
-		return false;
-	return ret == -4 || (ret >= -516 && ret <= -512) ||
-	       blocked_call_waits(thread_id(s, t)->pid, nr, r, &timeout_ret);
-}
-
 /* threads_keep_stop: see sampler_internal.h. */
 bool threads_keep_stop(struct sampler *s, struct thread_state *t, const struct user_regs_struct *r,
 		       uint64_t seen_ns)
@@ -294,7 +294,9 @@ bool threads_keep_stop(struct sampler *s, struct thread_state *t, const struct u
 		s->stats.dropped_queued++;
 	/* (of a thread whose switches are measured: where its switch in is
 	 * put, sampler_switch.c) */
+	int64_t timeout_ret;
 	t->stop_arrival = v == STOP_KEEP || t->clock_fd < 0 || !t->clock_switches ? 0
-			  : at_wait_exit(s, t, r) ? STACK_WAKE : STACK_PREEMPT;
+			  : v == STOP_WAKING || at_wait_exit(s, t, r, &timeout_ret) ? STACK_WAKE
+			  : STACK_PREEMPT;
 	return v == STOP_KEEP;
 }
