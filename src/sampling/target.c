@@ -202,6 +202,7 @@ void tg_row_remove(struct target *t, size_t i, bool announce)
 		t->nheld--;
 	if (!t->rows[i].clone_seen)
 		tg_ghost_add(t, tid);
+	tg_release_children(t, tid);
 	/* The last row takes its place: callers that remove while they walk
 	 * the rows walk them backwards. */
 	tidmap_remove(&t->index, tid);
@@ -277,11 +278,21 @@ pid_t target_main_pid(const struct target *t)
 /* ---- stopping and resuming for a sample ---------------------------------------------- */
 
 /* Per-sample mode, or a loose row without children: seize row I to
- * interrupt it. */
+ * interrupt it. A loose row's children are read once more just before:
+ * the read that made it stoppable may be 50 us old, and a child forked
+ * since, unreported, could end while it is stopped (once seized, its forks
+ * are reported: target_forks.c). */
 static bool seize_for_sample(struct target *t, size_t i)
 {
 	pid_t tid = t->pub[i].tid;
 	unsigned long options = t->rows[i].loose ? t->options : PTRACE_O_TRACEEXEC;
+	if (t->rows[i].loose && procfs_thread_has_child(t->pub[i].pid, tid, 0)) {
+		t->rows[i].children_seen_ns = t->rows[i].stoppable_read_ns =
+			(long long)clock_monotonic_ns();
+		t->rows[i].stoppable = false;
+		errno = EAGAIN;
+		return false;
+	}
 	if (tg_ptrace(PTRACE_SEIZE, tid, 0, options) < 0)
 		return false;
 	t->rows[i].traced = true;
@@ -299,6 +310,7 @@ static void interrupt_threads(struct target *t, const pid_t *tids, size_t n)
 		if (tg_sigchld_pending())
 			tg_drain_all(t);  /* (a due full pass waits for the end of the tick) */
 		tg_check_loose(t);
+		tg_release_stale_children(t);
 	}
 
 	for (size_t k = 0; k < n; k++) {
@@ -548,7 +560,9 @@ static void settle_owed_stops(struct target *t)
 				settled++;
 				continue;
 			}
-			if (!t->rows[i].intr_out && !t->rows[i].sample_out)
+			/* (a thread a child is held for owes its fork event) */
+			if (!t->rows[i].intr_out && !t->rows[i].sample_out &&
+			    !tg_children_parked(t, tid))
 				continue;
 			int status;
 			pid_t r = tg_wait_tracee(t, tid, &status);
@@ -557,6 +571,7 @@ static void settle_owed_stops(struct target *t)
 				settled++;
 			} else if (r < 0 && errno == ECHILD) {
 				t->rows[i].intr_out = t->rows[i].sample_out = false;
+				tg_release_children(t, tid);
 			} else {
 				owed++;
 			}
@@ -585,6 +600,7 @@ void target_detach(struct target *t)
 	/* (the hold's interrupts may leave stops owed: settled after it) */
 	tg_reap_at_detach(t);
 	settle_owed_stops(t);
+	tg_release_children(t, 0);   /* (whose parent did not report in time) */
 	/* A launched program not started yet: let it exit without running. */
 	if (t->go_fd >= 0) {
 		close(t->go_fd);
@@ -602,9 +618,10 @@ void target_detach(struct target *t)
 		     "SIGCHLD, queued only because the parent is traced, woke none of them)",
 		     t->held_reaps, t->held_reaps == 1 ? "" : "es", t->held_reaps == 1 ? "its" : "their");
 	if (t->cfg.verbose && t->loosened)
-		warn("let %llu thread%s go while it%s had child processes (a child's SIGCHLD is "
-		     "then dropped, as for a process nobody traces, and wakes no other thread)",
-		     t->loosened, t->loosened == 1 ? "" : "s", t->loosened == 1 ? "" : " each");
+		warn("let %llu thread%s go while it%s had child processes, %llu at a fork before "
+		     "the child ran (a child's SIGCHLD is then dropped, as for a process nobody "
+		     "traces, and wakes no other thread)", t->loosened, t->loosened == 1 ? "" : "s",
+		     t->loosened == 1 ? "" : " each", t->fork_loosened);
 	/* Nothing to ask of the kernel: the tracees are let go when the
 	 * tracer thread exits, each as it is (tracer.h). */
 	t->nrows = 0;

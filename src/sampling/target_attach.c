@@ -248,7 +248,9 @@ static struct target *target_new(const struct target_config *cfg)
 	t->exit_status = -1;
 	t->go_fd = t->err_fd = t->stat_fd = -1;
 	t->options = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
-	if (cfg->children)
+	/* (persistent mode: a thread that forks stops at the fork, to be let
+	 * go before its child can end: target_forks.c) */
+	if (cfg->children || cfg->mode == TARGET_SEIZE_PERSISTENT)
 		t->options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
 	if (cfg->exit_events)
 		t->options |= PTRACE_O_TRACEEXIT;

@@ -252,6 +252,7 @@ void tg_detach_now(struct target *t, ssize_t i, pid_t tid, int sig)
 	if (tg_ptrace(PTRACE_DETACH, tid, 0, (unsigned long)sig) < 0 && errno != ESRCH && t->cfg.verbose)
 		warn_errno("target: cannot detach thread %d", (int)tid);
 	if (i >= 0) {
+		tg_release_children(t, tid);   /* (held until it was let go) */
 		t->rows[i].traced = false;
 		t->rows[i].clone_seen = true;
 		if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE || t->rows[i].loose)
@@ -332,6 +333,7 @@ static void dispose_stop(struct target *t, size_t i, enum stop_kind kind, int si
 	bool late = r->sample_out && kind == STOP_TRAP && t->late_fn;
 
 	r->intr_out = false;
+	tg_fork_watch(t, i);
 	if (r->sample_out && !late)
 		late_void(t, tid);
 	r->sample_out = false;
@@ -427,6 +429,7 @@ static ssize_t add_new_tracee(struct target *t, pid_t pid, pid_t tid, bool clone
 	}
 	t->rows[i].intr_out = true;
 	t->rows[i].clone_seen = clone_seen;
+	t->rows[i].options_owed = t->cfg.mode == TARGET_SEIZE_PERSISTENT && !t->cfg.children;
 	tg_expect_stop(t, tid);
 	if (new_process)
 		tg_emit(t, TARGET_EV_PROCESS_NEW, pid, pid);
@@ -437,6 +440,8 @@ static ssize_t add_new_tracee(struct target *t, pid_t pid, pid_t tid, bool clone
 /* A clone/fork/vfork event of the thread in row I created NEW. */
 static void handle_new_child(struct target *t, size_t i, int event, pid_t child)
 {
+	if (event != PTRACE_EVENT_CLONE && !t->cfg.children)
+		tg_loosen_at_fork(t, i);
 	if (child <= 0 || tg_row_find(t, child) >= 0) {
 		ssize_t j = child > 0 ? tg_row_find(t, child) : -1;
 		if (j >= 0)
@@ -529,7 +534,9 @@ static void handle_unknown_stop(struct target *t, pid_t tid, int status)
 		    (tg_process_known(t, tgid) || t->cfg.children);
 	if (!keep) {
 		tg_ghost_add(t, tid);
-		tg_detach_now(t, -1, tid, inject);
+		/* (a child whose parent thread is to be let go first waits) */
+		if (event != PTRACE_EVENT_STOP || !tg_park_child(t, tid))
+			tg_detach_now(t, -1, tid, inject);
 		return;
 	}
 	ssize_t i = add_new_tracee(t, tgid, tid, false);
@@ -586,6 +593,7 @@ void tg_handle_report(struct target *t, pid_t tid, int status)
 		i = tg_row_find(t, tid); /* the table may have moved */
 		if (i >= 0)
 			dispose_stop(t, (size_t)i, STOP_EVENT, 0);
+		tg_fork_event_done(t, tid);
 		break;
 	}
 	case PTRACE_EVENT_EXIT:

@@ -3,7 +3,8 @@
  * and the sampling rounds' stops and resumes; target_events.c waits for
  * ptrace reports and acts on each (new threads and processes, exec, exits,
  * signal re-injection, group-stop); target_restart.c runs again a call our
- * interrupt or a stray signal ended with EINTR; target_reap.c decides when
+ * interrupt or a stray signal ended with EINTR; target_forks.c lets go the
+ * threads that fork (loose); target_reap.c decides when
  * the ends of --children processes are reaped; target_attach.c begins
  * tracing (the checks and messages of attach, the launch handshake). The
  * functions below are documented where they are defined; tg_ marks them as
@@ -39,6 +40,13 @@
 #define HELD_REAP_TIMEOUT_NS (2 * 1000000LL)
 /* Remembered tids whose clone event must be ignored when it arrives late. */
 #define GHOSTS 64
+/* The threads of a process looked at when one took a stray signal or had
+ * a child (a process of more is not: reading each thread would cost more
+ * than the stop it saves). */
+#define STRAY_CATCH_MAX 256
+/* Children held at their first stop until their parent thread is let go
+ * (target_forks.c). */
+#define PARKED_MAX 64
 /* How far up the parent chain we look for our own ancestors. */
 #define ANCESTRY_MAX 4096
 #define CAP_SYS_PTRACE_BIT 19
@@ -62,6 +70,14 @@ struct row {
 	long long stoppable_read_ns; /* tg_row_stoppable's last read of its children */
 	bool stoppable;       /* what that read said */
 	bool forks;           /* --children: made a process we trace (tg_reap_at_detach) */
+	bool fork_watch_off;  /* seized without PTRACE_O_TRACEFORK: alone in its process */
+	bool options_owed;    /* auto-attached: given our options at its next stop */
+};
+
+/* A child seized with its parent thread's fork, held at its first stop. */
+struct parked_child {
+	pid_t child, parent;  /* the child's tid, its parent thread's */
+	long long since_ns;
 };
 
 struct target {
@@ -104,6 +120,9 @@ struct target {
 	bool any_loose;               /* a row may be loose, or to be (tg_check_loose) */
 	unsigned long long loosened;  /* rows made loose */
 	long long next_loose_check_ns; /* tg_check_loose's next look */
+	struct parked_child parked[PARKED_MAX]; /* target_forks.c */
+	size_t nparked;
+	unsigned long long fork_loosened; /* rows made loose at a fork event */
 	struct user_regs_struct regs;  /* of thread regs_tid (0: none), read at its stop */
 	pid_t regs_tid;
 
@@ -170,6 +189,9 @@ bool tg_signal_reaches(pid_t pid, pid_t tid, int sig);
  * threads of its process it may have been taken from, so a call it woke
  * runs again (target_restart.c). */
 void tg_catch_stray_wakers(struct target *t, size_t i);
+
+/* ---- target_forks.c -------------------------------------------------------- */
+
 /* Row I (tid TID) is at the delivery-stop of a SIGCHLD that reaches no
  * thread untraced: the thread whose child ended is to be loose. */
 void tg_loosen_forker(struct target *t, size_t i, pid_t tid);
@@ -203,6 +225,27 @@ bool tg_forkers_end_pass(struct tg_forkers *f);
  * end is reported to nobody), a thread new in their process (one a loose
  * thread made) is traced. */
 void tg_check_loose(struct target *t);
+/* Row I reported a fork or vfork event: in a process of several, it is to
+ * be loose from this stop, before the child can run (let alone end). */
+void tg_loosen_at_fork(struct target *t, size_t i);
+/* Row I is at a stop: if it was left without fork events (alone in its
+ * process) or auto-attached with its parent's options, and its process has
+ * several threads now, it gets our options back. */
+void tg_fork_watch(struct target *t, size_t i);
+/* The fork event of thread TID was handled: a child held for it is let go
+ * unless TID is still to be let go itself. */
+void tg_fork_event_done(struct target *t, pid_t tid);
+/* CHILD, a process no row knows, is at its first stop: whether it is held
+ * there (parked) because its parent thread, traced, is about to be let go
+ * (its fork event not handled yet, or it is held for a sample). */
+bool tg_park_child(struct target *t, pid_t child);
+/* Let go the children held for thread PARENT (0: every one). */
+void tg_release_children(struct target *t, pid_t parent);
+/* Whether a child is held for thread PARENT (whose fork event is owed). */
+bool tg_children_parked(const struct target *t, pid_t parent);
+/* Let go the children held longer than PARKED_MAX_NS, or whose parent is
+ * gone or untraced. */
+void tg_release_stale_children(struct target *t);
 
 /* ---- target_reap.c --------------------------------------------------------- */
 

@@ -23,7 +23,8 @@
  *
  * usage: blockers SECONDS [WORK_US [WAIT_MS [FORK_US]]]   (defaults: 0 us,
  * 200 ms, no forking): with FORK_US, thread "forker" forks a child every
- * FORK_US microseconds (below). Prints "ready PID" first. */
+ * FORK_US microseconds (below; a negative one: waited for at once).
+ * Prints "ready PID" first. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -291,18 +292,29 @@ static void *spinner(void *arg)
 
 /* Thread "forker": a child every FORK_US that exits at once, reaped with
  * WNOHANG (as a server's master, a shell): each child's exit raises a
- * SIGCHLD at SIG_DFL, which the kernel drops for a process nobody traces. */
+ * SIGCHLD at SIG_DFL, which the kernel drops for a process nobody traces.
+ * A negative FORK_US: the child is waited for at once (as system() does),
+ * then the thread sleeps -FORK_US, so that it has no child nearly all the
+ * time (an attach finds it without one). */
 static long fork_us;
 static void *forker(void *arg)
 {
 	pthread_setname_np(pthread_self(), "forker");
-	struct timespec ts = { .tv_sec = fork_us / 1000000, .tv_nsec = (fork_us % 1000000) * 1000L };
+	long us = fork_us < 0 ? -fork_us : fork_us;
+	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000L };
 	for (;;) {
 		pid_t child = fork();
 		if (child == 0)
 			_exit(0);
 		if (child < 0)
 			abort();
+		if (fork_us < 0) {
+			while (waitpid(child, NULL, 0) < 0)
+				if (errno != EINTR)
+					abort();
+			nanosleep(&ts, NULL);
+			continue;
+		}
 		nanosleep(&ts, NULL);
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
@@ -337,7 +349,7 @@ int main(int argc, char **argv)
 		wait_ms = atol(argv[3]);
 	if (argc > 4)
 		fork_us = atol(argv[4]);
-	if (seconds <= 0 || work_us < 0 || wait_ms <= 0 || fork_us < 0) {
+	if (seconds <= 0 || work_us < 0 || wait_ms <= 0) {
 		fprintf(stderr, "usage: blockers SECONDS [WORK_US [WAIT_MS [FORK_US]]]\n");
 		return 2;
 	}
@@ -374,7 +386,7 @@ int main(int argc, char **argv)
 			return 2;
 	if (pthread_create(&th, NULL, spinner, NULL) != 0)
 		return 2;
-	if (fork_us > 0 && pthread_create(&th, NULL, forker, NULL) != 0)
+	if (fork_us != 0 && pthread_create(&th, NULL, forker, NULL) != 0)
 		return 2;
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
