@@ -99,14 +99,24 @@ static void tell_span(struct sampler *s, struct thread_state *t)
 	/* (each of our stops is a voluntary switch out of the thread) */
 	uint64_t n[2] = { nv - t->clock_base_nvcsw, niv - t->clock_base_nivcsw };
 	n[0] = n[0] > own ? n[0] - own : 0;
-	if (!span || !(n[0] + n[1]))
+	uint64_t told = t->span_told_ns[0] + t->span_told_ns[1];
+	if (span <= told || !(n[0] + n[1]))
 		return;
+	/* (each class is told what its share grew by, within what the span
+	 * grew by: as the shares move, one's part can shrink after it was
+	 * told, and the parts told would add up to more than the span, 102.3%
+	 * of it once beside two busy loops) */
+	uint64_t room = span - told;
 	for (int c = 0; c < 2; c++) {
 		uint64_t part = (uint64_t)((double)span * (double)n[c] / (double)(n[0] + n[1]));
-		if (part > t->span_told_ns[c]) {
-			t->span_unaccounted_ns[c] += part - t->span_told_ns[c];
-			t->span_told_ns[c] = part;
-		}
+		if (part <= t->span_told_ns[c])
+			continue;
+		uint64_t more = part - t->span_told_ns[c];
+		if (more > room)
+			more = room;
+		room -= more;
+		t->span_unaccounted_ns[c] += more;
+		t->span_told_ns[c] += more;
 	}
 	switch_span_account(s, t);
 }

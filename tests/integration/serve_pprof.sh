@@ -175,7 +175,8 @@ fi
 assert_untraced_running "$HOT"
 
 # 8 profiles at once, the most: a ninth (from another address: 8
-# connections is one client's most) is answered 503 with Retry-After the
+# connections is one client's most) is answered 503 (or, where the server
+# read it before one of the 8, that one is) with Retry-After the
 # time until the first of them ends, when a place frees (it was the
 # last's: 8 s where 2 were left). The ninth is sent once the server has
 # the 8 connections (at load 12 the curls took more than the second
@@ -185,7 +186,8 @@ served() { awk -v p=":$port" 'substr($2, length($2) - 4) == p && $4 == "01" { n+
 began=$(date +%s%N)
 curls=""
 for s8 in 5 6 7 8 9 10 11 12; do
-	curl -sS --max-time 40 -o /dev/null "$SERVER_URL/debug/pprof/profile?seconds=$s8" 2>/dev/null &
+	curl -sS --max-time 40 -o /dev/null -D "$T/h8.$s8" -w '%{http_code}\n' \
+		"$SERVER_URL/debug/pprof/profile?seconds=$s8" >"$T/code8.$s8" 2>/dev/null &
 	curls="$curls $!"
 done
 for try in $(seq 1 80); do
@@ -196,12 +198,25 @@ done
 sleep 0.3   # (each request read and its window opened)
 w=$(curl -sS --interface 127.0.0.2 -D "$T/h9" -o "$T/b9" -w '%{http_code}' \
 	"$SERVER_URL/debug/pprof/profile?seconds=1" 2>"$T/curl9.err") || w="000 $(cat "$T/curl9.err")"
-assert_eq "a ninth profile at once" "$w" 503
-retry=$(sed -n 's/^Retry-After: \([0-9]*\).*/\1/Ip' "$T/h9" | tr -d '\r')
-least=$(awk -v b="$began" -v now="$(date +%s%N)" 'BEGIN { l = int(5 - (now - b) / 1e9); print l < 1 ? 1 : l }')
-assert_within "its Retry-After (the shortest window, 5 s, opened since the curls began)" "${retry:-0}" "$least" 5
-grep -q "retry in $retry seconds" "$T/b9" || fail "503 body: $(cat "$T/b9")"
-wait $curls
+case "$w" in
+503)	retry=$(sed -n 's/^Retry-After: \([0-9]*\).*/\1/Ip' "$T/h9" | tr -d '\r')
+	least=$(awk -v b="$began" -v now="$(date +%s%N)" 'BEGIN { l = int(5 - (now - b) / 1e9); print l < 1 ? 1 : l }')
+	assert_within "its Retry-After (the shortest window, 5 s, opened since the curls began)" "${retry:-0}" "$least" 5
+	grep -q "retry in $retry seconds" "$T/b9" || fail "503 body: $(cat "$T/b9")"
+	wait $curls
+	assert_eq "the 8 at once: answered 200 ($(cat "$T"/code8.* | tr "\n" " "))" "$(cat "$T"/code8.* | grep -c '^200$')" 8 ;;
+200)	# (one of the 8 had its connection but was not read yet when the
+	# ninth came, 0.3 s later: CI's sanitizer build once; then that one is
+	# the ninth, and is refused)
+	wait $curls
+	late=$(grep -l '^503$' "$T"/code8.* | head -n 1)
+	assert_eq "9 at once, the ninth served: the others' answers ($(cat "$T"/code8.* | tr "\n" " "))" \
+		"$(cat "$T"/code8.* | grep -c '^503$')" 1
+	note "a request of the 8 was read after the ninth, and refused: ${late##*.} s"
+	retry=$(sed -n 's/^Retry-After: \([0-9]*\).*/\1/Ip' "$T/h8.${late##*.}" | tr -d '\r')
+	assert_within "its Retry-After (a window of at most 12 s open)" "${retry:-0}" 1 12 ;;
+*)	fail "a ninth profile at once: $w, 503 expected (or 200 with one of the 8 refused)" ;;
+esac
 
 kill -TERM "$SERVER_PID"
 wait_exit "$SERVER_PID" 15 "csampler --serve after SIGTERM" "$HOT"
