@@ -28,12 +28,10 @@ uint64_t stackmap_scale_share(uint64_t seen_before, uint64_t count, uint64_t tot
 /* Whether key K is scaled with the pool: few samples and little CPU (a
  * thread short-lived, or never sampled); one with a few samples of much
  * CPU (its stops found it waiting for a CPU) is scaled to its own. */
-static bool pooled(const struct stackmap *m, size_t k, uint64_t period_ns)
+static bool pooled(const struct stackmap_account *a, uint64_t period_ns)
 {
-	struct stackmap_account a;
-	stackmap_key_account(m, (uint32_t)k, &a);
-	return a.counted < STACKMAP_SCALE_MIN &&
-	       (!a.counted || a.cpu_ns / STACKMAP_SCALE_MIN < period_ns);
+	return a->counted < STACKMAP_SCALE_MIN &&
+	       (!a->counted || a->cpu_ns / STACKMAP_SCALE_MIN < period_ns);
 }
 
 int stackmap_scaler_init(struct stackmap_scaler *sc, const struct stackmap *m, uint64_t period_ns)
@@ -52,12 +50,13 @@ int stackmap_scaler_init(struct stackmap_scaler *sc, const struct stackmap *m, u
 	}
 	uint64_t pool_ns = a.pool_cpu_ns;
 	bool whole = a.whole;
-	for (size_t k = 0; k < sc->nkeys; k++)
-		if (pooled(m, k, period_ns)) {
-			stackmap_key_account(m, (uint32_t)k, &a);
+	for (size_t k = 0; k < sc->nkeys; k++) {
+		stackmap_key_account(m, (uint32_t)k, &a);
+		if (pooled(&a, period_ns)) {
 			sc->pool_counted += a.counted;
 			pool_ns += a.cpu_ns < UINT64_MAX - pool_ns ? a.cpu_ns : 0;
 		}
+	}
 	/* (never below the count sampled unless the account is whole: a
 	 * pool whose account came out short, threads that ended unread
 	 * while csampler had no CPU, would scale their samples away) */
@@ -67,6 +66,15 @@ int stackmap_scaler_init(struct stackmap_scaler *sc, const struct stackmap *m, u
 	return 0;
 }
 
+/* The total of key KEY (below nkeys), whose account is A: its own CPU in
+ * periods, or its share of the pool's. */
+static uint64_t key_total(const struct stackmap_scaler *sc, const struct stackmap_account *a)
+{
+	return !pooled(a, sc->period_ns)
+		       ? in_periods(a->cpu_ns, sc->period_ns)
+		       : stackmap_scale_share(0, a->counted, sc->pool_total, sc->pool_counted);
+}
+
 uint64_t stackmap_scaler_key_total(const struct stackmap_scaler *sc, uint32_t key,
 				   uint64_t *counted)
 {
@@ -74,11 +82,7 @@ uint64_t stackmap_scaler_key_total(const struct stackmap_scaler *sc, uint32_t ke
 	if (sc->map)
 		stackmap_key_account(sc->map, key, &a);
 	*counted = a.counted;
-	if (key >= sc->nkeys)
-		return *counted;
-	return !pooled(sc->map, key, sc->period_ns)
-		       ? in_periods(a.cpu_ns, sc->period_ns)
-		       : stackmap_scale_share(0, *counted, sc->pool_total, sc->pool_counted);
+	return key < sc->nkeys ? key_total(sc, &a) : *counted;
 }
 
 /* Of an unpooled key's total TOTAL, the periods its stacks of COUNTED
@@ -97,10 +101,11 @@ uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint32_
 			       uint64_t count)
 {
 	bool arrival = (flags & STACK_ARRIVAL) != 0;
-	uint64_t counted, total = stackmap_scaler_key_total(sc, key, &counted);
 	if (key >= sc->nkeys)
 		return arrival ? 0 : count;
-	if (pooled(sc->map, key, sc->period_ns)) {
+	struct stackmap_account a;
+	stackmap_key_account(sc->map, key, &a);
+	if (pooled(&a, sc->period_ns)) {
 		if (arrival)
 			return 0;
 		uint64_t share = stackmap_scale_share(sc->pool_seen, count, sc->pool_total,
@@ -108,8 +113,7 @@ uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint32_
 		sc->pool_seen += count;
 		return share;
 	}
-	struct stackmap_account a;
-	stackmap_key_account(sc->map, key, &a);
+	uint64_t total = key_total(sc, &a);
 	uint64_t woken = arrival_total(a.woken, a.span_ns, total, sc->period_ns);
 	uint64_t preempted = arrival_total(a.preempted, a.preempt_span_ns, total - woken,
 					   sc->period_ns);
@@ -122,7 +126,7 @@ uint64_t stackmap_scaler_count(struct stackmap_scaler *sc, uint32_t key, uint32_
 		share = preempted ? stackmap_scale_share(*seen, count, preempted, a.preempted) : 0;
 	} else {
 		seen = &sc->seen[key];
-		share = stackmap_scale_share(*seen, count, total - woken - preempted, counted);
+		share = stackmap_scale_share(*seen, count, total - woken - preempted, a.counted);
 	}
 	*seen += count;
 	return share;

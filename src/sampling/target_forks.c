@@ -86,6 +86,14 @@ static ssize_t parent_row(const struct target *t, size_t i, pid_t child, size_t 
 	return found;
 }
 
+/* Row K is to be loose from its next stop (tg_row_lets_go). */
+static void mark_to_loosen(struct target *t, size_t k)
+{
+	t->rows[k].loosen = true;
+	t->rows[k].children_seen_ns = (long long)clock_monotonic_ns();
+	t->any_loose = true;
+}
+
 void tg_loosen_forker(struct target *t, size_t i, pid_t tid)
 {
 	siginfo_t si;
@@ -97,9 +105,7 @@ void tg_loosen_forker(struct target *t, size_t i, pid_t tid)
 	ssize_t k = parent_row(t, i, si.si_pid, &n);
 	if (k < 0 || n < 2 || t->rows[k].loose || t->rows[k].loosen)
 		return;
-	t->rows[k].loosen = true;
-	t->rows[k].children_seen_ns = (long long)clock_monotonic_ns();
-	t->any_loose = true;
+	mark_to_loosen(t, (size_t)k);
 }
 
 void tg_forkers_init(const struct target *t, struct tg_forkers *f, pid_t pid, bool later)
@@ -262,9 +268,7 @@ void tg_loosen_at_fork(struct target *t, size_t i)
 	}
 	if (r->loose || r->loosen)
 		return;
-	r->loosen = true;
-	r->children_seen_ns = (long long)clock_monotonic_ns();
-	t->any_loose = true;
+	mark_to_loosen(t, i);
 	t->fork_loosened++;
 }
 
