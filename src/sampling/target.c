@@ -618,10 +618,10 @@ void target_detach(struct target *t)
 		     "SIGCHLD, queued only because the parent is traced, woke none of them)",
 		     t->held_reaps, t->held_reaps == 1 ? "" : "es", t->held_reaps == 1 ? "its" : "their");
 	if (t->cfg.verbose && t->loosened)
-		warn("let %llu thread%s go while it%s had child processes, %llu at a fork before "
-		     "the child ran (a child's SIGCHLD is then dropped, as for a process nobody "
-		     "traces, and wakes no other thread)", t->loosened, t->loosened == 1 ? "" : "s",
-		     t->loosened == 1 ? "" : " each", t->fork_loosened);
+		warn("let threads go %llu time%s while they had child processes, %llu at a fork "
+		     "before the child ran (a child's SIGCHLD is then dropped, as for a process "
+		     "nobody traces, and wakes no other thread)", t->loosened,
+		     t->loosened == 1 ? "" : "s", t->fork_loosened);
 	/* Nothing to ask of the kernel: the tracees are let go when the
 	 * tracer thread exits, each as it is (tracer.h). */
 	t->nrows = 0;

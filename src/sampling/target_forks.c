@@ -32,8 +32,9 @@
  * silently, once let go. So a thread that forks is loose: untraced, and
  * never stopped while it has children, nor for LOOSE_QUIET_NS after it was
  * last seen with one (the sampler counts its samples without a stack:
- * target_thread_stoppable); then it is seized for a sample and traced
- * again. It is made loose before its child can end: a traced thread is
+ * target_thread_stoppable); then it is traced again, where it sleeps
+ * (retrace_asleep) or seized for a sample. It is made loose before its
+ * child can end: a traced thread is
  * seized with PTRACE_O_TRACEFORK, so it stops at each fork
  * (tg_loosen_at_fork) and its child, seized with it, at its first stop,
  * where the child is held (tg_park_child) until its parent is let go. One
@@ -159,14 +160,21 @@ bool tg_row_lets_go(struct target *t, size_t i)
 	struct row *r = &t->rows[i];
 	if (t->cfg.mode == TARGET_SEIZE_PER_SAMPLE)
 		return true;
+	bool counted = r->loosen;
 	if (r->loosen) {
 		r->loosen = false;
 		r->loose = true;
 		t->loosened++;
 	}
-	if (r->loose && !procfs_thread_has_child(t->pub[i].pid, t->pub[i].tid, 0))
-		r->loose = false;   /* (traced again: its next child's end shows it) */
-	return r->loose;
+	if (!r->loose)
+		return false;
+	if (!procfs_thread_has_child(t->pub[i].pid, t->pub[i].tid, 0)) {
+		r->loose = false;   /* (traced again: its next fork shows it) */
+		return false;
+	}
+	if (!counted)
+		t->loosened++;   /* (seized again for a sample, and it forked since) */
+	return true;
 }
 
 bool tg_row_stoppable(struct target *t, size_t i)
@@ -208,6 +216,31 @@ static void trace_new_threads(struct target *t, pid_t pid)
 	procfs_dir_close(&d);
 }
 
+/* Loose row I, quiet for LOOSE_QUIET_NS (as of NOW) and asleep, is traced
+ * again as it sleeps, without a stop: its next fork is then reported
+ * before the child runs (tg_loosen_at_fork). Seized for a sample instead,
+ * it is caught as it runs, often inside the fork that ends its quiet (the
+ * kernel reports no fork begun untraced): let go again at that stop, a
+ * child already made. A fork begun between the looks and the seize is
+ * caught by the look after it. */
+static void retrace_asleep(struct target *t, size_t i, long long now)
+{
+	struct row *r = &t->rows[i];
+	pid_t pid = t->pub[i].pid, tid = t->pub[i].tid;
+	char text[1024];
+	struct procfs_stat st;
+	if (r->traced || r->loosen || now - r->children_seen_ns < LOOSE_QUIET_NS ||
+	    procfs_thread_has_child(pid, tid, 0) ||
+	    procfs_read_file(pid, tid, "stat", text, sizeof text) <= 0 ||
+	    !procfs_parse_stat(text, &st) || st.state != 'S' ||
+	    tg_ptrace(PTRACE_SEIZE, tid, 0, t->options) < 0)
+		return;
+	r->traced = true;
+	r->loose = false;
+	if (procfs_thread_has_child(pid, tid, 0))
+		mark_to_loosen(t, i);   /* (let go at its next stop) */
+}
+
 void tg_check_loose(struct target *t)
 {
 	long long now = (long long)clock_monotonic_ns();
@@ -228,7 +261,9 @@ void tg_check_loose(struct target *t)
 				tg_remove_process(t, pid, true);
 			continue;
 		}
-		left = true;
+		if (r->loose && t->cfg.mode == TARGET_SEIZE_PERSISTENT)
+			retrace_asleep(t, i, now);
+		left = left || r->loose || r->loosen;
 		size_t k = 0;
 		while (k < nscanned && scanned[k] != pid)
 			k++;
@@ -266,9 +301,12 @@ void tg_loosen_at_fork(struct target *t, size_t i)
 			r->fork_watch_off = true;
 		return;
 	}
-	if (r->loose || r->loosen)
+	if (r->loosen)
 		return;
-	mark_to_loosen(t, i);
+	if (r->loose)   /* (seized again for a sample: let go again at its stop) */
+		r->children_seen_ns = (long long)clock_monotonic_ns();
+	else
+		mark_to_loosen(t, i);
 	t->fork_loosened++;
 }
 

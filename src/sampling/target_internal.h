@@ -118,11 +118,11 @@ struct target {
 	unsigned long long restarted;  /* calls tg_restart_interrupted_call restarted */
 	unsigned long long stray_caught; /* threads tg_catch_stray_wakers interrupted */
 	bool any_loose;               /* a row may be loose, or to be (tg_check_loose) */
-	unsigned long long loosened;  /* rows made loose */
+	unsigned long long loosened;  /* times a row was let go for its children */
 	long long next_loose_check_ns; /* tg_check_loose's next look */
 	struct parked_child parked[PARKED_MAX]; /* target_forks.c */
 	size_t nparked;
-	unsigned long long fork_loosened; /* rows made loose at a fork event */
+	unsigned long long fork_loosened; /* of those, at a fork event */
 	struct user_regs_struct regs;  /* of thread regs_tid (0: none), read at its stop */
 	pid_t regs_tid;
 

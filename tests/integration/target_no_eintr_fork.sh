@@ -48,7 +48,7 @@ for args in "-F 999" "-F 99" "--idle -F 999" "--attach-mode=per-sample -F 999"; 
 	case "$args" in
 	*per-sample*) ;;
 	*) assert_match "the -v line ($args)" "$(grep 'child processes' "$T/cs.err")" \
-		"^csampler: let [0-9]+ threads? go while it (each )?had child processes" ;;
+		"^csampler: let threads go [0-9]+ times? while they had child processes" ;;
 	esac
 	case "$args" in
 	*--idle*) ;;
@@ -116,9 +116,13 @@ note "$(grep '^eintr' "$T/blockers.out" | tail -n 1)"
 # before, a thread the queued signal woke returned EINTR once in 20
 # attaches (2 s, --idle -F 999, two busy loops beside it, a fork every
 # 2 ms; the build with fork events: 0 in 80), and the SIGCHLD came for
-# csampler in 9 runs of 20 (0 of 20 with them). Here a fork every 20 ms:
-# the forker has a child at attach (and is let go then) about 1 time in 50,
-# so in 3 runs it is let go at a fork at least once.
+# csampler in 9 runs of 20 (0 of 20 with them). Here a fork every 20 ms,
+# ten at a time, then 250 ms asleep, where csampler traces it again (it
+# was loose for 100 ms without a child): so it is let go at a fork about
+# once a burst, 4 to 7 times a run, quiet and beside four busy loops (12
+# runs each). (Traced again only when seized for a sample, it was caught
+# inside the fork that ended its quiet, which the kernel does not report:
+# once at a fork in a run at most, and 0 in 3 runs in CI's busiest stage.)
 start_fixture blockers 900 100 3 -20000
 thread_named forker >/dev/null || harness "no forker thread in blockers"
 sleep 0.3
@@ -129,11 +133,11 @@ for args in "-F 999" "--idle -F 999" "--idle -F 999"; do
 	run_csampler -v $args --threads -d 2 -o "$T/wait.folded" -p "$FIXTURE_PID"
 	assert_eq "forker that waits, $args: status: $(tail -n 3 "$T/cs.err")" "$CS_STATUS" 0
 	check_clean "forker that waits, $args"
-	n=$(awk '/^csampler: let [0-9]+ threads? go while/ {
+	n=$(awk '/^csampler: let threads go [0-9]+ times? while/ {
 		for (i = 2; i + 2 <= NF; i++) if ($i == "at" && $(i + 1) == "a" && $(i + 2) == "fork") print $(i - 1) }' "$T/cs.err")
 	at_forks=$((at_forks + ${n:-0}))
 done
-assert_within "forker that waits: threads let go at a fork in 3 runs (-v)" "$at_forks" 1 1000000
+assert_within "forker that waits: threads let go at a fork in 3 runs (-v)" "$at_forks" 3 1000000
 kill -TERM "$FIXTURE_PID"
 wait "$FIXTURE_PID"
 assert_eq "the fixture whose forker waits: status (3 = it saw EINTR)" "$?" 0

@@ -23,7 +23,8 @@
  *
  * usage: blockers SECONDS [WORK_US [WAIT_MS [FORK_US]]]   (defaults: 0 us,
  * 200 ms, no forking): with FORK_US, thread "forker" forks a child every
- * FORK_US microseconds (below; a negative one: waited for at once).
+ * FORK_US microseconds (below; a negative one: waited for at once, with a
+ * pause after every tenth).
  * Prints "ready PID" first. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -295,14 +296,19 @@ static void *spinner(void *arg)
  * SIGCHLD at SIG_DFL, which the kernel drops for a process nobody traces.
  * A negative FORK_US: the child is waited for at once (as system() does),
  * then the thread sleeps -FORK_US, so that it has no child nearly all the
- * time (an attach finds it without one). */
+ * time (an attach finds it without one); after every FORK_BURST children
+ * it sleeps FORK_PAUSE_MS more, long enough for a profiler that let it go
+ * while it forked to take it back (csampler: LOOSE_QUIET_NS, 100 ms). */
+#define FORK_BURST 10
+#define FORK_PAUSE_MS 250
 static long fork_us;
 static void *forker(void *arg)
 {
 	pthread_setname_np(pthread_self(), "forker");
 	long us = fork_us < 0 ? -fork_us : fork_us;
 	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000L };
-	for (;;) {
+	const struct timespec pause = { .tv_nsec = FORK_PAUSE_MS * 1000000L };
+	for (unsigned long n = 1;; n++) {
 		pid_t child = fork();
 		if (child == 0)
 			_exit(0);
@@ -313,6 +319,8 @@ static void *forker(void *arg)
 				if (errno != EINTR)
 					abort();
 			nanosleep(&ts, NULL);
+			if (n % FORK_BURST == 0)
+				nanosleep(&pause, NULL);
 			continue;
 		}
 		nanosleep(&ts, NULL);
