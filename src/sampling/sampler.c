@@ -318,6 +318,7 @@ static void capture_late(void *ctx, pid_t tid, const struct user_regs_struct *re
 	t->late_until_ns = 0;
 	t->own_stops++;
 	t->clock_stops++;
+	t->taken_stops += t->intr_our_cpu == TICK_CPU_TAKEN;
 	t->stop_arrival = 0;
 	if (!regs)
 		return;
@@ -358,6 +359,7 @@ static void capture_thread(void *ctx, size_t index, pid_t tid, const struct user
 	s->chosen[i]->late_until_ns = 0;
 	s->chosen[i]->own_stops++;
 	s->chosen[i]->clock_stops++;
+	s->chosen[i]->taken_stops += s->chosen[i]->intr_our_cpu == TICK_CPU_TAKEN;
 	s->chosen[i]->stop_run_delay_read = false;
 	s->chosen[i]->stop_arrival = 0;
 	s->captured[i] = false;

@@ -108,6 +108,9 @@ struct thread_state {
 	 * pair, and the parts of its span told as its wake-ups' and its
 	 * preemptions' so far, the parts not yet told (it has no key yet) */
 	uint64_t clock_base_nvcsw, clock_base_nivcsw;
+	/* its stops where csampler's tick took its CPU from it (a preemption
+	 * of ours: an involuntary switch), all so far and at the first pair */
+	uint64_t taken_stops, clock_base_taken;
 	uint64_t span_told_ns[2], span_unaccounted_ns[2];
 	uint64_t arrival_counted[2];  /* periods counted at its stops there */
 	bool clock_switches;          /* its switches out read at the first pair */
@@ -258,7 +261,9 @@ void threads_judge_held(struct sampler *s, size_t base, size_t n);
  * any interrupt: where each is alone on a CPU the tick took (the tick
  * thread's or a held one), none can run until the holders let go, so each is judged
  * now (intr_our_cpu; s->prejudged), and one that waited for its CPU at the
- * tick is left out, unstopped (stats.dropped_queued); where any is not,
+ * tick is left out, unstopped (stats.dropped_queued), but for a few of
+ * those whose switch in is measured, stopped where they arrive (their stop
+ * then only places it: threads_keep_stop); where any is not,
  * none is (the reads would delay the interrupts of those that may move:
  * they are judged after the interrupts are sent). Returns how many are
  * left, first in chosen[]. */

@@ -63,6 +63,7 @@ static void clock_open(struct sampler *s, struct thread_state *t, const struct p
 	t->clock_base_run_ns = t->clock_run_ns = ss->runtime_ns;
 	t->clock_base_arrivals = t->clock_arrivals = ss->arrivals;
 	t->clock_base_stops = t->clock_pair_stops = t->clock_stops;
+	t->clock_base_taken = t->taken_stops;
 	t->clock_ns = 0;
 	t->clock_read_ns = now;
 	t->span_told_ns[0] = t->span_told_ns[1] = 0;
@@ -96,9 +97,12 @@ static void tell_span(struct sampler *s, struct thread_state *t)
 			       ? t->clock_pair_stops - t->clock_base_stops : 0;
 	uint64_t span = taskclock_span(t->clock_run_ns - t->clock_base_run_ns, t->clock_ns,
 				       t->clock_arrivals - t->clock_base_arrivals, own);
-	/* (each of our stops is a voluntary switch out of the thread) */
+	/* (each of our stops is a voluntary switch out of the thread, and one
+	 * where our tick took its CPU an involuntary one before it: holders.h) */
 	uint64_t n[2] = { nv - t->clock_base_nvcsw, niv - t->clock_base_nivcsw };
+	uint64_t taken = t->taken_stops - t->clock_base_taken;
 	n[0] = n[0] > own ? n[0] - own : 0;
+	n[1] = n[1] > taken ? n[1] - taken : 0;
 	uint64_t told = t->span_told_ns[0] + t->span_told_ns[1];
 	if (span <= told || !(n[0] + n[1]))
 		return;

@@ -17,7 +17,11 @@
 # arrived; and each epoll phase stays within the larger of 3 points and
 # the part left spread (plus 3 standard errors) of its own CPU clock's
 # share (spread, a run at 37% put the client's read 11.0 points short, the
-# server's wait 7.9; placed, every phase within 2.9 at 17-35%). Runs:
+# server's wait 7.9; placed, every phase within 2.9 at 17-35%), and so
+# does the napper's beside the loops (found waiting at most ticks, it was
+# never stopped there: its span, 7-8%, spread and its sleep 7.1-8.9
+# points short; one in four of those stopped only for where it arrives,
+# 1.1-3.1, with the span all placed). Runs:
 # epoll as the host is, epoll and nap beside two busy loops of the test's,
 # and epoll there again with --backend=perf (its threads' task clocks read
 # while they run: within a scheduler tick each; nothing placed).
@@ -77,7 +81,6 @@ check_span() {
 	else
 		grep -Eq "$NOTE_RE" "$T/cs.err" && fail "$mode ($label): span $spread% spread, a note: $(cat "$T/cs.err")"
 	fi
-	[ "$mode" = epoll ] || return 0
 	if [ "$label" != perf ] && awk -v s="$share" 'BEGIN { exit !(s > 5) }'; then
 		assert_within "$mode ($label): switch-in span put where the threads arrived, % of the span" \
 			"$(awk -v a="$in" -v p="$placed" 'BEGIN { printf "%.1f\n", 100 * p / a }')" 50 101

@@ -10,7 +10,11 @@
 # while a holder held its CPU waited for it at the tick and is left out,
 # not stopped to be dropped. The previous binary stopped it: 1.56-1.57
 # stops for each one kept at 999 Hz, 1.96 at 199 Hz, 2.1-2.2 beside two
-# busy loops; now 1.00, quiet and beside the loops. (Beside them it read
+# busy loops; then 1.00, quiet and beside the loops; now 1.21 at both
+# rates, quiet: one in four of the threads left out is stopped all the
+# same, only for where it arrives (its switch-in span is placed there:
+# sampler_judge.c's ARRIVAL_EVERY), and the napper waits at most of the
+# ticks it is a candidate at (1,429 of 2,970 at 999 Hz). (Beside them it read
 # 1.25-1.60: a thread a holder took off its CPU may get it back only after
 # a busy loop's slice, and so stop after the round, where it stops exact
 # and is kept, but such late stops were left out of -v's count of kept
