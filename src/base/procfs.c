@@ -348,8 +348,19 @@ bool procfs_fd_waits(pid_t pid, long fd)
 	if (n <= 0)
 		return false;
 	link[n] = '\0';
-	return strncmp(link, "pipe:", 5) == 0 || strncmp(link, "socket:", 7) == 0 ||
-	       strncmp(link, "anon_inode:", 11) == 0;
+	if (strncmp(link, "pipe:", 5) == 0 || strncmp(link, "socket:", 7) == 0)
+		return true;
+	/* (of the anonymous inodes, those a read waits on: a perf event's
+	 * counter, read by a program timing itself, never does, and taken
+	 * for a wait its exit was a wake-up's place) */
+	static const char *const waiting[] = { "[eventfd]", "[timerfd]", "[signalfd]", "inotify",
+					       "[fanotify]", "[userfaultfd]" };
+	if (strncmp(link, "anon_inode:", 11) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof waiting / sizeof waiting[0]; i++)
+		if (strcmp(link + 11, waiting[i]) == 0)
+			return true;
+	return false;
 }
 
 bool procfs_dir_open(struct procfs_dir *d, pid_t pid)

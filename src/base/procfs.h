@@ -110,7 +110,8 @@ ssize_t procfs_read_memory(pid_t pid, uint64_t addr, void *buf, size_t len);
 bool procfs_read_memory_all(pid_t pid, uint64_t addr, void *buf, size_t len);
 
 /* Whether fd FD of process PID is a pipe, a socket or an anonymous inode
- * (eventfd, timerfd, signalfd...): a read of it waits for a writer. */
+ * a read waits on (eventfd, timerfd, signalfd, inotify, fanotify,
+ * userfaultfd; not a perf event's): a read of it waits for a writer. */
 bool procfs_fd_waits(pid_t pid, long fd);
 
 

@@ -114,6 +114,8 @@ struct thread_state {
 	uint64_t span_told_ns[2], span_unaccounted_ns[2];
 	uint64_t arrival_counted[2];  /* periods counted at its stops there */
 	bool clock_switches;          /* its switches out read at the first pair */
+	bool arrival_only;            /* interrupted only for where it arrives
+	                               * (threads_judge_running) */
 	uint32_t stop_arrival;        /* its stop, not at a tick's run, is counted
 	                               * where it arrives: STACK_WAKE, STACK_PREEMPT */
 };

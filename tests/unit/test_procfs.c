@@ -17,6 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
 
 #include "procfs.h"
 
@@ -239,6 +242,18 @@ static void test_files(void **state)
 	assert_false(procfs_fd_waits(getpid(), f));
 	close(f);
 	assert_false(procfs_fd_waits(getpid(), -1));
+	/* an eventfd waits; a perf event's counter does not */
+	int e = eventfd(0, 0);
+	assert_true(e >= 0);
+	assert_true(procfs_fd_waits(getpid(), e));
+	close(e);
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof a,
+				     .config = PERF_COUNT_SW_TASK_CLOCK };
+	int pe = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (pe >= 0) {   /* (perf events may be refused here) */
+		assert_false(procfs_fd_waits(getpid(), pe));
+		close(pe);
+	}
 }
 
 /* se.exec_start of /proc/.../sched: milliseconds with six decimals, as
