@@ -70,7 +70,7 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 	fprintf(stderr,
 		"csampler: %llu samples, %llu threads seen, %llu ticks missed, "
 		"unwind stops: %s, %llu truncated, %llu sampled late, %llu dropped at wake-ups, "
-		"%llu dropped waiting for a CPU, %llu switches, %.2f s waited for a CPU, "
+		"%llu dropped waiting for a CPU (%llu stopped only for where they arrived), %llu switches, %.2f s waited for a CPU, "
 		"pause p50 %.1f us p99 %.1f us%s, %llu not stopped (threads with child processes), "
 		"other CPUs held at the ticks: %llu of %llu, %llu copied where they slept, "
 		"stops at a call's exit: %llu of %llu taken where csampler's tick took the CPU, "
@@ -81,6 +81,7 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		(unsigned long long)ss.ticks_missed, unwind_stops,
 		(unsigned long long)rs->truncated, (unsigned long long)ss.late,
 		(unsigned long long)ss.dropped_waking, (unsigned long long)ss.dropped_queued,
+		(unsigned long long)ss.arrival_stops,
 		(unsigned long long)ss.switches, (double)ss.waited_ns / 1e9,
 		(double)rs->pause_p50_ns / 1e3,
 		(double)rs->pause_p99_ns / 1e3, grown, (unsigned long long)ss.not_stopped,

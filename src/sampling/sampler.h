@@ -67,6 +67,8 @@ struct sampler_stats {
 	uint64_t dropped_queued;        /* stops of threads that were waiting for a CPU
 	                                 * at the tick (runnable, not running): not
 	                                 * counted (see sampler.c) */
+	uint64_t arrival_stops;         /* of those, stopped only for where they arrived
+	                                 * (sampler_judge.c's ARRIVAL_EVERY) */
 	uint64_t not_stopped;           /* samples of threads not stopped, counted
 	                                 * without a stack (target_thread_stoppable) */
 	/* on-CPU stops kept, by where they were and where they came: the

@@ -212,6 +212,7 @@ size_t threads_judge_running(struct sampler *s, size_t n)
 			}
 			t->weight *= ARRIVAL_EVERY;   /* (judge_stop drops its stop: STOP_QUEUED) */
 			t->arrival_only = true;
+			s->stats.arrival_stops++;
 		}
 		s->chosen[i] = s->chosen[kept];
 		s->chosen[kept++] = t;
