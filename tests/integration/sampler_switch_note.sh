@@ -71,6 +71,15 @@ check_span() {
 	spread=$(awk -v a="$in" -v p="$placed" -v r="$run" 'BEGIN { printf "%.1f\n", (a > p) ? 100 * (a - p) / r : 0 }')
 	fixture=$(awk '$1 == "thread" { c += $3; r += $4 } END { printf "%.1f\n", (c > 0) ? 100 * (c - r) / c : -1 }' "$T/pingpong.out")
 	note "$mode ($label): span $share% of the CPU ($with% with csampler's stops; the fixture's own $fixture%), $spread% not put where the threads arrived"
+	# a span is never under 0: where the fixture's task clock ran ahead of
+	# its CPU clock (steal time on a guest: the CPU clock leaves it out,
+	# the task clock keeps it; CI once read -1.8% for the napper beside
+	# the loops, and csampler's own reads of the same clocks 0.0), the
+	# span is 0 and csampler's (clamped so) is judged against that
+	if awk -v f="$fixture" 'BEGIN { exit !(f < 0) }'; then
+		note "$mode ($label): the fixture's task clock ran $(awk -v f="$fixture" 'BEGIN { print -f }')% ahead of its CPU clock (steal $(awk '$1 == "cpu" { print $9; exit }' /proc/stat) ticks since boot): span 0"
+		fixture=0.0
+	fi
 	tol=$(awk -v f="$fixture" 'BEGIN { print 1.5 + f / 10 }')
 	assert_within "$mode ($label): switch-in span with csampler's stops, % (the fixture's own $fixture%)" \
 		"$with" "$(awk -v f="$fixture" -v t="$tol" 'BEGIN { print f - t }')" \
