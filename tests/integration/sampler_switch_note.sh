@@ -91,8 +91,11 @@ check_span() {
 		grep -Eq "$NOTE_RE" "$T/cs.err" && fail "$mode ($label): span $spread% spread, a note: $(cat "$T/cs.err")"
 	fi
 	if [ "$label" != perf ] && awk -v s="$share" 'BEGIN { exit !(s > 5) }'; then
+		# (up to 105: each class is told its share as it grows, read at
+		# different stops, so the parts can run a little ahead of the
+		# span read at the end; a full check read 101.4)
 		assert_within "$mode ($label): switch-in span put where the threads arrived, % of the span" \
-			"$(awk -v a="$in" -v p="$placed" 'BEGIN { printf "%.1f\n", 100 * p / a }')" 50 101
+			"$(awk -v a="$in" -v p="$placed" 'BEGIN { printf "%.1f\n", 100 * p / a }')" 50 105
 	fi
 	# each phase within the larger of 3 points and the span left spread,
 	# of its own CPU clock's share
