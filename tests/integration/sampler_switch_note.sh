@@ -93,11 +93,18 @@ check_span() {
 		grep -Eq "$NOTE_RE" "$T/cs.err" && fail "$mode ($label): span $spread% spread, a note: $(cat "$T/cs.err")"
 	fi
 	if [ "$label" != perf ] && awk -v s="$share" 'BEGIN { exit !(s > 5) }'; then
-		# (up to 105: each class is told its share as it grows, read at
-		# different stops, so the parts can run a little ahead of the
-		# span read at the end; a full check read 101.4)
+		# at least half of the span put where the threads arrived; and
+		# no more than the span by over the span's own tolerance, in
+		# points of the threads' CPU: the span is told as it grows, and
+		# a thread's span can shrink after a part of it was told (its
+		# arrivals' share of our own stops grows), so the parts told
+		# can run ahead of the span read at the end (CI read 105.9% of
+		# the span once, about 0.4 points)
 		assert_within "$mode ($label): switch-in span put where the threads arrived, % of the span" \
-			"$(awk -v a="$in" -v p="$placed" 'BEGIN { printf "%.1f\n", 100 * p / a }')" 50 105
+			"$(awk -v a="$in" -v p="$placed" 'BEGIN { printf "%.1f\n", 100 * p / a }')" 50 1000
+		assert_within "$mode ($label): span put where the threads arrived, % of the CPU (span $share% +- $tol)" \
+			"$(awk -v p="$placed" -v r="$run" 'BEGIN { printf "%.1f\n", 100 * p / r }')" 0 \
+			"$(awk -v s="$share" -v t="$tol" 'BEGIN { print s + t }')"
 	fi
 	# each phase within the larger of 3 points and the span left spread,
 	# of its own CPU clock's share
