@@ -717,6 +717,14 @@ const struct procmaps_entry *procmaps_find(const struct procmaps *pm, uint64_t a
 	return best ? &best->e : NULL;
 }
 
+uint64_t procmaps_next_start(const struct procmaps *pm, uint64_t addr)
+{
+	if (addr == UINT64_MAX)
+		return UINT64_MAX;
+	size_t i = lower_bound_all(pm->cur, pm->ncur, addr + 1);
+	return i < pm->ncur ? pm->cur[i]->e.start : UINT64_MAX;
+}
+
 const struct procmaps_entry *procmaps_find_tagged(const struct procmaps *pm, uint64_t addr,
 						  unsigned tag)
 {

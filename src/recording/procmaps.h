@@ -104,6 +104,10 @@ bool procmaps_is_gone(const struct procmaps *pm);
 
 /* The current mapping containing ADDR, else the newest historical one, else NULL. */
 const struct procmaps_entry *procmaps_find(const struct procmaps *pm, uint64_t addr);
+/* The start of the first current mapping above ADDR, or UINT64_MAX: where a
+ * mapping holding ADDR that is not known yet (a thread's stack made since
+ * the maps were read) ends at the latest. */
+uint64_t procmaps_next_start(const struct procmaps *pm, uint64_t addr);
 /* As procmaps_find, but the code mapping with TAG among those that held
  * ADDR (the newest of them), when TAG is not 0 and one has it (tags tell
  * code mappings apart: a data mapping may share one). An untagged

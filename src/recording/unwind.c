@@ -448,6 +448,13 @@ static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_
 	s->stack_in_use = known && e->end - sp <= SIZE_MAX ? (size_t)(e->end - sp) : 0;
 	if (known && e->end - sp < len)
 		len = (size_t)(e->end - sp);
+	/* (one not known ends where the next known mapping starts, at the
+	 * latest: read past it, a walk took the code above, a library's, for
+	 * its live stack, and new threads' stacks just below one were cut) */
+	uint64_t next = known ? 0 : procmaps_next_start(u->pm, sp);
+	bool whole = next > sp && next - sp <= len;
+	if (whole)
+		len = (size_t)(next - sp);
 	if (sp + len < sp)
 		len = (size_t)(UINT64_MAX - sp);
 	/* with the red zone under sp, where it is in the stack's mapping: one
@@ -465,8 +472,8 @@ static int copy_stack(struct unwinder *u, pid_t tid, uint64_t sp, struct unwind_
 		below = 0, n = 0;
 	s->stack_below = below;
 	s->stack_len = (size_t)n - below;
-	/* an unknown mapping read in full may go on */
-	s->window_cut = known ? e->end - sp > s->window : (size_t)n == s->window;
+	/* an unknown mapping read in full, not up to a known one, may go on */
+	s->window_cut = known ? e->end - sp > s->window : !whole && (size_t)n == s->window;
 	return 0;
 }
 
@@ -535,6 +542,8 @@ static void ctx_init(struct unwind_ctx *c, struct unwinder *u, const struct unwi
 		c->stack_end = se->end;
 	else if (!s->window_cut)
 		c->stack_end = s->stack_start + s->stack_len;
+	else
+		c->stack_end = procmaps_next_start(u->pm, s->stack_start);
 	c->red_zone_live = s->stack_below == 0;
 	c->window_cut = s->window_cut ||
 			(s->kernel_copy && s->stack_start + s->stack_len < c->stack_end);

@@ -259,6 +259,33 @@ static void test_reserve_refresh_no_alloc(void **state)
 	procmaps_free(pm);
 }
 
+/* A mapping made after the maps were read (a new thread's stack) ends, at
+ * the latest, where the first known mapping above it starts; an address
+ * above every known mapping has no such end. */
+static void test_next_start(void **state)
+{
+	(void)state;
+	long page = sysconf(_SC_PAGESIZE);
+	char *area = mmap(NULL, 4 * (size_t)page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(area != MAP_FAILED);
+	/* known: the top page, readable (the rest PROT_NONE, a mapping too) */
+	assert_int_equal(mprotect(area + 3 * page, (size_t)page, PROT_READ), 0);
+	struct procmaps *pm = procmaps_new(getpid());
+	assert_non_null(pm);
+	assert_true(procmaps_refresh(pm) >= 0);
+	/* made since: the second page readable, not read yet */
+	assert_int_equal(mprotect(area + page, (size_t)page, PROT_READ | PROT_WRITE), 0);
+	assert_int_equal(procmaps_next_start(pm, (uintptr_t)(area + page + 8)),
+			 (uintptr_t)(area + 3 * page));
+	assert_int_equal(procmaps_next_start(pm, (uintptr_t)(area + 3 * page)),
+			 procmaps_next_start(pm, (uintptr_t)(area + 4 * page - 1)));
+	assert_true(procmaps_next_start(pm, (uintptr_t)(area + 3 * page)) > (uintptr_t)(area + 3 * page));
+	assert_int_equal(procmaps_next_start(pm, UINT64_MAX), UINT64_MAX);
+	assert_int_equal(procmaps_next_start(pm, UINT64_MAX - 1), UINT64_MAX);
+	assert_int_equal(munmap(area, 4 * (size_t)page), 0);
+	procmaps_free(pm);
+}
+
 /* Tags tell code mappings apart: a data mapping found later over a code
  * mapping's addresses, holding its tag, does not take its addresses (each
  * round a new one and the rest of the area: every tag in 63 rounds). */
@@ -694,6 +721,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_files_map),
 		cmocka_unit_test(test_tag_code_only),
+		cmocka_unit_test(test_next_start),
 		cmocka_unit_test(test_parse_maps_table),
 		cmocka_unit_test(test_parse_maps_edges),
 		cmocka_unit_test(test_parse_perf_map),
