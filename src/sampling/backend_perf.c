@@ -47,6 +47,7 @@ static void perf_get_stats(const void *impl, struct backend_stats *out)
 	*out = (struct backend_stats){
 		.ticks = ps.drains, .threads_seen = ps.threads_seen, .lost = ps.lost,
 		.switch_in_ns = ps.switch_in_ns, .switch_run_ns = ps.switch_run_ns,
+		.switch_placed_ns = ps.switch_placed_ns,
 	};
 	memcpy(out->own, &ps, sizeof ps);
 }
@@ -61,13 +62,16 @@ static void perf_print_diagnostics(const struct backend_stats *st, const struct 
 		"(%llu refused), %llu lost (rings full), %llu "
 		"without user registers, unwind stops: %s, %llu truncated, %llu whole by the "
 		"kernel's frame pointers, switch-in span %.3f s of %.3f s run on the threads' own "
-		"clocks, thread keys %llu held of %llu made, %llu periods taken\n",
+		"clocks (%.3f s put where they arrived: %llu stacks at a switch out of %llu threads, "
+		"%llu lost), thread keys %llu held of %llu made, %llu periods taken\n",
 		(unsigned long long)rs->samples, (unsigned long long)ps.threads_seen,
 		(unsigned long long)ps.own_threads, (unsigned long long)ps.own_refused,
 		(unsigned long long)ps.lost, (unsigned long long)ps.no_user_regs,
 		unwind_stops, (unsigned long long)rs->truncated,
 		(unsigned long long)rs->fp_continued,
 		(double)ps.switch_in_ns / 1e9, (double)ps.switch_run_ns / 1e9,
+		(double)ps.switch_placed_ns / 1e9, (unsigned long long)ps.arrival_samples,
+		(unsigned long long)ps.arrival_threads, (unsigned long long)ps.arrival_lost,
 		(unsigned long long)rs->keys_held, (unsigned long long)rs->keys_made,
 		(unsigned long long)taken);
 }

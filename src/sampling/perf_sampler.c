@@ -1,5 +1,6 @@
 /* perf_sampler: see perf_sampler.h. The rows of the threads it follows
- * (names, run time, clocks of their own) are perf_sampler_threads.c's.
+ * (names, run time, clocks of their own) are perf_sampler_threads.c's,
+ * where they arrive perf_sampler_arrivals.c's.
  *
  * Two clocks, one period. A software cpu-clock event per CPU (pid -1)
  * samples every 1/rate s of that CPU's time whatever runs there, each with
@@ -39,6 +40,9 @@
  * csampler raises to the hard one; beyond it a thread stays on the CPUs'
  * clocks, said once.
  *
+ * Where a thread arrives (the switch into it, placed at the stack of its
+ * switch out): perf_sampler_arrivals.c.
+ *
  * The records are read by perf_record (pure, fuzzed). */
 #include "config.h"
 
@@ -69,9 +73,6 @@
 #error "perf_sampler reads x86-64 user registers"
 #endif
 
-/* Data bytes of a CPU's ring: 4 MiB holds about 64 samples of a 64 KiB
- * window, 64 ms of one CPU at 999 Hz between two reads. */
-#define RING_DATA_BYTES (4u << 20)
 /* the largest stack copy a record can carry (its size field is 16 bits) */
 #define MAX_STACK_USER 65528u
 /* processes the filter can follow at once */
@@ -238,16 +239,22 @@ fail:;
 	return ret;
 }
 
+void ps_ring_close(struct ring *r)
+{
+	if (r->meta)
+		munmap(r->meta, r->map_len);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->meta = NULL;
+	r->fd = -1;
+}
+
 static void rings_close(struct perf_sampler *ps)
 {
 	for (unsigned c = 0; c < ps->ncpus; c++) {
-		struct ring *r = &ps->rings[c];
-		if (r->meta)
-			munmap(r->meta, r->map_len);
-		if (r->fd >= 0)
-			close(r->fd);
-		r->meta = NULL;
-		r->fd = -1;
+		ps_ring_close(&ps->rings[c]);
+		if (ps->arrival_rings)
+			ps_ring_close(&ps->arrival_rings[c]);
 	}
 }
 
@@ -312,6 +319,26 @@ static void split_chain(const struct perf_sample_view *v, struct unwind_snapshot
 	}
 }
 
+void ps_sample_snapshot(struct unwind_snapshot *s, const struct perf_sample_view *v)
+{
+	split_chain(v, s);
+	s->tid = v->tid;
+	regs_from_perf(v->regs, &s->regs);
+	s->stack_start = s->regs.rsp;
+	s->stack = (uint8_t *)(uintptr_t)v->stack;
+	s->stack_below = 0;
+	s->stack_cap = v->stack_size;
+	s->stack_len = v->stack_valid;
+	/* the kernel's copy stops short at the end of the stack mapping, or at
+	 * the first page it cannot read without a fault (the unwinder tells
+	 * which: kernel_copy) */
+	s->window_cut = v->stack_valid == v->stack_size;
+	s->kernel_copy = true;
+	s->sp_pc_only = false;
+	unwind_snapshot_clear_runtimes(s);   /* (the kernel's copy: the stack in
+	                                      * use only, no runtime read) */
+}
+
 static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *v)
 {
 	if (!tids_allow(ps->cfg.tids, ps->cfg.ntids, v->tid))
@@ -333,8 +360,8 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 	if (!row->own && !row->own_refused && !ps->closing && ++row->samples >= STACKMAP_SCALE_MIN)
 		ps_own_open(ps, row);
 	struct unwind_snapshot *s = &ps->snap;
-	split_chain(v, s);
 	if (!v->user) {
+		split_chain(v, s);
 		/* on a CPU without a user context (an exec between the old
 		 * program and the new, an exit once its memory is gone, a thread
 		 * between its birth and its first instruction): its CPU, its
@@ -343,28 +370,17 @@ static void take_sample(struct perf_sampler *ps, const struct perf_sample_view *
 		recorder_count_kernel(ps->rec, key, STACK_NO_USER_CONTEXT, s, 1);
 		return;
 	}
-	s->tid = v->tid;
-	regs_from_perf(v->regs, &s->regs);
-	s->stack_start = s->regs.rsp;
-	s->stack = (uint8_t *)(uintptr_t)v->stack;
-	s->stack_below = 0;
-	s->stack_cap = v->stack_size;
-	s->stack_len = v->stack_valid;
-	/* the kernel's copy stops short at the end of the stack mapping, or at
-	 * the first page it cannot read without a fault (the unwinder tells
-	 * which: kernel_copy) */
-	s->window_cut = v->stack_valid == v->stack_size;
-	s->kernel_copy = true;
-	s->sp_pc_only = false;
-	unwind_snapshot_clear_runtimes(s);   /* (the kernel's copy: the stack in
-	                                      * use only, no runtime read) */
+	ps_sample_snapshot(s, v);
 	const uint64_t *addrs;
 	unsigned depth;
 	uint32_t flags = 0;
 	recorder_count_snapshot(ps->rec, ps_row_id(ps, row)->proc, key, s, 1, &addrs, &depth, &flags);
 }
 
-static void ring_drain(struct perf_sampler *ps, struct ring *r)
+/* Hand ring R's records over: its samples to TAKE. */
+static void ring_drain(struct perf_sampler *ps, struct ring *r,
+		       void (*take)(struct perf_sampler *, const struct perf_sample_view *),
+		       uint64_t *lost_count)
 {
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = r->meta->data_tail, lost;
@@ -374,10 +390,10 @@ static void ring_drain(struct perf_sampler *ps, struct ring *r)
 	while (perf_ring_next(r->data, r->size, &tail, head, ps->scratch, &rec, &len)) {
 		switch (perf_record_parse(rec, len, &v, &lost)) {
 		case PERF_REC_SAMPLE:
-			take_sample(ps, &v);
+			take(ps, &v);
 			break;
 		case PERF_REC_LOST:
-			ps->stats.lost += lost;
+			*lost_count += lost;
 			break;
 		default:
 			break;
@@ -400,9 +416,12 @@ unsigned perf_sampler_read_rate(const struct perf_sampler *ps)
 int perf_sampler_drain(struct perf_sampler *ps)
 {
 	ps->stats.drains++;
-	for (unsigned c = 0; c < ps->ncpus; c++)
+	for (unsigned c = 0; c < ps->ncpus; c++) {
 		if (ps->rings[c].meta)
-			ring_drain(ps, &ps->rings[c]);
+			ring_drain(ps, &ps->rings[c], take_sample, &ps->stats.lost);
+		if (ps->arrival_rings && ps->arrival_rings[c].meta)
+			ring_drain(ps, &ps->arrival_rings[c], ps_take_arrival, &ps->stats.arrival_lost);
+	}
 	return 0;
 }
 
@@ -509,6 +528,12 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 	ps->cfg = *cfg;
 	ps->filter_map = ps->owned_map = -1;
 	ps->attr = event_attr(cfg);
+	/* a thread's switches out, its user stack only (the kernel's frames
+	 * there are the switch's) */
+	ps->arrival_attr = ps->attr;
+	ps->arrival_attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	ps->arrival_attr.exclude_callchain_kernel = 1;
+	ps->arrival_attr.exclude_idle = 0;
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
 	ps->ncpus = conf > 0 ? (unsigned)conf : 1;
 	ps->rings = calloc(ps->ncpus, sizeof *ps->rings);
@@ -545,6 +570,7 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 		say_refused("a cpu-clock event on every CPU", err, status);
 		goto fail;
 	}
+	ps_arrival_rings_open(ps, (size_t)sysconf(_SC_PAGESIZE));
 	/* the processes target holds; later ones come as events */
 	const struct target_thread *tl;
 	size_t n = target_threads(t, &tl);
@@ -553,6 +579,7 @@ struct perf_sampler *perf_sampler_new(struct target *t, struct recorder *rec,
 			perf_sampler_on_event(ps, &(struct target_event){ TARGET_EV_PROCESS_NEW,
 									  tl[i].pid, tl[i].pid });
 	ps->own_fd_budget = ps_own_fd_budget();
+	ps->arrival_fd_floor = ps->own_fd_budget / 2;
 	rows_of_attach(ps, tl, n);
 	if (cfg->verbose)
 		warn("perf events: a clock per CPU (%u), filtered to the target, and a thread's own "
@@ -582,10 +609,12 @@ void perf_sampler_free(struct perf_sampler *ps)
 	if (ps->owned_map >= 0)
 		close(ps->owned_map);
 	free(ps->rings);
+	free(ps->arrival_rings);
 	for (size_t i = 0; i < ps->rows_cap; i++)
 		recorder_unfollow_thread(ps->rec, (uint32_t)i);
 	free(ps->rows);
 	free(ps->own_fds);
+	free(ps->arrival_fds);
 	free(ps->scratch);
 	free(ps);
 }

@@ -9,7 +9,10 @@
  * bound to the thread (as perf record -p), whose time stops when it
  * switches out: the periods that end in a switch are then not lost, as a
  * CPU's are; a short-lived thread keeps the CPU's clock's random phase
- * (perf_sampler.c says why both). No thread is stopped; nothing is opened
+ * (perf_sampler.c says why both); such a thread's switches out are
+ * sampled too, a few, into a second ring per CPU: where it arrives, which
+ * takes the switch into it (perf_sampler_arrivals.c).
+ * No thread is stopped; nothing is opened
  * or read for a thread that does not run. perf_sampler_drain (each tick)
  * hands every sample to the recorder as a snapshot counting one period;
  * lost records are counted. A thread's run time is read at its samples (at
@@ -53,6 +56,11 @@ struct perf_sampler_stats {
 	/* over the threads' own clocks: the switch into them (their run time
 	 * less those clocks' time: backend_stats.switch_in_ns), their run time */
 	uint64_t switch_in_ns, switch_run_ns;
+	uint64_t switch_placed_ns;      /* of it, told for the threads' arrivals
+	                                 * (the stacks they switched out at) */
+	uint64_t arrival_samples;       /* stacks taken at a switch out */
+	uint64_t arrival_lost;          /* ... the kernel could not write */
+	uint64_t arrival_threads;       /* threads whose arrivals were sampled */
 };
 
 struct perf_sampler;

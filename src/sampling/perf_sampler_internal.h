@@ -1,6 +1,7 @@
 /* perf_sampler_internal.h: what perf_sampler.c (events, filter, rings,
- * records) and perf_sampler_threads.c (the rows of the threads followed:
- * their names, run time and clocks of their own) share. Not an interface. */
+ * records), perf_sampler_threads.c (the rows of the threads followed:
+ * their names, run time and clocks of their own) and
+ * perf_sampler_arrivals.c (where they arrive) share. Not an interface. */
 #ifndef CSAMPLER_PERF_SAMPLER_INTERNAL_H
 #define CSAMPLER_PERF_SAMPLER_INTERNAL_H
 #include <linux/perf_event.h>
@@ -9,12 +10,18 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "perf_record.h"
 #include "perf_sampler.h"
+#include "procfs.h"
 #include "recorder.h"
 #include "unwind.h"
 
 /* threads that can have clocks of their own at once */
 #define FILTER_MAX_OWN_THREADS 262144u
+
+/* Data bytes of a CPU's ring: 4 MiB holds about 64 samples of a 64 KiB
+ * window, 64 ms of one CPU at 999 Hz between two reads. */
+#define RING_DATA_BYTES (4u << 20)
 
 struct ring {
 	int fd;                         /* the CPU's event, -1: CPU offline */
@@ -40,6 +47,15 @@ struct thread_row {
 	uint64_t clock_run0_ns;
 	uint32_t samples;               /* samples before its own clocks (up to
 	                                 * STACKMAP_SCALE_MIN) */
+	/* its arrivals (perf_sampler_arrivals.c): their
+	 * events are open (arrival_fds), their period, the switch-in span told
+	 * the recorder so far; its schedstat arrivals and run time at its
+	 * first read, and when the period was last chosen */
+	bool arrivals;
+	uint64_t arrival_period;
+	uint64_t span_told_ns;
+	uint64_t arrivals0, runtime0_ns;
+	uint64_t period_read_ns, period_arrivals, period_runtime_ns;
 };
 
 struct perf_sampler {
@@ -48,12 +64,18 @@ struct perf_sampler {
 	struct perf_event_attr attr;
 	unsigned ncpus;
 	struct ring *rings;
+	struct ring *arrival_rings;     /* a ring per CPU for the threads' arrivals
+	                                 * (NULL: none), held by a dummy event */
+	struct perf_event_attr arrival_attr;
 	int filter_map;                 /* BPF hash: followed process id -> 1 */
 	int owned_map;                  /* BPF hash: tid with clocks of its own -> 1 */
 	struct thread_row *rows;        /* by the recorder's slot */
 	int *own_fds;                   /* ncpus a row, by slot: its own events (-1) */
+	int *arrival_fds;               /* the same of its arrival events */
 	size_t rows_cap;                /* as many as the recorder has slots */
 	size_t own_fd_budget;           /* descriptors the threads' events may still take */
+	size_t arrival_fd_floor;        /* arrival events only above this (half the
+	                                 * budget: the threads' own clocks first) */
 	bool warned_own;
 	bool closing;                   /* sampling is over: no thread gets clocks now */
 	bool warned_filter;
@@ -81,10 +103,39 @@ uint32_t ps_row_key(struct perf_sampler *ps, struct thread_row *row);
 /* Its own clocks opened (within the budget), or closed. */
 void ps_own_open(struct perf_sampler *ps, struct thread_row *row);
 void ps_own_close(struct perf_sampler *ps, struct thread_row *row);
+
 /* The descriptors the threads' own events may take. */
 size_t ps_own_fd_budget(void);
 /* The thread ended (or sampling did): accounted, its files closed, unfollowed. */
 void ps_row_release(struct perf_sampler *ps, struct thread_row *row);
 void ps_rows_of_process_release(struct perf_sampler *ps, pid_t pid);
+
+/* Unmap and close ring R (-1: none). */
+void ps_ring_close(struct ring *r);
+/* S from sample V: its user registers and stack copy, its kernel chain's
+ * parts (perf_sampler.c). */
+void ps_sample_snapshot(struct unwind_snapshot *s, const struct perf_sample_view *v);
+/* ROW's schedstat now (by its kept descriptor, or its path): false, gone
+ * (perf_sampler_threads.c). */
+bool ps_row_schedstat(const struct perf_sampler *ps, const struct thread_row *row,
+		      struct procfs_schedstat *ss);
+
+/* perf_sampler_arrivals.c: where a thread arrives. The rings (arrival_rings
+ * NULL where the kernel refuses one, said with -v); a sample of a switch
+ * out counted as an arrival; ROW's context-switch events opened (with its
+ * own clocks, RINGS CPUs) and closed; its span told as far as RUN_NS and
+ * its task clock CLOCK say, or as its schedstat SS says (with its period
+ * chosen again when due). */
+void ps_arrival_rings_open(struct perf_sampler *ps, size_t page);
+void ps_take_arrival(struct perf_sampler *ps, const struct perf_sample_view *v);
+void ps_arrivals_open(struct perf_sampler *ps, struct thread_row *row, unsigned rings);
+void ps_arrivals_close(struct perf_sampler *ps, struct thread_row *row);
+void ps_arrivals_tell(struct perf_sampler *ps, struct thread_row *row, uint64_t run_ns,
+		      uint64_t clock);
+void ps_arrivals_account(struct perf_sampler *ps, struct thread_row *row,
+			 const struct procfs_schedstat *ss, uint64_t now);
+/* The arrival period: about one sample a period of the CPU (ARRIVALS
+ * switches into the thread over RUN_NS of its run time). Pure. */
+uint64_t ps_arrival_period(const struct perf_sampler *ps, uint64_t arrivals, uint64_t run_ns);
 
 #endif

@@ -59,9 +59,13 @@ struct thread_row *ps_row_make(struct perf_sampler *ps, struct recorder_process 
 		int *fds = realloc(ps->own_fds, cap * ps->ncpus * sizeof *fds);
 		if (!fds)
 			return NULL;
-		for (size_t i = ps->rows_cap * ps->ncpus; i < cap * ps->ncpus; i++)
-			fds[i] = -1;
 		ps->own_fds = fds;
+		int *afds = realloc(ps->arrival_fds, cap * ps->ncpus * sizeof *afds);
+		if (!afds)
+			return NULL;
+		ps->arrival_fds = afds;
+		for (size_t i = ps->rows_cap * ps->ncpus; i < cap * ps->ncpus; i++)
+			fds[i] = afds[i] = -1;
 		ps->rows_cap = cap;
 	}
 	uint32_t slot = recorder_follow_thread(ps->rec, p, tid);
@@ -69,6 +73,17 @@ struct thread_row *ps_row_make(struct perf_sampler *ps, struct recorder_process 
 		return NULL;
 	ps->rows[slot] = (struct thread_row){ .schedstat_fd = -1, .clock_fd = -1 };
 	return &ps->rows[slot];
+}
+
+/* ROW's schedstat now (by its kept descriptor, or its path): false, gone. */
+bool ps_row_schedstat(const struct perf_sampler *ps, const struct thread_row *row,
+		      struct procfs_schedstat *ss)
+{
+	char buf[128];
+	const struct recorder_followed *id = ps_row_id(ps, row);
+	return row->schedstat_fd >= 0 ? procfs_read_schedstat(row->schedstat_fd, ss)
+				      : procfs_read_file(id->pid, id->tid, "schedstat", buf, sizeof buf) > 0 &&
+					procfs_parse_schedstat(buf, ss);
 }
 
 /* Tell the recorder the CPU ROW's thread used since the last read (its
@@ -92,6 +107,11 @@ void ps_row_account(struct perf_sampler *ps, struct thread_row *row, uint64_t no
 		return;
 	if (row->have_runtime && ss.runtime_ns > row->runtime_ns)
 		row->unaccounted_ns += ss.runtime_ns - row->runtime_ns;
+	if (!row->period_read_ns) {
+		row->arrivals0 = ss.arrivals;
+		row->runtime0_ns = ss.runtime_ns;
+		row->period_read_ns = now;
+	}
 	row->runtime_ns = ss.runtime_ns;
 	row->have_runtime = true;
 	/* a thread not sampled yet (made at its birth, read at its exit or
@@ -105,6 +125,8 @@ void ps_row_account(struct perf_sampler *ps, struct thread_row *row, uint64_t no
 		recorder_account_cpu(ps->rec, id->key, row->unaccounted_ns);
 		row->unaccounted_ns = 0;
 	}
+	if (row->arrivals)
+		ps_arrivals_account(ps, row, &ss, now);
 }
 
 /* ---- a thread's own clocks -------------------------------------------------- */
@@ -118,14 +140,8 @@ static int *row_own_fds(struct perf_sampler *ps, const struct thread_row *row)
  * exit's stop). */
 static uint64_t row_runtime_now(const struct perf_sampler *ps, struct thread_row *row)
 {
-	char buf[128];
 	struct procfs_schedstat ss;
-	const struct recorder_followed *id = ps_row_id(ps, row);
-	if (row->schedstat_fd >= 0 ? procfs_read_schedstat(row->schedstat_fd, &ss)
-				   : procfs_read_file(id->pid, id->tid, "schedstat", buf, sizeof buf) > 0 &&
-				     procfs_parse_schedstat(buf, &ss))
-		return ss.runtime_ns;
-	return row->runtime_ns;
+	return ps_row_schedstat(ps, row, &ss) ? ss.runtime_ns : row->runtime_ns;
 }
 
 /* The switch into ROW's thread while it had its own clocks, and its task
@@ -145,6 +161,10 @@ static void own_count_switches(struct perf_sampler *ps, struct thread_row *row)
 	uint64_t run = row_runtime_now(ps, row);
 	if (!read || run <= row->clock_run0_ns)
 		return;
+	if (row->arrivals) {
+		ps_arrivals_tell(ps, row, run, clock);
+		ps->stats.switch_placed_ns += row->span_told_ns;
+	}
 	run -= row->clock_run0_ns;
 	ps->stats.switch_in_ns += run > clock ? run - clock : 0;
 	ps->stats.switch_run_ns += run;
@@ -158,7 +178,9 @@ void ps_own_close(struct perf_sampler *ps, struct thread_row *row)
 		return;
 	int *fds = row_own_fds(ps, row);
 	if (row->clock_fd >= 0)
-		own_count_switches(ps, row);
+		own_count_switches(ps, row);   /* (the span's last part told first) */
+	if (row->arrivals)
+		ps_arrivals_close(ps, row);
 	for (unsigned c = 0; c < ps->ncpus; c++)
 		if (fds[c] >= 0) {
 			close(fds[c]);
@@ -233,6 +255,7 @@ void ps_own_open(struct perf_sampler *ps, struct thread_row *row)
 	if (ps->own_fd_budget > 0 && (row->clock_fd = taskclock_open(tid)) >= 0) {
 		ps->own_fd_budget--;
 		row->clock_run0_ns = row_runtime_now(ps, row);
+		ps_arrivals_open(ps, row, rings);
 	}
 	ps->stats.own_threads++;
 	ps->stats.own_threads_now++;
