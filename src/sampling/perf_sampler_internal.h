@@ -51,7 +51,9 @@ struct thread_row {
 	 * events are open (arrival_fds), their period, the switch-in span told
 	 * the recorder so far; its schedstat arrivals and run time at its
 	 * first read, and when the period was last chosen */
-	bool arrivals;
+	bool arrivals, arrivals_refused;
+	uint64_t span_checked_ns;       /* when its span was last looked at
+	                                 * before its arrivals were sampled */
 	uint64_t arrival_period;
 	uint64_t span_told_ns;
 	uint64_t arrivals0, runtime0_ns;
@@ -122,13 +124,13 @@ bool ps_row_schedstat(const struct perf_sampler *ps, const struct thread_row *ro
 
 /* perf_sampler_arrivals.c: where a thread arrives. The rings (arrival_rings
  * NULL where the kernel refuses one, said with -v); a sample of a switch
- * out counted as an arrival; ROW's context-switch events opened (with its
- * own clocks, RINGS CPUs) and closed; its span told as far as RUN_NS and
- * its task clock CLOCK say, or as its schedstat SS says (with its period
- * chosen again when due). */
+ * out counted as an arrival; ROW's context-switch events closed; its span
+ * told as far as RUN_NS and its task clock CLOCK say; at a read of its
+ * schedstat SS (a thread with a task clock), its events opened once its
+ * span is worth placing, else its span told and its period chosen again
+ * when due. */
 void ps_arrival_rings_open(struct perf_sampler *ps, size_t page);
 void ps_take_arrival(struct perf_sampler *ps, const struct perf_sample_view *v);
-void ps_arrivals_open(struct perf_sampler *ps, struct thread_row *row, unsigned rings);
 void ps_arrivals_close(struct perf_sampler *ps, struct thread_row *row);
 void ps_arrivals_tell(struct perf_sampler *ps, struct thread_row *row, uint64_t run_ns,
 		      uint64_t clock);

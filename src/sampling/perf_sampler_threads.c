@@ -125,7 +125,7 @@ void ps_row_account(struct perf_sampler *ps, struct thread_row *row, uint64_t no
 		recorder_account_cpu(ps->rec, id->key, row->unaccounted_ns);
 		row->unaccounted_ns = 0;
 	}
-	if (row->arrivals)
+	if (row->clock_fd >= 0)
 		ps_arrivals_account(ps, row, &ss, now);
 }
 
@@ -255,7 +255,6 @@ void ps_own_open(struct perf_sampler *ps, struct thread_row *row)
 	if (ps->own_fd_budget > 0 && (row->clock_fd = taskclock_open(tid)) >= 0) {
 		ps->own_fd_budget--;
 		row->clock_run0_ns = row_runtime_now(ps, row);
-		ps_arrivals_open(ps, row, rings);
 	}
 	ps->stats.own_threads++;
 	ps->stats.own_threads_now++;
