@@ -7,12 +7,12 @@
  * against its run time), belongs where the thread comes back on a CPU: at
  * the exit of its wait, or where it was preempted. Spread over its stacks
  * instead, an epoll server's epoll_wait read 6.5 to 16.7 points short
- * beside two busy loops. A thread with its own clocks also gets a
- * context-switch event per CPU, sampled (user registers and stack) at its
- * switch out, which is where it arrives next, into a ring per CPU of its
- * own (held by a dummy event); each sample is counted as an arrival
- * (STACK_WAKE), and the span is told the recorder (stackmap_add_span) as
- * it grows. Its period is chosen so that a thread gets about one such
+ * beside two busy loops. A thread with its own clocks whose span is
+ * worth placing (ARRIVAL_SPAN_MIN) also gets a context-switch event per
+ * CPU, sampled (user registers and stack) at its switch out, which is
+ * where it arrives next, into a ring per CPU of its own (held by a dummy
+ * event); each sample is counted as an arrival (STACK_WAKE), and the span
+ * is told the recorder (stackmap_add_span) as it grows. Its period is chosen so that a thread gets about one such
  * sample per period of its CPU, from its switches and run time read in
  * schedstat, chosen again every 0.1 s (PERF_EVENT_IOC_PERIOD): a fixed
  * count, as a frequency would not be (a context-switch event asked for
@@ -95,9 +95,7 @@ void ps_take_arrival(struct perf_sampler *ps, const struct perf_sample_view *v)
 		return;
 	ps->stats.arrival_samples++;
 	struct unwind_snapshot *s = &ps->snap;
-	ps_sample_snapshot(s, v);
-	s->kernel_chain = NULL;   /* (the switch's own kernel frames: not where it runs) */
-	s->kernel_n = 0;
+	ps_sample_snapshot(s, v);   /* (user frames only: arrival_attr) */
 	const uint64_t *addrs;
 	unsigned depth;
 	uint32_t flags = STACK_WAKE;
@@ -208,16 +206,16 @@ static void arrivals_open(struct perf_sampler *ps, struct thread_row *row,
 	unsigned rings = 0;
 	for (unsigned c = 0; c < ps->ncpus; c++)
 		rings += ps->arrival_rings[c].fd >= 0;
-	if (ps->own_fd_budget < ps->arrival_fd_floor + rings || ss->arrivals < row->arrivals0 ||
-	    ss->runtime_ns < row->runtime0_ns) {
+	if (ps->own_fd_budget < ps->arrival_fd_floor + rings || ss->arrivals < row->clock_arrivals0 ||
+	    ss->runtime_ns < row->clock_run0_ns) {
 		row->arrivals_refused = true;
 		return;
 	}
 	pid_t tid = ps_row_id(ps, row)->tid;
 	int *fds = row_arrival_fds(ps, row);
 	/* its switches a period of its CPU so far */
-	row->arrival_period = ps_arrival_period(ps, ss->arrivals - row->arrivals0,
-						ss->runtime_ns - row->runtime0_ns);
+	row->arrival_period = ps_arrival_period(ps, ss->arrivals - row->clock_arrivals0,
+						ss->runtime_ns - row->clock_run0_ns);
 	row->period_arrivals = ss->arrivals;
 	row->period_runtime_ns = ss->runtime_ns;
 	row->period_read_ns = now;
@@ -242,7 +240,6 @@ static void arrivals_open(struct perf_sampler *ps, struct thread_row *row,
 	ps->stats.arrival_threads++;
 }
 
-/* ROW's span told, and its period chosen again when due (SS just read). */
 /* Whether the span of ROW's thread so far (RUN_NS its run time now) is
  * worth placing: at least ARRIVAL_SPAN_MIN of ARRIVAL_RUN_MIN_NS or more. */
 static bool span_worth_placing(const struct thread_row *row, uint64_t run_ns)

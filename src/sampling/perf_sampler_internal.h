@@ -47,16 +47,15 @@ struct thread_row {
 	uint64_t clock_run0_ns;
 	uint32_t samples;               /* samples before its own clocks (up to
 	                                 * STACKMAP_SCALE_MIN) */
-	/* its arrivals (perf_sampler_arrivals.c): their
-	 * events are open (arrival_fds), their period, the switch-in span told
-	 * the recorder so far; its schedstat arrivals and run time at its
-	 * first read, and when the period was last chosen */
+	uint64_t clock_arrivals0;       /* its schedstat arrivals then */
+	/* its arrivals (perf_sampler_arrivals.c): their events are open
+	 * (arrival_fds), or will not be; when its span was last looked at
+	 * before they were; their period, the switch-in span told the recorder
+	 * so far; when the period was last chosen, its schedstat then */
 	bool arrivals, arrivals_refused;
-	uint64_t span_checked_ns;       /* when its span was last looked at
-	                                 * before its arrivals were sampled */
+	uint64_t span_checked_ns;
 	uint64_t arrival_period;
 	uint64_t span_told_ns;
-	uint64_t arrivals0, runtime0_ns;
 	uint64_t period_read_ns, period_arrivals, period_runtime_ns;
 };
 

@@ -107,11 +107,6 @@ void ps_row_account(struct perf_sampler *ps, struct thread_row *row, uint64_t no
 		return;
 	if (row->have_runtime && ss.runtime_ns > row->runtime_ns)
 		row->unaccounted_ns += ss.runtime_ns - row->runtime_ns;
-	if (!row->period_read_ns) {
-		row->arrivals0 = ss.arrivals;
-		row->runtime0_ns = ss.runtime_ns;
-		row->period_read_ns = now;
-	}
 	row->runtime_ns = ss.runtime_ns;
 	row->have_runtime = true;
 	/* a thread not sampled yet (made at its birth, read at its exit or
@@ -254,7 +249,12 @@ void ps_own_open(struct perf_sampler *ps, struct thread_row *row)
 	/* its task clock, where a descriptor is left: the switch into it */
 	if (ps->own_fd_budget > 0 && (row->clock_fd = taskclock_open(tid)) >= 0) {
 		ps->own_fd_budget--;
-		row->clock_run0_ns = row_runtime_now(ps, row);
+		/* (its switches over its run from here choose its arrivals'
+		 * period: none without them) */
+		struct procfs_schedstat ss;
+		row->arrivals_refused = !ps_row_schedstat(ps, row, &ss);
+		row->clock_run0_ns = row->arrivals_refused ? row->runtime_ns : ss.runtime_ns;
+		row->clock_arrivals0 = row->arrivals_refused ? 0 : ss.arrivals;
 	}
 	ps->stats.own_threads++;
 	ps->stats.own_threads_now++;

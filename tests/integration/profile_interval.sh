@@ -25,6 +25,7 @@ cpu_mark "$HOT"
 	sleep 0.1
 done) >"$T/cpu.trace" 2>/dev/null &
 tracer=$!
+FIXTURE_PIDS="$FIXTURE_PIDS $tracer"
 run_csampler -v -F 99 -d 4.5 --interval 1 -o "$T/out/w-%s.folded" -o "$T/out/w-%s.pb.gz" -p "$HOT"
 kill "$tracer" 2>/dev/null
 wait "$tracer" 2>/dev/null
