@@ -20,7 +20,13 @@
 # task-clock).
 # usage: bench/ab/cpuplace.sh [CSAMPLER [PROGS]] (as root, 2+ CPUs); REPS
 # (3), RATE (999), SECONDS (4), MODE (pingpong's mode: epoll, socket, nap,
-# sync, calls), PLACES (the placements run, "local remote free perf").
+# sync, calls, clock), PLACES (the placements run, "local remote free
+# perf"), BUSY=1 (two busy loops beside them). Each run's line ends with
+# the notes csampler's summary gave: "switch" (the target's threads got a
+# CPU so often that the split may be off), "skid" (stops at a call's exit
+# beyond the kernel's share), "span" (the switch onto a CPU left spread),
+# or "none": the note is right when it is there exactly where the worst
+# phase is over 5 points.
 set -eu
 CS=${1:-build/src/csampler}
 PROGS=${2:-$(dirname "$CS")/../tests/progs}
@@ -30,21 +36,32 @@ SECS=${SECONDS_RUN:-4}
 MODE=${MODE:-epoll}
 PLACES=${PLACES:-local remote free perf}
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+BUSY_PIDS=""
+trap 'rm -rf "$T"; [ -z "$BUSY_PIDS" ] || kill $BUSY_PIDS 2>/dev/null' EXIT
+if [ "${BUSY:-0}" = 1 ]; then
+	for i in 1 2; do
+		sh -c 'while :; do :; done' &
+		BUSY_PIDS="$BUSY_PIDS $!"
+	done
+fi
 one() {
 	name=$1 pcpu=$2 ccpu=$3
 	shift 3
 	taskset -c "$pcpu" "$PROGS/pingpong" "$MODE" "$SECS" wait > "$T/own" 2>&1 &
 	pp=$!
 	sleep 0.3
-	taskset -c "$ccpu" "$CS" -q "$@" --threads -F "$RATE" -d $((SECS + 1)) -o "$T/out.folded" \
+	taskset -c "$ccpu" "$CS" "$@" --threads -F "$RATE" -d $((SECS + 1)) -o "$T/out.folded" \
 		-p "$pp" 2> "$T/err" &
 	cs=$!
 	sleep 0.5
 	kill -USR2 "$pp"
 	wait "$pp" || true
 	wait "$cs" || true
-	awk -v name="$name" '
+	notes=""
+	grep -q '^csampler: note: the target.s threads got a CPU' "$T/err" && notes="$notes switch"
+	grep -q "^csampler: note: .* stops came at a system call.s exit" "$T/err" && notes="$notes skid"
+	grep -q '^csampler: note: .* was the switch onto a CPU' "$T/err" && notes="$notes span"
+	awk -v name="$name" -v notes="${notes:- none}" '
 	FNR == NR { if ($1 == "phase") { own[$2] = $3; tc[$2] = $4 } if ($1 == "total") { tot = $2; ttc = $3 } next }
 	{ n = $NF; $NF = ""; k = split($0, fr, ";"); ph = ""
 	  for (i = 1; i <= k; i++) { f = fr[i]; gsub(/ /, "", f); if (f in own) ph = f }
@@ -59,7 +76,7 @@ one() {
 			if (ttc > 0)
 				line = line sprintf("/tc%.1f", 100 * tc[p] / ttc)
 		}
-		printf "%-7s worst %5.1f pts (%s);%s\n", name, worst, wp, line
+		printf "%-7s worst %5.1f pts (%s);%s; notes:%s\n", name, worst, wp, line, notes
 	}' "$T/own" "$T/out.folded"
 }
 echo "phase samples%/own%[/tc task-clock%] per run"
