@@ -12,8 +12,9 @@
  * CPU, sampled (user registers and stack) at its switch out, which is
  * where it arrives next, into a ring per CPU of its own (held by a dummy
  * event); each sample is counted as an arrival (STACK_WAKE), and the span
- * is told the recorder (stackmap_add_span) as it grows. Its period is chosen so that a thread gets about one such
- * sample per period of its CPU, from its switches and run time read in
+ * is told the recorder (stackmap_add_span) as it grows. Its period is
+ * chosen so that a thread gets about one such sample per period of its
+ * CPU, from its switches and run time read in
  * schedstat, chosen again every 0.1 s (PERF_EVENT_IOC_PERIOD): a fixed
  * count, as a frequency would not be (a context-switch event asked for
  * 100 a second gave 23 in 2 s for a thread that switched 18,000 times a
