@@ -15,7 +15,9 @@
  *
  * Memory: the samples are read from the profile's store in passes; a pass
  * renders a batch of threads whose text is estimated to fit in opt->memory
- * into memory streams, then writes them in thread order. A thread too large
+ * into memory streams, then writes them in thread order (the target process
+ * first, then by process id; in each by thread id, then first seen: the main
+ * thread first, whatever order the samples came in). A thread too large
  * for that is a batch of its own that streams its stack list straight to
  * the output and its weights to a temp file copied after them. So memory
  * stays bounded by opt->memory plus the interned tables, at the cost of one
@@ -51,6 +53,8 @@ struct speedscope {
 	const struct profile *p;
 	FILE *out;
 	struct thread_out *threads;
+	uint32_t *order;         /* the sampled threads, in the order written */
+	uint32_t norder;
 	uint32_t *loc_frame;     /* frame of a location without lines, or PROFILE_NONE */
 	uint32_t *frame_loc;     /* the location of each such frame */
 	uint32_t nframes;        /* functions, then unnamed locations */
@@ -266,14 +270,12 @@ static int write_streamed_thread(struct speedscope *ss, uint32_t thread, bool fi
 	return ret;
 }
 
-/* Threads [from, to) in memory, in one pass. */
+/* The threads at order[from, to) in memory, in one pass. */
 static int write_batch(struct speedscope *ss, uint32_t from, uint32_t to, bool *first)
 {
 	int ret = 0;
-	for (uint32_t i = from; i < to; i++) {
-		struct thread_out *t = &ss->threads[i];
-		if (!t->nsamples)
-			continue;
+	for (uint32_t k = from; k < to; k++) {
+		struct thread_out *t = &ss->threads[ss->order[k]];
 		t->samples = open_memstream(&t->samples_text, &t->samples_len);
 		t->weights = open_memstream(&t->weights_text, &t->weights_len);
 		t->in_batch = true;
@@ -282,7 +284,8 @@ static int write_batch(struct speedscope *ss, uint32_t from, uint32_t to, bool *
 	}
 	if (ret == 0)
 		ret = profile_foreach_sample(ss->p, render_sample, ss);
-	for (uint32_t i = from; i < to; i++) {
+	for (uint32_t k = from; k < to; k++) {
+		uint32_t i = ss->order[k];
 		struct thread_out *t = &ss->threads[i];
 		if (!t->in_batch)
 			continue;
@@ -309,35 +312,50 @@ static int write_batch(struct speedscope *ss, uint32_t from, uint32_t to, bool *
 
 static int write_profiles(struct speedscope *ss)
 {
-	const struct profile *p = ss->p;
 	bool first = true;
 	uint32_t from = 0;
 	uint64_t held = 0;
 
 	fputs("\"profiles\":[", ss->out);
-	for (uint32_t i = 0; i <= p->nthreads; i++) {
-		const struct thread_out *t = i < p->nthreads ? &ss->threads[i] : NULL;
+	for (uint32_t k = 0; k <= ss->norder; k++) {
+		const struct thread_out *t = k < ss->norder ? &ss->threads[ss->order[k]] : NULL;
 		bool alone = t && t->estimate > ss->budget;
 		if (t && !alone && held + t->estimate <= ss->budget) {
 			held += t->estimate;
 			continue;
 		}
-		/* threads [from, i) fit: write them, then start a batch at i */
-		if (held && write_batch(ss, from, i, &first) < 0)
+		/* order[from, k) fits: write it, then start a batch at k */
+		if (held && write_batch(ss, from, k, &first) < 0)
 			return -1;
 		held = 0;
-		from = i;
+		from = k;
 		if (alone) {
-			if (write_streamed_thread(ss, i, first) < 0)
+			if (write_streamed_thread(ss, ss->order[k], first) < 0)
 				return -1;
 			first = false;
-			from = i + 1;
+			from = k + 1;
 		} else if (t) {
 			held = t->estimate;
 		}
 	}
 	fputs("]\n", ss->out);
 	return 0;
+}
+
+/* The target process first, then the others by process id; in each, by
+ * thread id, then in the profile's own order. */
+static int thread_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct profile *p = ctx;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct profile_thread *x = &p->threads[i], *y = &p->threads[j];
+	if ((x->pid == p->pid) != (y->pid == p->pid))
+		return x->pid == p->pid ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return i < j ? -1 : i > j;
 }
 
 int write_speedscope(const struct profile *p, FILE *out, const struct write_options *opt)
@@ -365,17 +383,24 @@ int write_speedscope(const struct profile *p, FILE *out, const struct write_opti
 	}
 	ss.unknown_frame = ss.nframes + 1;
 
-	/* the busiest thread is the one speedscope opens */
-	uint32_t active = 0, shown = 0;
+	ss.order = malloc((p->nthreads + 1) * sizeof *ss.order);
+	if (!ss.order) {
+		errno = ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		if (ss.threads[i].nsamples)
+			ss.order[ss.norder++] = i;
+	qsort_r(ss.order, ss.norder, sizeof *ss.order, thread_cmp, (void *)p);
+
+	/* the busiest thread is the one speedscope opens (the first such) */
+	uint32_t active = 0;
 	uint64_t most = 0;
-	for (uint32_t i = 0; i < p->nthreads; i++) {
-		if (!ss.threads[i].nsamples)
-			continue;
-		if (ss.threads[i].count > most) {
-			most = ss.threads[i].count;
-			active = shown;
+	for (uint32_t k = 0; k < ss.norder; k++) {
+		if (ss.threads[ss.order[k]].count > most) {
+			most = ss.threads[ss.order[k]].count;
+			active = k;
 		}
-		shown++;
 	}
 	fprintf(out, "{\"$schema\":\"%s\",\n\"exporter\":\"csampler %s\",\n\"name\":\"",
 		SCHEMA_URL, PACKAGE_VERSION);
@@ -397,6 +422,7 @@ int write_speedscope(const struct profile *p, FILE *out, const struct write_opti
 	ret = ferror(out) ? -1 : 0;
 out:
 	free(ss.threads);
+	free(ss.order);
 	free(ss.loc_frame);
 	free(ss.frame_loc);
 	return ret;

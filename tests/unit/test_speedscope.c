@@ -3,7 +3,7 @@
  * without allocating), the speedscope writer's exact output for a small
  * timed profile (gaps, overlap, truncated and empty stacks, inline frames,
  * unnamed addresses, hostile names as valid JSON, the busiest thread
- * active), the same output under any memory budget (threads batched and
+ * active), threads in process and thread id order, the same output under any memory budget (threads batched and
  * streamed), and escape_json. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -210,6 +210,43 @@ static void test_speedscope_untimed(void **state)
 	profile_free(p);
 }
 
+/* Threads seen late-first (a sampled worker before the main thread, a child
+ * of a lower pid first) are written the target's main thread first, then by
+ * thread id, then the other process, under any memory budget; the busiest
+ * is active at its place in that order. */
+static void test_speedscope_thread_order(void **state)
+{
+	(void)state;
+	struct profile *p = profile_new();
+	uint32_t f = profile_add_function(p, "f", "f", "", 0);
+	struct profile_line l = { f, 1 };
+	uint32_t loc = profile_add_location(p, 0x10, PROFILE_NONE, &l, 1, false);
+	uint32_t other = profile_add_thread(p, 3, 3, "other", "b");
+	uint32_t w2 = profile_add_thread(p, 7, 9, "w2", "a");
+	uint32_t w1 = profile_add_thread(p, 7, 8, "w1", "a");
+	uint32_t main_t = profile_add_thread(p, 7, 7, "main", "a");
+	p->period_nanos = 10;
+	p->pid = 7;
+	assert_int_equal(profile_add_sample(p, w2, &loc, 1, 0, 1), 0);
+	assert_int_equal(profile_add_sample(p, other, &loc, 1, 0, 2), 0);
+	assert_int_equal(profile_add_sample(p, w1, &loc, 1, 0, 3), 0);
+	assert_int_equal(profile_add_sample(p, main_t, &loc, 1, 0, 9), 0);
+	size_t budgets[] = { 0, 1, 1 << 20 };
+	for (size_t i = 0; i < sizeof budgets / sizeof budgets[0]; i++) {
+		char *out = write_to_string(p, budgets[i]);
+		const char *m = strstr(out, "\"main-7\""), *a = strstr(out, "\"w1-8\""),
+			   *b = strstr(out, "\"w2-9\""), *o = strstr(out, "\"b[3] other-3\"");
+		assert_non_null(m);
+		assert_non_null(a);
+		assert_non_null(b);
+		assert_non_null(o);
+		assert_true(m < a && a < b && b < o);
+		assert_non_null(strstr(out, "\"activeProfileIndex\":0,"));
+		free(out);
+	}
+	profile_free(p);
+}
+
 static void test_escape_json(void **state)
 {
 	(void)state;
@@ -231,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_recstore_reserve),
 		cmocka_unit_test(test_speedscope_exact),
 		cmocka_unit_test(test_speedscope_untimed),
+		cmocka_unit_test(test_speedscope_thread_order),
 		cmocka_unit_test(test_escape_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
