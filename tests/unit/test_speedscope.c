@@ -186,13 +186,22 @@ static void test_speedscope_exact(void **state)
 	profile_free(p);
 }
 
+/* A profile of one function "f" at one location, *LOC. */
+static struct profile *one_function_profile(uint32_t *loc)
+{
+	struct profile *p = profile_new();
+	assert_non_null(p);
+	uint32_t f = profile_add_function(p, "f", "f", "", 0);
+	struct profile_line l = { f, 1 };
+	*loc = profile_add_location(p, 0x10, PROFILE_NONE, &l, 1, false);
+	return p;
+}
+
 static void test_speedscope_untimed(void **state)
 {
 	(void)state;
-	struct profile *p = profile_new();
-	uint32_t f = profile_add_function(p, "f", "f", "", 0);
-	struct profile_line l = { f, 1 };
-	uint32_t loc = profile_add_location(p, 0x10, PROFILE_NONE, &l, 1, false);
+	uint32_t loc;
+	struct profile *p = one_function_profile(&loc);
 	uint32_t t = profile_add_thread(p, 1, 1, "a", "a");
 	uint32_t t2 = profile_add_thread(p, 1, 2, "b", "a");
 	p->period_nanos = 10;
@@ -217,10 +226,8 @@ static void test_speedscope_untimed(void **state)
 static void test_speedscope_thread_order(void **state)
 {
 	(void)state;
-	struct profile *p = profile_new();
-	uint32_t f = profile_add_function(p, "f", "f", "", 0);
-	struct profile_line l = { f, 1 };
-	uint32_t loc = profile_add_location(p, 0x10, PROFILE_NONE, &l, 1, false);
+	uint32_t loc;
+	struct profile *p = one_function_profile(&loc);
 	uint32_t other = profile_add_thread(p, 3, 3, "other", "b");
 	uint32_t w2 = profile_add_thread(p, 7, 9, "w2", "a");
 	uint32_t w1 = profile_add_thread(p, 7, 8, "w1", "a");
