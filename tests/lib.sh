@@ -578,6 +578,19 @@ check_burst() {
 		"$low" "$high"
 }
 
+# phases_want ACCOUNT: pingpong's own account (its output) as a line a
+# phase: NAME, its share of the CPU by the CPU clock, and by the thread's
+# CPU clock split as its task-clock splits it (percent).
+phases_want() {
+	awk '
+		$1 == "phase" { n++; name[n] = $2; cpu[n] = $3; run[n] = $4 }
+		$1 == "thread" { tcpu[$2] = $3; trun[$2] = $4 }
+		$1 == "total" { all = $2 }
+		END { for (i = 1; i <= n; i++) { th = name[i]; sub(/_.*/, "", th)
+			r = (trun[th] > 0) ? tcpu[th] / all * run[i] / trun[th] : cpu[i] / all
+			printf "%s %.1f %.1f\n", name[i], 100 * cpu[i] / all, 100 * r } }' "$1"
+}
+
 # check_phases MODE RATE HOW [POINTS]: the pingpong fixture in MODE (epoll,
 # socket, nap, sync, calls) for 4 s, sampled at RATE Hz with
 # $PHASES_CS_ARGS (e.g. a backend), launched (HOW launch) or attached to its
@@ -638,14 +651,7 @@ check_phases() {
 	total=$(folded_total "$F")
 	[ "$total" -gt 0 ] || fail "pingpong $mode at $rate Hz: no samples"
 	note "pingpong $mode at $rate Hz ($how): $(grep -E '^csampler: [0-9]+ samples' "$T/cs.err")"
-	# each phase: NAME, its share by the CPU clock, by task-clock's split
-	awk '
-		$1 == "phase" { n++; name[n] = $2; cpu[n] = $3; run[n] = $4 }
-		$1 == "thread" { tcpu[$2] = $3; trun[$2] = $4 }
-		$1 == "total" { all = $2 }
-		END { for (i = 1; i <= n; i++) { th = name[i]; sub(/_.*/, "", th)
-			r = (trun[th] > 0) ? tcpu[th] / all * run[i] / trun[th] : cpu[i] / all
-			printf "%s %.1f %.1f\n", name[i], 100 * cpu[i] / all, 100 * r } }' "$truth" >"$T/phases.want"
+	phases_want "$truth" >"$T/phases.want"
 	if [ -n "$perf_ref" ]; then
 		if wait "$perf_ref"; then
 			phases_perf_reference "$truth"

@@ -96,6 +96,10 @@ struct backend_stats {
 			 * from (csampler's own, or a holder's): each stopped where
 			 * it was at the tick */
 			uint64_t stops_taken;
+			/* stops dropped at the exit of a wait the thread went
+			 * into after the tick read it running (it slept and was
+			 * woken before the interrupt reached it) */
+			uint64_t stops_woken;
 			/* the switch into the threads whose task clocks were
 			 * read: the span the kernel charges them from being
 			 * picked to being on a CPU, where no sample lands (the
@@ -105,7 +109,7 @@ struct backend_stats {
 			uint64_t switch_in_ns, switch_run_ns, switch_placed_ns;
 			uint64_t own[BACKEND_OWN_WORDS];
 		};
-		uint64_t words[13 + BACKEND_OWN_WORDS];
+		uint64_t words[14 + BACKEND_OWN_WORDS];
 	};
 };
 _Static_assert(sizeof(struct backend_stats) == sizeof(((struct backend_stats *)0)->words),

@@ -51,7 +51,7 @@ static void ptrace_get_stats(const void *impl, struct backend_stats *out)
 		.ticks = ss.ticks, .threads_seen = ss.threads_seen, .waited_ns = ss.waited_ns,
 		.switches = ss.switches, .stops_call = ss.stops_call, .stops_user = ss.stops_user,
 		.user_ticks = ss.user_ticks, .kernel_ticks = ss.kernel_ticks,
-		.stops_taken = ss.local_call + ss.local_user,
+		.stops_taken = ss.local_call + ss.local_user, .stops_woken = ss.dropped_waking,
 		.switch_in_ns = ss.switch_in_ns, .switch_run_ns = ss.switch_run_ns,
 		.switch_placed_ns = ss.switch_placed_ns,
 	};
