@@ -39,16 +39,22 @@ DIAG_RE="switch-in span ([0-9.]+) s of ([0-9.]+) s run \\(([0-9.]+) s with csamp
 PERF_DIAG_RE="switch-in span ([0-9.]+) s of ([0-9.]+) s run on the threads' own clocks \\(([0-9.]+) s put where they arrived"
 NOTE_RE='^csampler: note: [0-9.]+% of the threads. CPU was the switch onto a CPU'
 
+# steal_ticks: the time this guest's CPUs were stolen by its host, in
+# clock ticks (/proc/stat)
+steal_ticks() { awk '$1 == "cpu" { print $9 + 0; exit }' /proc/stat; }
+
 # check_span MODE LABEL [ARGS...]: pingpong MODE for 4 s, attached at 999 Hz
 # (csampler ARGS) from before its start to its end
 check_span() {
-	local mode=$1 label=$2 F="$T/$1-$2.folded" line in run all n share with fixture tol
+	local mode=$1 label=$2 F="$T/$1-$2.folded" line in run all n share with fixture tol steal0 steal1 stolen
 	shift 2
 	start_fixture pingpong "$mode" 4 wait
 	start_sampling_csampler -v -F 999 -d 30 -o "$F" -p "$FIXTURE_PID" "$@"
+	steal0=$(steal_ticks)
 	kill -USR2 "$FIXTURE_PID"
 	CS_STATUS=0
 	wait "$BG_CSAMPLER" || CS_STATUS=$?
+	steal1=$(steal_ticks)
 	assert_eq "$mode ($label): exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
 	grep -q '^total ' "$T/pingpong.out" || fail "$mode ($label): no account: $(cat "$T/pingpong.out")"
 	# (its threads' two clocks: without them the span below would read -1)
@@ -86,7 +92,16 @@ check_span() {
 		note "$mode ($label): the fixture's task clock ran $(awk -v f="$fixture" 'BEGIN { print -f }')% ahead of its CPU clock (steal $(awk '$1 == "cpu" { print $9; exit }' /proc/stat) ticks since boot): span 0"
 		fixture=0.0
 	fi
-	tol=$(awk -v f="$fixture" 'BEGIN { print 1.5 + f / 10 }')
+	# (time stolen from this guest by its host is out of the fixture's CPU
+	# clock and in its task clock, so its own span is short by what was
+	# stolen from its threads: at most all the guest's, counted here in
+	# its share of their CPU. CI once read the epoll pair's own span 1.7%
+	# and csampler's 4.5%, where it is 3.9-4.3% on the quiet machine, on
+	# a day its groups ran a fifth slower; steal was not read then.)
+	stolen=$(awk -v a="$steal0" -v b="$steal1" -v r="$run" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { printf "%.1f\n", (r > 0 && b > a) ? 100 * (b - a) / hz / r : 0 }')
+	[ "$stolen" = 0.0 ] || note "$mode ($label): $stolen% of the threads' CPU stolen by the host during the run (the guest's steal time, all CPUs)"
+	tol=$(awk -v f="$fixture" -v s="$stolen" 'BEGIN { print 1.5 + f / 10 + s }')
 	assert_within "$mode ($label): switch-in span with csampler's stops, % (the fixture's own $fixture%)" \
 		"$with" "$(awk -v f="$fixture" -v t="$tol" 'BEGIN { print f - t }')" \
 		"$(awk -v f="$fixture" -v t="$tol" 'BEGIN { print f + t }')"
