@@ -123,13 +123,17 @@ static void report_empty(const struct report_config *o, pid_t pid, const struct 
  * dropped (backend_stats.stops_woken); its stops kept then came at the
  * exits of the calls it made on the way (the same delay, spanning a call).
  * Threads that wake on their own after long stretches of work are seldom
- * caught so and their split holds: measured at 999 Hz without holders
- * (csampler confined to another CPU, or --realtime=0), the syncer (4 KiB
- * and fdatasync, then 500 us of work) had none dropped so, every phase
- * within 2.3 points; the napper confined away 10% of its kept stops,
- * within 2.4-4.2; where the split was off by over 5 points, 36% or more
- * (the napper with csampler free to share its CPU 50%, 8-9 points; the
- * socket pair 36-54%, 7-12; the epoll pair 64-250%, 10-15). */
+ * caught so and their split holds. Measured on pingpong without holders
+ * (csampler confined to another CPU, or --realtime=0; 48 runs at 199 and
+ * 999 Hz, quiet and beside two busy loops; such stops against the
+ * samples): the syncer (4 KiB and fdatasync, then 500 us of work) had
+ * none dropped so, every phase within 2.3 points quiet (7.4-13.6 off
+ * beside the loops: the skid note's case); the napper confined away
+ * 5-11%, within 3.4; where the split was off by over 5 points, about a
+ * fifth or more (the napper sharing csampler's CPU 49-50%, 5.2-5.8
+ * points; the socket pair 19-54%, 7-14; the epoll pair 55-99%, 9-28), but
+ * for two socket runs at 16-17% (5.0 and 6.7 points) that the skid note
+ * named (bench/ab/issue44-notes.md). */
 #define SWITCH_RISK_WOKEN 0.2
 
 /* A stop reaches a thread on another CPU tens of microseconds after the
