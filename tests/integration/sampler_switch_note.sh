@@ -89,7 +89,7 @@ check_span() {
 	# the loops, and csampler's own reads of the same clocks 0.0), the
 	# span is 0 and csampler's (clamped so) is judged against that
 	if awk -v f="$fixture" 'BEGIN { exit !(f < 0) }'; then
-		note "$mode ($label): the fixture's task clock ran $(awk -v f="$fixture" 'BEGIN { print -f }')% ahead of its CPU clock (steal $(awk '$1 == "cpu" { print $9; exit }' /proc/stat) ticks since boot): span 0"
+		note "$mode ($label): the fixture's task clock ran $(awk -v f="$fixture" 'BEGIN { print -f }')% ahead of its CPU clock (steal $(steal_ticks) ticks since boot): span 0"
 		fixture=0.0
 	fi
 	# (time stolen from this guest by its host is out of the fixture's CPU
