@@ -29,6 +29,22 @@ sleep 0.3
 check_clean "before profiling"
 
 forker_cpu() { cut -d' ' -f1 "/proc/$FIXTURE_PID/task/$FORKER/schedstat"; }
+# the least CPU the forker had in any 2 s of the bracket W0..W1 (ns of
+# wall time), in samples' worth at HZ: its schedstat every 0.1 s (in
+# $T/forker.trace), the interval from each reading to the last within 2 s
+# of it, for the readings the sampled 2 s can start at (so one of them
+# lies inside the 2 s sampled, whatever the host did to the forker)
+forker_least_2s() {
+	awk -v w0="$1" -v w1="$2" -v hz="$3" 'NF == 2 { n++; t[n] = $1; c[n] = $2 }
+		END { m = -1
+			for (i = 1; i <= n; i++) {
+				if (t[i] < w0 || t[i] > w1 - 1.8e9) continue
+				j = i
+				while (j < n && t[j + 1] - t[i] <= 2e9) j++
+				if (m < 0 || c[j] - c[i] < m) m = c[j] - c[i]
+			}
+			printf "%.0f\n", (m < 0) ? 0 : m / 1e9 * hz }' "$T/forker.trace"
+}
 
 for args in "-F 999" "-F 99" "--idle -F 999" "--attach-mode=per-sample -F 999"; do
 	# (the bracket opens once csampler samples: an attach slowed by a
@@ -37,8 +53,16 @@ for args in "-F 999" "-F 99" "--idle -F 999" "--attach-mode=per-sample -F 999"; 
 	# shellcheck disable=SC2086
 	start_sampling_csampler -v $args --threads -d 2 -o "$T/out.folded" -p "$FIXTURE_PID"
 	c0=$(forker_cpu) w0=$(date +%s%N)
+	(while :; do
+		echo "$(date +%s%N) $(forker_cpu 2>/dev/null)"
+		sleep 0.1
+	done) >"$T/forker.trace" 2>/dev/null &
+	tracer=$!
+	FIXTURE_PIDS="$FIXTURE_PIDS $tracer"
 	wait "$BG_CSAMPLER" || CS_STATUS=$?
 	c1=$(forker_cpu) w1=$(date +%s%N)
+	kill "$tracer" 2>/dev/null
+	wait "$tracer" 2>/dev/null
 	[ "$CS_STATUS" = 124 ] && fail "csampler timed out ($args): $(cat "$T/cs.err")"
 	assert_eq "status ($args): $(tail -n 3 "$T/cs.err")" "$CS_STATUS" 0
 	check_clean "-d 2 $args"
@@ -56,8 +80,10 @@ for args in "-F 999" "-F 99" "--idle -F 999" "--attach-mode=per-sample -F 999"; 
 		# kernel's account of the 2 s sampled): at most what its CPU in
 		# the bracket (the run, from its first sample to after the exit)
 		# is worth, 3 standard errors allowed, and at least 60% of the
-		# part of it the 2 s sampled are of the bracket's wall time (the
-		# sanitizer build's attach and exit are slower: 55 for 94 once)
+		# least it had in any 2 s of the bracket (the sanitizer build's
+		# attach and exit are slower: 55 for 94 once; a share of the
+		# bracket by wall time was not enough under ASAN on a loaded
+		# host, where the forker's CPU was not even: 19 for a bound of 20)
 		hz=${args##*-F }
 		got=$(awk -v re="^forker-$FORKER;" '$0 ~ re { n += $NF } END { print n + 0 }' "$T/out.folded")
 		want=$(awk -v c="$((c1 - c0))" -v hz="$hz" 'BEGIN { printf "%.0f\n", c / 1e9 * hz }')
@@ -69,8 +95,9 @@ for args in "-F 999" "-F 99" "--idle -F 999" "--attach-mode=per-sample -F 999"; 
 			continue
 		fi
 		se=$(awk -v w="$want" "$AWK_ROOT"' BEGIN { printf "%.0f\n", 3 * root(w) + 1 }')
-		assert_within "the forker's samples ($args; its CPU in the bracket is worth $want)" \
-			"$got" "$(awk -v w="$want" -v b="$((w1 - w0))" 'BEGIN { f = 2e9 / b; if (f > 1) f = 1; printf "%.0f\n", w * 0.6 * f }')" \
+		least=$(forker_least_2s "$w0" "$w1" "$hz")
+		assert_within "the forker's samples ($args; its CPU in the bracket is worth $want, in its least 2 s $least)" \
+			"$got" "$(awk -v l="$least" 'BEGIN { printf "%.0f\n", l * 0.6 }')" \
 			$((want + se)) ;;
 	esac
 done
