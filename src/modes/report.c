@@ -124,17 +124,17 @@ static void report_empty(const struct report_config *o, pid_t pid, const struct 
  * exits of the calls it made on the way (the same delay, spanning a call).
  * Threads that wake on their own after long stretches of work are seldom
  * caught so and their split holds. Measured on pingpong without holders
- * (csampler confined to another CPU, or --realtime=0; 48 runs at 199 and
- * 999 Hz, quiet and beside two busy loops; such stops against the
- * samples): the syncer (4 KiB and fdatasync, then 500 us of work) had
- * none dropped so, every phase within 2.3 points quiet (7.4-13.6 off
- * beside the loops: the skid note's case); the napper confined away
- * 5-11%, within 3.4; where the split was off by over 5 points, about a
- * fifth or more (the napper sharing csampler's CPU 49-50%, 5.2-5.8
- * points; the socket pair 19-54%, 7-14; the epoll pair 55-99%, 9-28), but
- * for two socket runs at 16-17% (5.0 and 6.7 points) that the skid note
- * named (bench/ab/issue44-notes.md). */
-#define SWITCH_RISK_WOKEN 0.2
+ * (csampler confined to another CPU, or --realtime=0; at 199 and 999 Hz,
+ * quiet and beside two busy loops; such stops against the stops kept, and
+ * the worst phase against the fixture's own clock): the syncer (4 KiB and
+ * fdatasync, then 500 us of work) none, within 1.9 points quiet (6.5-13.6
+ * off beside the loops: the skid note's case); the napper confined away
+ * 0.05-0.11, within 4.2; the socket pair 0.05-0.08, within 3.5, 0.096 5.1
+ * points, 0.14-0.37 7.1-11.5; the napper sharing csampler's CPU 1.0-1.4,
+ * 4.5-5.5; the epoll pair 0.6-2.1, 10-22. A fifth, as first set, left
+ * socket runs 8.3, 9.6 and 11.5 points off (0.157, 0.199, 0.200) without a
+ * note (bench/ab/issue44-notes.md). */
+#define SWITCH_RISK_WOKEN 0.1
 
 /* A stop reaches a thread on another CPU tens of microseconds after the
  * interrupt (26-42 us on a 2-CPU VM), at its next system call's exit if

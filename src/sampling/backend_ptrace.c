@@ -69,7 +69,7 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 			 rs->window_widest / 1024);
 	fprintf(stderr,
 		"csampler: %llu samples, %llu threads seen, %llu ticks missed, "
-		"unwind stops: %s, %llu truncated, %llu sampled late, %llu dropped at wake-ups, "
+		"unwind stops: %s, %llu truncated, %llu sampled late, %llu stops kept, %llu dropped at wake-ups, "
 		"%llu dropped waiting for a CPU (%llu stopped only for where they arrived), %llu switches, %.2f s waited for a CPU, "
 		"pause p50 %.1f us p99 %.1f us%s, %llu not stopped (threads with child processes), "
 		"other CPUs held at the ticks: %llu of %llu, %llu copied where they slept, "
@@ -80,7 +80,7 @@ static void ptrace_print_diagnostics(const struct backend_stats *st, const struc
 		(unsigned long long)rs->samples, (unsigned long long)ss.threads_seen,
 		(unsigned long long)ss.ticks_missed, unwind_stops,
 		(unsigned long long)rs->truncated, (unsigned long long)ss.late,
-		(unsigned long long)ss.dropped_waking, (unsigned long long)ss.dropped_queued,
+		(unsigned long long)(ss.stops_call + ss.stops_user), (unsigned long long)ss.dropped_waking, (unsigned long long)ss.dropped_queued,
 		(unsigned long long)ss.arrival_stops,
 		(unsigned long long)ss.switches, (double)ss.waited_ns / 1e9,
 		(double)rs->pause_p50_ns / 1e3,
