@@ -785,6 +785,22 @@ cpu_window() {
 	CPU_RATE=$(awk -v c="$((c1 - CPU_MARK_CPU))" -v w="$((w1 - CPU_MARK_WALL))" \
 		'BEGIN { printf "%.3f\n", (w > 0) ? c / w : 0 }')
 }
+# cpu_trace_start SCHEDSTAT FILE: a line "NS-NOW CPU-NS" in FILE every 0.1 s,
+# from the schedstat file SCHEDSTAT (a process's or a thread's), until
+# cpu_trace_stop (killed with the fixtures otherwise): how a target's CPU
+# went over a run, for bounds from the least or the most of it in a span.
+cpu_trace_start() {
+	(while :; do
+		echo "$(date +%s%N) $(cut -d' ' -f1 "$1" 2>/dev/null)"
+		sleep 0.1
+	done) >"$2" 2>/dev/null &
+	CPU_TRACER=$!
+	FIXTURE_PIDS="$FIXTURE_PIDS $CPU_TRACER"
+}
+cpu_trace_stop() {
+	kill "$CPU_TRACER" 2>/dev/null
+	wait "$CPU_TRACER" 2>/dev/null
+}
 # assert_samples WHAT N HZ CPU-SECONDS LOW HIGH: N samples at HZ of a
 # target that used CPU-SECONDS of CPU in the window (its own report) are LOW
 # to HIGH % of CPU-SECONDS x HZ, the samples that CPU time is worth: judged

@@ -20,15 +20,9 @@ mkdir "$T/out"
 cpu_mark "$HOT"
 # (the busy thread's CPU every 0.1 s while it is sampled: the least it had
 # in any second of the run, below)
-(while :; do
-	echo "$(date +%s%N) $(awk '{ print $1 }' /proc/"$HOT"/schedstat 2>/dev/null)"
-	sleep 0.1
-done) >"$T/cpu.trace" 2>/dev/null &
-tracer=$!
-FIXTURE_PIDS="$FIXTURE_PIDS $tracer"
+cpu_trace_start "/proc/$HOT/schedstat" "$T/cpu.trace"
 run_csampler -v -F 99 -d 4.5 --interval 1 -o "$T/out/w-%s.folded" -o "$T/out/w-%s.pb.gz" -p "$HOT"
-kill "$tracer" 2>/dev/null
-wait "$tracer" 2>/dev/null
+cpu_trace_stop
 cpu_window "$HOT"
 assert_eq "exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
 assert_untraced_running "$HOT"

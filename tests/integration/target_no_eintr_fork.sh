@@ -53,16 +53,10 @@ for args in "-F 999" "-F 99" "--idle -F 999" "--attach-mode=per-sample -F 999"; 
 	# shellcheck disable=SC2086
 	start_sampling_csampler -v $args --threads -d 2 -o "$T/out.folded" -p "$FIXTURE_PID"
 	c0=$(forker_cpu) w0=$(date +%s%N)
-	(while :; do
-		echo "$(date +%s%N) $(forker_cpu 2>/dev/null)"
-		sleep 0.1
-	done) >"$T/forker.trace" 2>/dev/null &
-	tracer=$!
-	FIXTURE_PIDS="$FIXTURE_PIDS $tracer"
+	cpu_trace_start "/proc/$FIXTURE_PID/task/$FORKER/schedstat" "$T/forker.trace"
 	wait "$BG_CSAMPLER" || CS_STATUS=$?
 	c1=$(forker_cpu) w1=$(date +%s%N)
-	kill "$tracer" 2>/dev/null
-	wait "$tracer" 2>/dev/null
+	cpu_trace_stop
 	[ "$CS_STATUS" = 124 ] && fail "csampler timed out ($args): $(cat "$T/cs.err")"
 	assert_eq "status ($args): $(tail -n 3 "$T/cs.err")" "$CS_STATUS" 0
 	check_clean "-d 2 $args"
