@@ -556,6 +556,14 @@ void recorder_count(struct recorder *r, uint32_t key, uint32_t flags, const uint
 #define MAPS_CHURN_NS 1000000ull
 #define MAPS_STOP_READ_MAX_NS 200000ull
 #define MAPS_WATCH_NS 1000000000ull
+/* The quickest read is judged against MAPS_STOP_READ_MAX_NS only once this
+ * many reads were timed: a first read can cost far more than the next (cold
+ * caches, the table growing, a sanitizer build on a busy host: swaplibs'
+ * first took 290 us where its later ones took under 200), and judged on it
+ * alone the reads at each stop were off after an unload, its samples named
+ * by the library mapped before (sym_dlopen_reuse under ASAN beside two busy
+ * loops: *_padding in 4 runs of 12). */
+#define MAPS_COST_READS 8u
 
 static void read_maps_if_due(struct recorder_process *p)
 {
@@ -576,6 +584,8 @@ static void read_maps_if_due(struct recorder_process *p)
 	p->maps_read_cost_ns = clock_thread_cpu_ns() - cpu;
 	if (!p->maps_read_least_ns || p->maps_read_cost_ns < p->maps_read_least_ns)
 		p->maps_read_least_ns = p->maps_read_cost_ns;
+	if (p->maps_reads < MAPS_COST_READS)
+		p->maps_reads++;
 }
 
 /* A thread of P is stopped: if P unloaded code, its mappings as they are
@@ -589,7 +599,7 @@ static void read_maps_at_stop(struct recorder_process *p)
 	}
 	if (!procmaps_code_unloaded(p->maps) && now >= p->maps_watch_until_ns)
 		return;
-	if (p->maps_read_least_ns <= MAPS_STOP_READ_MAX_NS)
+	if (p->maps_reads < MAPS_COST_READS || p->maps_read_least_ns <= MAPS_STOP_READ_MAX_NS)
 		p->maps_read_ns = 0;   /* (due now) */
 	read_maps_if_due(p);
 }

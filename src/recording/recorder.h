@@ -75,6 +75,8 @@ struct recorder_process {
 	uint64_t maps_read_ns;          /* its mappings were last read then (a sample's) */
 	uint64_t maps_read_cost_ns;     /* and that read took so long */
 	uint64_t maps_read_least_ns;    /* the quickest read (a slow one was preempted) */
+	unsigned maps_reads;            /* reads timed so far (the quickest is judged from
+	                                 * MAPS_COST_READS of them: recorder.c) */
 	uint64_t maps_generation;       /* procmaps_code_generation as last seen at a stop */
 	uint64_t maps_watch_until_ns;   /* it loaded code lately: read at each
 	                                 * stop until then (recorder.c) */
