@@ -63,9 +63,10 @@ static void realtime_begin(struct tick_clock *c, int priority, bool quiet)
 	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) < 0) {
 		if (!quiet)
 			warn("cannot sample at real-time priority %d (%s; needs root, "
-			     "CAP_SYS_NICE or RLIMIT_RTPRIO): a thread that shares a CPU "
-			     "with csampler may be sampled late, at its next blocking call",
-			     priority, strerror(errno));
+			     "CAP_SYS_NICE or RLIMIT_RTPRIO): csampler cannot take the CPUs "
+			     "at its ticks, so a thread may be stopped late, in a call it "
+			     "made after the tick (the summary says so where its counts "
+			     "show it)", priority, strerror(errno));
 		return;
 	}
 	c->realtime = true;

@@ -186,6 +186,30 @@ static bool skid_into_calls(const struct backend_stats *st, double *calls, doubl
 #define SWITCH_NOTE_POINTS 5.0
 #define SWITCH_NOTE_MIN_RUN_NS 100000000u
 
+/* The skid and switch notes' remedy where csampler stopped threads without
+ * real-time priority (at half its ticks or more): with it, the tick takes
+ * its own CPU and holders the others, and each stop's place is judged by
+ * what its thread did at the tick's instant. Without, a thread on another
+ * CPU is judged by its counters at the stop, which do not tell one that
+ * ran at the tick and then slept in a call from one only queued there
+ * after a wake-up; its run-queue stamp would, but it is on that CPU's
+ * clock, which leaves out the CPU's steal time (on this 2-CPU VM the two
+ * CPUs' clocks were 2.0 s apart), so it says nothing without a thread of
+ * csampler's on each CPU at the tick (bench/ab/issue44-notes.md).
+ * Measured (pingpong sync: 4 KiB written and fdatasynced, then 500 us of
+ * work; 999 Hz, beside two busy loops): 19.0 to 25.7 points off with
+ * --realtime=0 (the skid note), 2.0 to 4.0 and no note at real-time
+ * priority. */
+static const char *realtime_remedy(const struct backend_stats *st)
+{
+	uint64_t kept = st->stops_call + st->stops_user;
+	return kept && 2 * st->ticks_realtime < st->ticks
+		       ? "; or give csampler real-time priority (root, CAP_SYS_NICE, or an "
+			 "RLIMIT_RTPRIO of 1): it then takes every CPU at each tick, and each stop "
+			 "comes where its thread was"
+		       : "";
+}
+
 /* The switch note's condition (SWITCH_RISK_PER_SEC) over SECONDS. */
 static bool switches_move_samples(const struct backend_stats *st, double seconds)
 {
@@ -247,7 +271,7 @@ void report_summary(const struct report_config *o, pid_t pid, const struct backe
 			"another CPU stops at the exit of its next call when it makes one before the "
 			"interrupt reaches it, so user code between frequent calls is counted in them "
 			"(each thread's CPU is still the kernel's): --backend=perf samples where they "
-			"run (root)\n", calls, kernel);
+			"run (root)%s\n", calls, kernel, realtime_remedy(st));
 	uint64_t spread = st->switch_in_ns > st->switch_placed_ns
 				  ? st->switch_in_ns - st->switch_placed_ns : 0;
 	if (rs->samples && !o->idle && st->switch_run_ns >= SWITCH_NOTE_MIN_RUN_NS &&
@@ -269,8 +293,8 @@ void report_summary(const struct report_config *o, pid_t pid, const struct backe
 			"(woken or preempted); stopping such threads moves where later samples find "
 			"them, so their split between user code and system calls may be off by tens "
 			"of points (each thread's CPU is still the kernel's): --backend=perf samples "
-			"where they run without stopping them (root; its own limit is in the man page)\n",
-			(double)st->switches / seconds);
+			"where they run without stopping them (root; its own limit is in the man page)%s\n",
+			(double)st->switches / seconds, realtime_remedy(st));
 }
 
 /* ---- where truncated stacks stop -------------------------------------------------- */

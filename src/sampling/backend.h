@@ -75,7 +75,7 @@ struct backend_config {
  * sampler_stats or perf_sampler.h's perf_sampler_stats, copied), which only
  * the kind's -v line reads. Every word is a count, so the sessions of a run
  * add up word by word. */
-#define BACKEND_OWN_WORDS 28
+#define BACKEND_OWN_WORDS 29
 struct backend_stats {
 	union {
 		struct {
@@ -107,9 +107,13 @@ struct backend_stats {
 			 * reads; 0 where not measured; of the span, the part put
 			 * where the threads arrived (stackmap_add_span) */
 			uint64_t switch_in_ns, switch_run_ns, switch_placed_ns;
+			/* a backend that stops threads: its ticks taken at
+			 * real-time priority (csampler takes its CPU, holders
+			 * the others: each stop comes where its thread was) */
+			uint64_t ticks_realtime;
 			uint64_t own[BACKEND_OWN_WORDS];
 		};
-		uint64_t words[14 + BACKEND_OWN_WORDS];
+		uint64_t words[15 + BACKEND_OWN_WORDS];
 	};
 };
 _Static_assert(sizeof(struct backend_stats) == sizeof(((struct backend_stats *)0)->words),

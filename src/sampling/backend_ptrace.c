@@ -53,7 +53,7 @@ static void ptrace_get_stats(const void *impl, struct backend_stats *out)
 		.user_ticks = ss.user_ticks, .kernel_ticks = ss.kernel_ticks,
 		.stops_taken = ss.local_call + ss.local_user, .stops_woken = ss.dropped_waking,
 		.switch_in_ns = ss.switch_in_ns, .switch_run_ns = ss.switch_run_ns,
-		.switch_placed_ns = ss.switch_placed_ns,
+		.switch_placed_ns = ss.switch_placed_ns, .ticks_realtime = ss.ticks_realtime,
 	};
 	memcpy(out->own, &ss, sizeof ss);
 }

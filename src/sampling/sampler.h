@@ -80,6 +80,8 @@ struct sampler_stats {
 	uint64_t stops_call, stops_user;   /* all of them (on-CPU) */
 	uint64_t cpus_held, cpus_not_held; /* at the ticks, the other CPUs taken by a
 	                                 * holder in time (holders.h), and those not */
+	uint64_t ticks_realtime;        /* on-CPU ticks taken at real-time priority
+	                                 * (csampler's CPU taken, holders possible) */
 	/* the switch into the threads whose task clocks were read (issue 44,
 	 * sampler_switch.c): the span the kernel charged them from being
 	 * picked to being on their CPU, our stops' part left out, and their

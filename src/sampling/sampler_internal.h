@@ -213,6 +213,7 @@ struct sampler {
 	 * (holders.h), started at the first tick; the tick they were armed for */
 	struct holders *holders;
 	bool holders_tried;
+	bool realtime;                 /* the ticking thread is SCHED_FIFO or SCHED_RR */
 	bool prejudged;                /* this tick's running threads were judged before
 	                                * its interrupts (threads_judge_running) */
 	uint64_t holders_armed_ns;

@@ -48,11 +48,14 @@ void threads_hold_cpus(struct sampler *s)
 	if (!s->holders_tried) {
 		struct sched_param sp;
 		s->holders_tried = true;
+		int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+		s->realtime = policy == SCHED_FIFO || policy == SCHED_RR;
 		uint64_t hold_max = s->period_ns / 4 < HOLD_MAX_NS ? s->period_ns / 4 : HOLD_MAX_NS;
 		/* (holders_start refuses a tick thread that is not SCHED_FIFO) */
 		if (sched_getparam(0, &sp) == 0)
 			s->holders = holders_start(sp.sched_priority, hold_max);
 	}
+	s->stats.ticks_realtime += s->realtime;
 	if (!s->holders)
 		return;
 	if (s->holders_armed_ns == s->tick_ns) {

@@ -2,7 +2,9 @@
 # target_errors_unprivileged: the refusals csampler meets without privilege
 # (setpriv drops it): another owner's process, a process that is not
 # dumpable, and a launched program that makes itself non-dumpable; each one
-# line naming the cause and the fix, status 67, the target left untraced.
+# line naming the cause and the fix, status 67, the target left untraced;
+# and the user's own process profiled, with one line on the real-time
+# priority refused.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 need_cmd setpriv
@@ -38,5 +40,27 @@ CS_STATUS=0
 assert_eq "launched, not dumpable: exit status" "$CS_STATUS" 67
 assert_match "launched, not dumpable: message" "$(cat "$T/cs.err")" \
 	"^csampler: cannot read the memory of process [0-9]+ \\(nodump\\): it is not dumpable .*; profile it as root or with CAP_SYS_PTRACE$"
+
+# The same user's own program is profiled; refused real-time priority
+# (no CAP_SYS_NICE, an RLIMIT_RTPRIO of 0), csampler says once what that
+# costs: it cannot take the CPUs at its ticks.
+mkdir "$T/own" && chown 65534:65534 "$T/own" || harness "mkdir"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$PROGS/busy" 2 >"$T/own/busy.out" 2>&1 &
+busy=$!   # (setpriv execs it)
+FIXTURE_PIDS="$FIXTURE_PIDS $busy"
+i=0
+until grep -q '^ready' "$T/own/busy.out"; do
+	i=$((i + 1)); [ $i -lt 200 ] || harness "busy never ready: $(cat "$T/own/busy.out")"
+	sleep 0.05
+done
+CS_STATUS=0
+prlimit --rtprio=0 setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$CSAMPLER" -d 1 -o "$T/own/busy.folded" -p "$busy" >"$T/cs.out" 2>"$T/cs.err" || CS_STATUS=$?
+assert_eq "unprivileged, own program: exit status ($(cat "$T/cs.err"))" "$CS_STATUS" 0
+assert_eq "unprivileged: real-time priority refused, said once ($(cat "$T/cs.err"))" \
+	"$(grep -c '^csampler: cannot sample at real-time priority 1 (Operation not permitted; needs root, CAP_SYS_NICE or RLIMIT_RTPRIO): csampler cannot take the CPUs at its ticks, so a thread may be stopped late, in a call it made after the tick' "$T/cs.err")" 1
+assert_folded_has "$T/own/busy.folded" 'busy_leaf'
+assert_untraced_running "$busy"
+kill "$busy"
 assert_untraced_running "$pid"
 exit 0
