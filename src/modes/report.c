@@ -197,9 +197,9 @@ static bool skid_into_calls(const struct backend_stats *st, double *calls, doubl
  * CPUs' clocks were 2.0 s apart), so it says nothing without a thread of
  * csampler's on each CPU at the tick (bench/ab/issue44-notes.md).
  * Measured (pingpong sync: 4 KiB written and fdatasynced, then 500 us of
- * work; 999 Hz, beside two busy loops): 19.0 to 25.7 points off with
- * --realtime=0 (the skid note), 2.0 to 4.0 and no note at real-time
- * priority. */
+ * work; 999 Hz, beside two busy loops): 19.0 to 23.4 points off with
+ * --realtime=0 (the skid note), 0.6 to 4.5 and no note at real-time
+ * priority (those runs beside six busy loops). */
 static const char *realtime_remedy(const struct backend_stats *st)
 {
 	uint64_t kept = st->stops_call + st->stops_user;

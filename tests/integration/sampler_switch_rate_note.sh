@@ -73,7 +73,7 @@ judged() {
 	fi
 	# each note names real-time priority as a remedy exactly where csampler
 	# had none: there it takes every CPU at each tick (the syncer beside two
-	# busy loops: 19-23 points off without, 2-4 with)
+	# busy loops: 19-23 points off without, within 4.5 with)
 	local advised
 	advised=$(grep -E "$SWITCH_RE|$SKID_RE" "$T/cs.err" | grep -c "give csampler real-time priority")
 	if [ "$place" = unranked ]; then
