@@ -2,9 +2,11 @@
 #include "config.h"
 
 #include <elfutils/libdw.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ucontext.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -52,6 +54,9 @@ struct gostack {
 	 * there), every GO_ALLM_EVERY_NS for one the list did not hold (the
 	 * last GO_ALLM_ABSENT of them: a thread not Go's, a cgo program's) */
 	uint64_t allm;
+	/* the entries of Go's signal handlers (runtime.sigtramp, and
+	 * runtime.cgoSigtramp in a cgo program; 0: none), loaded addresses */
+	uint64_t sigtramp[2];
 	int64_t walked_ns;
 	pid_t absent[GO_ALLM_ABSENT];
 	unsigned absent_next;
@@ -79,16 +84,18 @@ static const uint8_t *elf_bytes_at(Elf *elf, Elf_Scn *scn, uint64_t start, uint6
 	return *len ? d->d_buf : NULL;
 }
 
-/* The code of runtime.systemstack (CODE[0], CODE[1]: its entry and end in
- * the file) and of gosave_systemstack_switch (CODE[2], CODE[3]) in M's
- * function table; 0 where not found. */
-static void find_switch_code(const struct runtime_module *m, uint64_t code[4])
+/* In M's function table: the code of runtime.systemstack (CODE[0],
+ * CODE[1]: its entry and end in the file) and of gosave_systemstack_switch
+ * (CODE[2], CODE[3]), and the loaded entries (at M's bias) of Go's signal
+ * handlers, runtime.sigtramp and runtime.cgoSigtramp (SIG[0], SIG[1]); 0
+ * where not found. */
+static void find_runtime_code(const struct runtime_module *m, uint64_t code[4], uint64_t sig[2])
 {
 	struct gopclntab go;
 	Elf_Data *d = elf_getdata(m->go, NULL);
 	if (!d || !d->d_buf || !gopclntab_parse(&go, d->d_buf, d->d_size, m->text_addr))
 		return;
-	for (uint64_t i = 0; i < go.nfunc && i < GO_FUNCS_MAX && !(code[0] && code[2]); i++) {
+	for (uint64_t i = 0; i < go.nfunc && i < GO_FUNCS_MAX; i++) {
 		struct gopclntab_entry e;
 		if (!gopclntab_function(&go, i, &e))
 			continue;
@@ -101,6 +108,10 @@ static void find_switch_code(const struct runtime_module *m, uint64_t code[4])
 		} else if (gostack_name_is(e.name, e.name_len, "runtime.systemstack")) {
 			code[0] = e.entry;
 			code[1] = e.end;
+		} else if (gostack_name_is(e.name, e.name_len, "runtime.sigtramp")) {
+			sig[0] = m->bias + e.entry;
+		} else if (gostack_name_is(e.name, e.name_len, "runtime.cgoSigtramp")) {
+			sig[1] = m->bias + e.entry;
 		}
 	}
 }
@@ -226,9 +237,9 @@ static void *go_open(const struct runtime_module *m, struct runtime_found *f)
 		f->source = GORUNTIME_NO_VERSION;
 	else if (!in_table)
 		f->source = GORUNTIME_UNKNOWN_VERSION;
-	else {
-		uint64_t code[4] = { 0 };
-		find_switch_code(m, code);
+	uint64_t code[4] = { 0 }, sig[2] = { 0 };
+	find_runtime_code(m, code, sig);
+	if (!known && version && in_table) {
 		size_t ss_len = 0, save_len = 0;
 		const uint8_t *ss = elf_bytes_at(m->elf, m->text, code[0], code[1], &ss_len);
 		const uint8_t *save = elf_bytes_at(m->elf, m->text, code[2], code[3], &save_len);
@@ -246,6 +257,7 @@ static void *go_open(const struct runtime_module *m, struct runtime_found *f)
 		g->threads = (struct tidrows)TIDROWS_INIT(sizeof(struct go_thread), GO_THREADS);
 		if (dwarf.m_procid)
 			g->allm = symbol_address(m->elf, m->sym, m->bias, "runtime.allm");
+		memcpy(g->sigtramp, sig, sizeof sig);
 	}
 	return g;
 }
@@ -289,7 +301,7 @@ static void go_frames_clear(void *p)
 	struct go_capture *c = p;
 	if (!c)
 		return;
-	c->switched = c->fp = c->g0_alone = false;
+	c->switched = c->fp = c->g0_alone = c->signal = false;
 	c->stack_len = 0;
 	c->base_pc = c->base_sp = 0;
 }
@@ -297,7 +309,7 @@ static void go_frames_clear(void *p)
 static unsigned go_frames_count(const void *p)
 {
 	const struct go_capture *c = p;
-	return c && (c->switched || c->fp || c->g0_alone || c->base_pc);
+	return c && (c->switched || c->fp || c->signal || c->g0_alone || c->base_pc);
 }
 
 /* Copy the goroutine stack [SP, min(HI, SP + the window)) of TID into C. */
@@ -330,6 +342,20 @@ static void capture_vdso_call(pid_t tid, uint64_t sp, uint64_t lo, uint64_t hi, 
 	}
 }
 
+/* On the system stack (GB: its g0's first bytes, stack end HI, at SP):
+ * g0's saved base, where mcall starts it afresh. */
+static void system_base(const struct goruntime_layout *l, const uint8_t *gb, uint64_t sp,
+			uint64_t hi, struct go_capture *c)
+{
+	uint64_t base_pc, base_sp;
+	memcpy(&base_pc, gb + l->g_sched_pc, 8);
+	memcpy(&base_sp, gb + l->g_sched_sp, 8);
+	if (base_pc != 0 && base_sp > sp && base_sp < hi && (base_sp & 7) == 0) {
+		c->base_pc = base_pc;
+		c->base_sp = base_sp;
+	}
+}
+
 /* On the system stack (GB: its g0's first bytes, stack end HI, stopped at
  * SP): g0's saved base, and the goroutine CURG of the same m M that waits
  * there, its saved registers and stack. */
@@ -338,13 +364,7 @@ static void capture_system_stack(const struct goruntime_layout *l, pid_t tid, co
 				 struct go_capture *c)
 {
 	c->g0_alone = curg == 0;
-	uint64_t base_pc, base_sp;
-	memcpy(&base_pc, gb + l->g_sched_pc, 8);
-	memcpy(&base_sp, gb + l->g_sched_sp, 8);
-	if (base_pc != 0 && base_sp > sp && base_sp < hi && (base_sp & 7) == 0) {
-		c->base_pc = base_pc;
-		c->base_sp = base_sp;
-	}
+	system_base(l, gb, sp, hi, c);
 	uint8_t cg[GORUNTIME_G_READ];
 	if (curg == 0 || curg == g0 || curg + GORUNTIME_G_READ < curg ||
 	    !procfs_read_memory_all(tid, curg, cg, sizeof cg))
@@ -361,6 +381,31 @@ static void capture_system_stack(const struct goruntime_layout *l, pid_t tid, co
 	c->pc = gpc;
 	c->bp = gbp;
 	c->switched = true;
+}
+
+/* T stopped at the first instruction of a Go signal handler (GS's
+ * sigtramp), its g G (the thread's, as the handler has not changed it yet)
+ * with stack [LO, HI): the kernel's signal frame is at its sp (its return
+ * address, then the ucontext), in T's copied stack; where the saved sp is
+ * on G's stack, that stack is copied from it into C with the saved pc and
+ * bp (a thread interrupted on a goroutine, or on g0). */
+static void capture_signal_entry(const struct runtime_stop *t, uint64_t lo, uint64_t hi,
+				 struct go_capture *c)
+{
+	enum { MC = 8 + offsetof(ucontext_t, uc_mcontext.gregs) };
+	uint64_t off = t->regs->rsp - t->stack_start;
+	greg_t gregs[NGREG];
+	if (t->regs->rsp < t->stack_start || off > t->stack_len ||
+	    t->stack_len - off < MC + sizeof gregs)
+		return;
+	memcpy(gregs, t->stack + off + MC, sizeof gregs);
+	uint64_t sp = (uint64_t)gregs[REG_RSP], pc = (uint64_t)gregs[REG_RIP];
+	if (pc == 0 || sp < lo || sp >= hi || !copy_go_stack(t->tid, sp, hi, c))
+		return;
+	c->sp = sp;
+	c->pc = pc;
+	c->bp = (uint64_t)gregs[REG_RBP];
+	c->signal = true;
 }
 
 /* T is a stopped thread, or one copied where it sleeps (its sp and pc
@@ -400,7 +445,10 @@ static unsigned go_capture(void *p, const struct runtime_stop *t, void *frames)
 		return 0;
 	uint64_t sp = t->regs->rsp, rip = t->regs->rip;
 	bool in_vdso = t->vdso_len && rip >= t->vdso_start && rip - t->vdso_start < t->vdso_len;
-	if (gt->tid == tid && (!in_vdso || walked) && (sp < gt->g0_lo || sp >= gt->g0_hi))
+	bool at_signal = !t->sp_pc_only && rip != 0 &&
+			 (rip == gs->sigtramp[0] || rip == gs->sigtramp[1]);
+	if (gt->tid == tid && (!in_vdso || walked) && !at_signal &&
+	    (sp < gt->g0_lo || sp >= gt->g0_hi))
 		return 0;
 	const struct goruntime_layout *l = &gs->layout;
 	uint64_t g = walked ? gt->g0 : 0, m, g0 = 0, curg = 0, lo, hi;
@@ -430,7 +478,12 @@ static unsigned go_capture(void *p, const struct runtime_stop *t, void *frames)
 				    procfs_read_memory_all(tid, g0 + l->g_stack_hi, &g0_stack[1], 8))))
 		*gt = (struct go_thread){ .tid = tid, .g0_lo = g0_stack[0], .g0_hi = g0_stack[1],
 					  .fs_base = fs_base, .m = walked ? m : 0, .g0 = walked ? g0 : 0 };
-	if (g != g0) {
+	if (at_signal) {
+		/* (interrupted on the system stack, under mcall: its base too) */
+		capture_signal_entry(t, lo, hi, c);
+		if (c->signal && g == g0)
+			system_base(l, gb, c->sp, hi, c);
+	} else if (g != g0) {
 		if (g0 != 0)
 			capture_vdso_call(tid, sp, lo, hi, vdso_sp, c);
 	} else {

@@ -24,9 +24,15 @@ extern const struct runtime_ops gostack_ops;
  * stack, and a copy of its stack from that sp (at most the window). Or
  * (fp) a goroutine that moved its sp off its own stack (a vDSO call, made
  * on the system stack; its frame pointers lead back): that stack, copied
- * from just under its sp at the call (m.vdsoSP), else from its start. */
+ * from just under its sp at the call (m.vdsoSP), else from its start. Or
+ * (signal) a thread stopped at the first instruction of Go's signal
+ * handler (runtime.sigtramp, runtime.cgoSigtramp), on its signal stack:
+ * the registers the kernel saved in the signal frame there, where the
+ * thread was when the signal came (sp, pc, bp), and its stack from that
+ * sp, as the kernel delivered the signal and the handler has done
+ * nothing yet. */
 struct go_capture {
-	bool switched, fp;
+	bool switched, fp, signal;
 	bool g0_alone;                  /* on the system stack, no goroutine on its m
 	                                 * (m.curg nil: the scheduler runs there) */
 	uint64_t base_pc, base_sp;      /* on the system stack: its g0's saved pc and

@@ -534,6 +534,7 @@ int unwind_capture_sp_pc(struct unwinder *u, pid_t tid, uint64_t sp, uint64_t pc
 static void ctx_init(struct unwind_ctx *c, struct unwinder *u, const struct unwind_snapshot *s)
 {
 	*c = (struct unwind_ctx){ .u = u, .s = s, .regs = s->regs, .stack_end = UINT64_MAX,
+				  .leaf_rsp = s->regs.rsp, .leaf_rip = s->regs.rip,
 				  .win = s->stack - s->stack_below,
 				  .win_start = s->stack_start - s->stack_below,
 				  .win_len = s->stack_below + s->stack_len };
@@ -591,7 +592,6 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 		*depth = n;
 		return UNWIND_BAD_FRAME;
 	}
-	uint64_t prev_ip = s->regs.rip, prev_sp = s->regs.rsp;
 	enum unwind_result result = UNWIND_DEPTH;
 	bool at_snapshot = true;      /* the cursor stands on the captured registers */
 	enum uw_go_step leaf = u->go_marked ? uw_go_frame(&c, &cur, s->regs.rip, true, addrs, &n,
@@ -601,6 +601,7 @@ enum unwind_result unwind_stack(struct unwinder *u, const struct unwind_snapshot
 		*depth = n;
 		return leaf == UW_GO_END ? UNWIND_OK : result;
 	}
+	uint64_t prev_ip = c.regs.rip, prev_sp = c.regs.rsp;   /* (or go_signal_entry's) */
 	/* every iteration stores a frame or ends: at most limit + 1 steps */
 	for (;;) {
 		c.window_hit = false;

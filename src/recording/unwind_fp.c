@@ -82,7 +82,7 @@ static bool follows_call(struct unwind_ctx *c, uint64_t ret)
  * at [rsp]. Taken only if it points just past a call in executable code. */
 static bool leaf_return_step(struct unwind_ctx *c)
 {
-	uint64_t sp = c->s->regs.rsp, ret;
+	uint64_t sp = c->leaf_rsp, ret;
 	if ((sp & 7) != 0 || !uw_read_target(c, sp, &ret, sizeof ret) || ret == 0 ||
 	    ret >= ADDR_ACTIVATION || !uw_module_for_ip(c, ret - 1) || !follows_call(c, ret))
 		return false;
@@ -136,7 +136,7 @@ static bool found_frame_record_step(struct unwind_ctx *c, unw_cursor_t *cur)
  * from its module's symbol table. */
 static bool leaf_record_step(struct unwind_ctx *c)
 {
-	uint64_t sp = c->s->regs.rsp, start = uw_function_start(c, c->s->regs.rip);
+	uint64_t sp = c->leaf_rsp, start = uw_function_start(c, c->leaf_rip);
 	return (sp & 7) == 0 && start != 0 && uw_frame_record_scan(c, sp, start);
 }
 
@@ -269,7 +269,7 @@ bool uw_at_thread_start(struct unwind_ctx *c)
 {
 	uint8_t b[11 + 12];   /* PC at b[11] */
 	uint64_t pc = c->s->regs.rip;
-	if (c->s->sp_pc_only || c->s->regs.rax != 0 || pc < 11 ||
+	if (c->s->sp_pc_only || c->leaf_rip != pc || c->s->regs.rax != 0 || pc < 11 ||
 	    !uw_read_target(c, pc - 11, b, sizeof b))
 		return false;
 	/* how far before PC the syscall starts: PC on the test, on the jl,

@@ -47,8 +47,10 @@ struct module {
 
 /* A Go function that Go's own traceback treats apart (runtime/traceback.go):
  * the outermost function of a stack (TOPFRAME: goexit, mstart), the signal
- * handler's entry (sigtramp, TOPFRAME too: the code it interrupted is not
- * followed through the signal frame, so a stack that reaches it is cut),
+ * handler's entry (sigtramp, cgoSigtramp; TOPFRAME too: the code it
+ * interrupted is not followed through the signal frame, so a stack that
+ * reaches it is cut, unless stopped at its first instruction, where the
+ * frame is read: unwind_go.c's go_signal_entry),
  * mcall (which starts the system stack afresh at its base), or one that runs its
  * callee on the system stack for a goroutine (systemstack) or that left a
  * goroutine to grow its stack (morestack). */
@@ -90,6 +92,9 @@ struct unwind_ctx {
 	struct unwinder *u;
 	const struct unwind_snapshot *s;
 	struct user_regs_struct regs;    /* registers of the cursor's first frame */
+	uint64_t leaf_rsp, leaf_rip;     /* where the walk's leaf stood: the
+	                                  * snapshot's, or where Go's signal frame
+	                                  * says the thread was (unwind_go.c) */
 	const uint8_t *win;              /* the copy of the stack walked: the */
 	uint64_t win_start;              /* window, or the goroutine's stack */
 	size_t win_len;                  /* once the walk crossed to it */

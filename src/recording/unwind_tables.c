@@ -122,7 +122,8 @@ static void module_load_go_marks(struct unwinder *u, struct module *m,
 		if (!gopclntab_function(&go, i, &e))
 			continue;
 		enum go_mark_kind kind;
-		if (gostack_name_is(e.name, e.name_len, "runtime.sigtramp"))
+		if (gostack_name_is(e.name, e.name_len, "runtime.sigtramp") ||
+		    gostack_name_is(e.name, e.name_len, "runtime.cgoSigtramp"))
 			kind = GO_SIGNAL;
 		else if (e.flag & GOPCLNTAB_FLAG_TOPFRAME)
 			kind = GO_ROOT;

@@ -18,7 +18,11 @@
 # their root (runtime.goexit, runtime.mstart, the program's entry:
 # _rt0_amd64_linux, or _rt0_amd64 which it jumps to, whole at a process's
 # first instructions, once in CI): 99.2% and 99.5% in two runs; 92%
-# before. A stack in Go's signal handler starts
+# before. A stack stopped at the first instruction of Go's signal handler
+# (a ptraced thread's signal goes to the tracer first, so our stop, due
+# meanwhile, comes as the handler is entered) is walked from the place the
+# kernel's signal frame holds: where the thread was. One in Go's signal
+# handler past that starts
 # at runtime.sigtramp, where Go's own traceback ends too, but the code it
 # interrupted is not followed through the signal frame: it is marked
 # [truncated] (it was counted whole, in the summary's complete share too),
@@ -76,7 +80,12 @@ grep -q '^hashed [1-9]' "$T/cs.out" || fail "gochan did not finish: $(cat "$T/cs
 set -- $(counts "$F")
 note "$1 samples, $2 whole, $9 from a root, ${13} in the signal handler (marked); systemstack inside: $4, $3 of them from runtime.goexit; mcall: $5 ($6 truncated; ${10} inside, ${11} of them from runtime.mstart); time.now in the vDSO: $7, $8 from runtime.goexit"
 assert_eq "stacks from runtime.sigtramp not marked [truncated]" "${14}" 0
-[ "${13}" -gt 0 ] || fail "no stack in Go's signal handler: $(grep -m3 'sigtramp' "$F")"
+# (a stop at the handler's first instruction, the kernel's delivery just
+# done, is walked from where the signal frame says the thread was: at most
+# 3% of stacks are left cut in the handler; 60 of 804 were before, 2 of 788
+# after)
+[ $((${13} * 100)) -le $(($1 * 3)) ] ||
+	fail "${13} of $1 stacks cut in Go's signal handler: $(grep 'sigtramp' "$F" | sort -t' ' -k2 -rn | head -5)"
 # (over 5% of stacks cut: the summary names where, and why)
 if [ $((${13} * 100)) -gt $(($1 * 6)) ]; then
 	grep -q "of stacks stop in runtime\.sigtramp (gochan): Go's signal handler" "$T/cs.err" ||
