@@ -479,8 +479,13 @@ static unsigned go_capture(void *p, const struct runtime_stop *t, void *frames)
 		*gt = (struct go_thread){ .tid = tid, .g0_lo = g0_stack[0], .g0_hi = g0_stack[1],
 					  .fs_base = fs_base, .m = walked ? m : 0, .g0 = walked ? g0 : 0 };
 	if (at_signal) {
-		/* (interrupted on the system stack, under mcall: its base too) */
-		capture_signal_entry(t, lo, hi, c);
+		/* (interrupted on the system stack: under mcall its base is read
+		 * too; under systemstack, for a goroutine that waits there, the
+		 * walk would need that goroutine's stack as well, which the one
+		 * copy cannot hold: cut at the handler, as before, where it was
+		 * cut at systemstack: unwind_go_stripped, 2 stacks of 17) */
+		if (g != g0 || curg == 0 || curg == g0)
+			capture_signal_entry(t, lo, hi, c);
 		if (c->signal && g == g0)
 			system_base(l, gb, c->sp, hi, c);
 	} else if (g != g0) {
