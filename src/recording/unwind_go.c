@@ -90,6 +90,19 @@ static enum uw_go_step go_system_base(struct unwind_ctx *c, uint64_t *addrs, uns
 	return UW_GO_FAILED;
 }
 
+/* The walk's cursor starts afresh at PC, SP and BP (the thread's TLS base
+ * kept, every other register unknown): true if it did. */
+static bool go_restart_at(struct unwind_ctx *c, unw_cursor_t *cur, uint64_t pc, uint64_t sp,
+			  uint64_t bp)
+{
+	memset(&c->regs, 0, sizeof c->regs);
+	c->regs.rip = pc;
+	c->regs.rsp = sp;
+	c->regs.rbp = bp;
+	c->regs.fs_base = c->s->regs.fs_base;
+	return unw_init_remote(cur, c->u->as, c) >= 0;
+}
+
 /* The walk's leaf is the first instruction of Go's signal handler: the
  * kernel has just delivered a signal (our interrupt's stop came on the
  * way back to user code: a ptraced thread's signal is handed to the tracer
@@ -108,16 +121,9 @@ static enum uw_go_step go_signal_entry(struct unwind_ctx *c, unw_cursor_t *cur, 
 	go_walk_goroutine(c);
 	addrs[*n - 1] = g->pc | ADDR_ACTIVATION;
 	c->u->walk_sp[*n - 1] = g->sp;
-	memset(&c->regs, 0, sizeof c->regs);
-	c->regs.rip = g->pc;
-	c->regs.rsp = g->sp;
-	c->regs.rbp = g->bp;
-	c->regs.fs_base = c->s->regs.fs_base;
 	c->leaf_rsp = g->sp;
 	c->leaf_rip = g->pc;
-	if (unw_init_remote(cur, c->u->as, c) < 0)
-		return UW_GO_FAILED;
-	return UW_GO_CROSSED;
+	return go_restart_at(c, cur, g->pc, g->sp, g->bp) ? UW_GO_CROSSED : UW_GO_FAILED;
 }
 
 /* Where the walk meets a function Go's own traceback treats apart: the
@@ -183,14 +189,7 @@ enum uw_go_step uw_go_frame(struct unwind_ctx *c, unw_cursor_t *cur, uint64_t lo
 	if (*n == limit)
 		return UW_GO_FAILED;
 	addrs[(*n)++] = ret;
-	memset(&c->regs, 0, sizeof c->regs);
-	c->regs.rip = ret;
-	c->regs.rsp = g->sp + 8;
-	c->regs.rbp = g->bp;
-	c->regs.fs_base = c->s->regs.fs_base;
 	*end = UNWIND_BAD_FRAME;
-	if (unw_init_remote(cur, c->u->as, c) < 0)
-		return UW_GO_FAILED;
-	return UW_GO_CROSSED;
+	return go_restart_at(c, cur, ret, g->sp + 8, g->bp) ? UW_GO_CROSSED : UW_GO_FAILED;
 }
 
